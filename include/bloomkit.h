@@ -1,0 +1,17 @@
+/*
+ * bloomkit.h -- the whole public API of bloomkit.
+ *
+ * bloomkit answers "has this key been seen?" from a structure far smaller
+ * than the set: Bloom filters and their relatives.  Include this header and
+ * link with -lbloomkit (pkg-config bloomkit, or find_package(bloomkit)).
+ */
+#ifndef BLOOMKIT_H
+#define BLOOMKIT_H
+
+#include "bloomkit/common.h"
+#include "bloomkit/hash.h"
+#include "bloomkit/sizing.h"
+#include "bloomkit/bloom.h"
+#include "bloomkit/filter.h"
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * bloomkit/filter.h -- one handle over every kind of filter.
+ *
+ * bk_filter wraps any kind (bloom, blocked, sbbf, counting, cuckoo, xor and
+ * fuse, scalable, window) behind one set of calls, so a program -- the
+ * `bloomkit` command, the Redis module -- can work with a filter whose kind
+ * it learns at run time (for example from a file).  Operations a kind does
+ * not offer return BK_EUNSUPPORTED (remove on a Bloom filter) or
+ * BK_EIMMUTABLE (add on a static xor/fuse filter).
+ *
+ * The kind-specific headers give direct, slightly faster access; the
+ * handle adds one indirect call per operation.
+ */
+#ifndef BLOOMKIT_FILTER_H
+#define BLOOMKIT_FILTER_H
+
+#include "bloomkit/common.h"
+#include "bloomkit/hash.h"
+#include "bloomkit/sizing.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bk_filter bk_filter;
+
+/* "bloom", "blocked", ... for a kind; NULL for an unknown value. */
+const char *bk_kind_name(bk_kind kind);
+
+/* The kind named `name`; BK_EKIND if there is none, or if this build does
+ * not implement it. */
+bk_status bk_kind_from_name(const char *name, bk_kind *out);
+
+/* True if this build implements `kind`. */
+bool bk_kind_available(bk_kind kind);
+
+/* True for static kinds, built once from a key set (xor, fuse). */
+bool bk_kind_is_static(bk_kind kind);
+
+/* An empty filter of a dynamic kind.  Static kinds: BK_EIMMUTABLE (use
+ * bk_filter_build).  Other errors as the kind's own create. */
+bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **out);
+
+/* A filter of any kind holding exactly `keys` (static kinds are built;
+ * dynamic kinds are created with .capacity defaulting to count and filled). */
+bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
+                          size_t count, bk_filter **out);
+
+void bk_filter_free(bk_filter *filter);
+bk_status bk_filter_copy(const bk_filter *filter, bk_filter **out);
+bk_status bk_filter_clear(bk_filter *filter);
+
+bk_kind bk_filter_kind(const bk_filter *filter);
+const bk_hasher *bk_filter_hasher(const bk_filter *filter);
+
+/* The kind's own object (bk_bloom *, ...), owned by the handle. */
+void *bk_filter_object(const bk_filter *filter);
+
+bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len);
+
+bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new);
+bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new);
+bool bk_filter_contains(const bk_filter *filter, const void *key, size_t len);
+bool bk_filter_contains_hash(const bk_filter *filter, bk_hash hash);
+
+/* BK_ENOTFOUND if the key is definitely absent (nothing changes). */
+bk_status bk_filter_remove(bk_filter *filter, const void *key, size_t len);
+/* Upper bound on how many times the key was added. */
+bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, uint64_t *count);
+
+bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t count,
+                              size_t *new_count);
+size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
+                                bool *results);
+
+/* dst = dst u src / dst n src.  BK_EINCOMPATIBLE unless same kind and
+ * parameters; BK_EUNSUPPORTED where the kind has no set algebra. */
+bk_status bk_filter_union(bk_filter *dst, const bk_filter *src);
+bk_status bk_filter_intersect(bk_filter *dst, const bk_filter *src);
+bk_status bk_filter_estimate_sets(const bk_filter *a, const bk_filter *b, bk_set_estimate *out);
+
+void bk_filter_stats(const bk_filter *filter, bk_stats *out);
+
+/* Fill alarm, common to every kind: BK_OK while the filter is within its
+ * design point, BK_EFULL once it is past it (see bk_fill_past_design_point). */
+bk_status bk_filter_check_fill(const bk_filter *filter);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOOMKIT_FILTER_H */

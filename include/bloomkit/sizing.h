@@ -1,0 +1,102 @@
+/*
+ * bloomkit/sizing.h -- the formulas: how big a filter must be, what rate of
+ * false positives it will give, and what its fill says about its contents.
+ *
+ * Everything here is pure arithmetic: no allocation, no state.  Each formula
+ * and its source is stated in src/sizing.c next to the code.
+ */
+#ifndef BLOOMKIT_SIZING_H
+#define BLOOMKIT_SIZING_H
+
+#include "bloomkit/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest filter, in bits, any kind will create: 2^56 bits (8 PiB).  Far
+ * beyond any machine today, yet small enough that bits, bytes and word
+ * counts never overflow 64-bit or size_t arithmetic. */
+#define BK_MAX_BITS ((uint64_t)1 << 56)
+/* Largest k accepted (probes per key). */
+#define BK_MAX_HASHES 255u
+
+/* The design of a classic Bloom filter. */
+typedef struct bk_sizing {
+    uint64_t capacity;         /* n */
+    uint64_t bits;             /* m */
+    unsigned hashes;           /* k */
+    double bits_per_key;       /* m / n */
+    double predicted_fpr;      /* (1 - e^{-kn/m})^k */
+    double lower_bound_bits;   /* log2(1/p): bits per key any filter needs for this FPR */
+    double space_ratio;        /* bits_per_key / lower_bound_bits (about 1.44 at the optimum) */
+    double design_fill_ratio;  /* 1 - e^{-kn/m}: the fraction of bits set at capacity */
+} bk_sizing;
+
+/* m = ceil(-n ln p / (ln 2)^2), k = max(1, round(m/n ln 2)).
+ * BK_EINVAL: n = 0, p not in (0,1) or NaN.  BK_ERANGE: m > BK_MAX_BITS or
+ * k > BK_MAX_HASHES. */
+bk_status bk_size_for_fpr(uint64_t capacity, double fpr, bk_sizing *out);
+
+/* m = ceil(n * bits_per_key), k = max(1, round(bits_per_key ln 2)).
+ * BK_EINVAL: n = 0, bits_per_key not finite or < 1.  BK_ERANGE as above. */
+bk_status bk_size_for_bits_per_key(uint64_t capacity, double bits_per_key, bk_sizing *out);
+
+/* Exactly m bits and k probes for n keys.
+ * BK_EINVAL: n, m or k zero.  BK_ERANGE: m > BK_MAX_BITS or k > BK_MAX_HASHES. */
+bk_status bk_size_explicit(uint64_t capacity, uint64_t bits, unsigned hashes, bk_sizing *out);
+
+/* Sizing from a bk_params, by its precedence: explicit .bits and .hashes;
+ * else .bits_per_key; else .fpr (0 means 0.01).  Setting only one of .bits
+ * and .hashes is BK_EINVAL. */
+bk_status bk_size_from_params(const bk_params *params, bk_sizing *out);
+
+/* (1 - e^{-kn/m})^k: the classic prediction (Bloom 1970; Broder &
+ * Mitzenmacher 2004).  Slightly optimistic for small m (Bose et al. 2008). */
+double bk_predicted_fpr(uint64_t keys, uint64_t bits, unsigned hashes);
+
+/* round(bits_per_key * ln 2), at least 1: the k that minimises the FPR. */
+unsigned bk_optimal_hashes(double bits_per_key);
+
+/* log2(1/p): the information-theoretic lower bound on bits per key for an
+ * approximate membership structure with FPR p (Carter et al. 1978). */
+double bk_lower_bound_bits(double fpr);
+
+/* 1 - e^{-kn/m}: the expected fraction of bits set after n keys. */
+double bk_expected_fill(uint64_t keys, uint64_t bits, unsigned hashes);
+
+/* n ~ -(m/k) ln(1 - X/m) (Swamidass & Baldi 2007): keys estimated from X set
+ * bits.  When every bit is set the count is unbounded; the estimate for
+ * X = m - 1/2 is returned, a lower bound. */
+double bk_estimate_keys(uint64_t bits, unsigned hashes, uint64_t bits_set);
+
+/* fill^k: the false-positive rate a filter with this fill gives now. */
+double bk_fpr_from_fill(double fill_ratio, unsigned hashes);
+
+/* Design point.  At capacity a filter at the optimal k has half its bits
+ * set.  A filter is "past its design point" when its fill exceeds the fill
+ * that BK_DESIGN_MARGIN times its capacity would give: past that, its FPR is
+ * measurably above the one it was built for, and keeps rising. */
+#define BK_DESIGN_MARGIN 1.05
+bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bits,
+                               unsigned hashes);
+
+/* Estimated sizes of two sets from their filters (same m and k) and the
+ * filter of their union (the bitwise OR):
+ *   |A|, |B|, |A u B| by bk_estimate_keys; |A n B| = |A| + |B| - |A u B|,
+ *   clamped at 0; Jaccard = |A n B| / |A u B|. */
+typedef struct bk_set_estimate {
+    double a;
+    double b;
+    double union_size;
+    double intersection_size;
+    double jaccard;
+} bk_set_estimate;
+
+void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
+                      uint64_t bits_set_b, uint64_t bits_set_union, bk_set_estimate *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOOMKIT_SIZING_H */

@@ -1,0 +1,658 @@
+/*
+ * src/bloom.c -- the classic Bloom filter.
+ *
+ * The idea (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable
+ * Errors", CACM 13(7), 1970): keep m bits, all zero.  To add a key, set the
+ * k bits its hash selects; to query, check them.  A zero bit proves the key
+ * was never added (bits are never cleared, so no false negatives); all k set
+ * may be a coincidence of other keys' bits (a false positive), with
+ * probability ~ (1 - e^{-kn/m})^k after n keys (src/sizing.c).
+ *
+ * Memory layout: one array of ceil(m/64) little-endian-numbered 64-bit words,
+ * 64-byte aligned (one cache line = 8 words = 512 bits):
+ *
+ *     bit i  ->  words[i >> 6], bit (i & 63)
+ *
+ *     words:  [ w0 | w1 | ... | w7 ][ w8 | ... | w15 ] ... [ w_{W-1} ]
+ *             \____ cache line 0 __/\__ cache line 1 _/
+ *
+ *   The bits at positions >= m in the last word are always zero, so
+ *   popcount over whole words counts exactly the set bits, and the words
+ *   can be OR-ed and AND-ed wholesale for union and intersection.
+ *
+ * Probe positions: the key is hashed once to 128 bits (h1, h2) (src/hash.c)
+ * and the k positions come from enhanced double hashing with multiply-shift
+ * range reduction (src/hash.h).  Kirsch & Mitzenmacher ("Less hashing, same
+ * performance", 2006) show that two hash values give the same asymptotic FPR
+ * as k independent hashes; the multiply-shift reduction allows any m, not
+ * just powers of two, and any m up to 2^56 with 64-bit arithmetic.
+ *
+ * Costs: one hash, then k dependent-free random reads; a query for an absent
+ * key usually stops at the first or second zero bit.  A filter bigger than
+ * the caches pays up to k cache misses per present key: that is what the
+ * blocked kinds (src/blocked.c, src/sbbf.c) fix.
+ *
+ * Measured (examples/fpr_table.c: 100,000 keys "user:%d", 1,000,000 absent
+ * keys "guest:%d"; all within binomial noise of the prediction):
+ *
+ *     bits/key   k   measured FPR   predicted
+ *            4   3    see README.md, "The seeds' tables"
+ */
+#include "bloom.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "endian.h"
+#include "filter.h"
+#include "hash.h"
+#include "memory.h"
+
+#define KNOWN_FLAGS BK_FLAG_CONCURRENT
+#define BATCH_CHUNK 16
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                 */
+/* ------------------------------------------------------------------------ */
+
+bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *hasher,
+                                      unsigned flags, uint64_t *borrowed_words, bk_bloom **out)
+{
+    if (sizing == NULL || hasher == NULL || out == NULL || (flags & ~KNOWN_FLAGS) != 0)
+        return BK_EINVAL;
+    if (sizing->bits == 0 || sizing->bits > BK_MAX_BITS || sizing->hashes == 0 ||
+        sizing->hashes > BK_MAX_HASHES || sizing->capacity == 0)
+        return BK_ERANGE;
+    bk_bloom *filter = calloc(1, sizeof *filter);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    filter->word_count = bk_bloom_words_for_bits(sizing->bits);
+    if (borrowed_words != NULL) {
+        filter->words = borrowed_words;
+        filter->borrowed = true;
+    } else {
+        filter->words = bk_alloc_zeroed(filter->word_count * sizeof(uint64_t));
+        if (filter->words == NULL) {
+            free(filter);
+            return BK_ENOMEM;
+        }
+    }
+    filter->bits = sizing->bits;
+    filter->hashes = sizing->hashes;
+    filter->capacity = sizing->capacity;
+    filter->target_fpr = sizing->predicted_fpr;
+    filter->hasher = *hasher;
+    filter->flags = flags;
+    *out = filter;
+    return BK_OK;
+}
+
+bk_status bk_bloom_create(const bk_params *params, bk_bloom **out)
+{
+    if (params == NULL || out == NULL)
+        return BK_EINVAL;
+    bk_sizing sizing;
+    bk_status status = bk_size_from_params(params, &sizing);
+    if (status != BK_OK)
+        return status;
+    bk_hasher hasher;
+    status = bk_hasher_from_params(&hasher, params);
+    if (status != BK_OK)
+        return status;
+    return bk_bloom_create_from_sizing(&sizing, &hasher, params->flags, NULL, out);
+}
+
+void bk_bloom_free(bk_bloom *filter)
+{
+    if (filter == NULL)
+        return;
+    if (!filter->borrowed)
+        bk_free_zeroed(filter->words, filter->word_count * sizeof(uint64_t));
+    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
+    free(filter);
+}
+
+static bk_sizing sizing_of(const bk_bloom *filter)
+{
+    bk_sizing sizing;
+    memset(&sizing, 0, sizeof sizing);
+    sizing.capacity = filter->capacity;
+    sizing.bits = filter->bits;
+    sizing.hashes = filter->hashes;
+    sizing.predicted_fpr = filter->target_fpr;
+    return sizing;
+}
+
+bk_status bk_bloom_copy(const bk_bloom *filter, bk_bloom **out)
+{
+    if (filter == NULL || out == NULL)
+        return BK_EINVAL;
+    bk_sizing sizing = sizing_of(filter);
+    bk_bloom *copy;
+    bk_status status = bk_bloom_create_from_sizing(&sizing, &filter->hasher,
+                                                   filter->flags, NULL, &copy);
+    if (status != BK_OK)
+        return status;
+    memcpy(copy->words, filter->words, filter->word_count * sizeof(uint64_t));
+    copy->keys_added = filter->keys_added;
+    *out = copy;
+    return BK_OK;
+}
+
+bk_status bk_bloom_clear(bk_bloom *filter)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    memset(filter->words, 0, filter->word_count * sizeof(uint64_t));
+    filter->keys_added = 0;
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hot path                                                             */
+/* ------------------------------------------------------------------------ */
+
+bk_hash bk_bloom_hash(const bk_bloom *filter, const void *key, size_t len)
+{
+    return bk_hash_inline(&filter->hasher, key, len);
+}
+
+/* Sets the key's k bits; returns whether any of them was 0. */
+static inline bool set_bits(bk_bloom *filter, bk_hash hash)
+{
+    bk_probe probe = bk_probe_start(hash);
+    uint64_t flipped = 0;
+    if (filter->flags & BK_FLAG_CONCURRENT) {
+        for (unsigned i = 0; i < filter->hashes; i++) {
+            uint64_t position = bk_probe_next(&probe, filter->bits);
+            uint64_t mask = (uint64_t)1 << (position & 63);
+            uint64_t old = __atomic_fetch_or(&filter->words[position >> 6], mask, __ATOMIC_RELAXED);
+            flipped |= ~old & mask;
+        }
+    } else {
+        for (unsigned i = 0; i < filter->hashes; i++) {
+            uint64_t position = bk_probe_next(&probe, filter->bits);
+            uint64_t mask = (uint64_t)1 << (position & 63);
+            uint64_t *word = &filter->words[position >> 6];
+            flipped |= ~*word & mask;
+            *word |= mask;
+        }
+    }
+    return flipped != 0;
+}
+
+/* Loads are relaxed atomics: plain moves on x86 and ARM, and race-free
+ * against concurrent atomic adds. */
+static inline bool test_bits(const bk_bloom *filter, bk_hash hash)
+{
+    bk_probe probe = bk_probe_start(hash);
+    for (unsigned i = 0; i < filter->hashes; i++) {
+        uint64_t position = bk_probe_next(&probe, filter->bits);
+        uint64_t word = __atomic_load_n(&filter->words[position >> 6], __ATOMIC_RELAXED);
+        if (!((word >> (position & 63)) & 1))
+            return false;
+    }
+    return true;
+}
+
+static inline void prefetch_bits(const bk_bloom *filter, bk_hash hash)
+{
+    bk_probe probe = bk_probe_start(hash);
+    for (unsigned i = 0; i < filter->hashes; i++)
+        __builtin_prefetch(&filter->words[bk_probe_next(&probe, filter->bits) >> 6]);
+}
+
+static inline void count_new_key(bk_bloom *filter)
+{
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
+    else
+        filter->keys_added++;
+}
+
+bk_status bk_bloom_add_hash(bk_bloom *filter, bk_hash hash, bool *was_new)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    bool flipped = set_bits(filter, hash);
+    if (flipped)
+        count_new_key(filter);
+    if (was_new != NULL)
+        *was_new = flipped;
+    return BK_OK;
+}
+
+bk_status bk_bloom_add(bk_bloom *filter, const void *key, size_t len, bool *was_new)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_bloom_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash)
+{
+    return filter != NULL && test_bits(filter, hash);
+}
+
+bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return false;
+    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Batches: hash a chunk, prefetch its lines, then probe                    */
+/* ------------------------------------------------------------------------ */
+
+static size_t add_chunk(bk_bloom *filter, const bk_hash *hashes, size_t count)
+{
+    size_t fresh = 0;
+    for (size_t i = 0; i < count; i++)
+        prefetch_bits(filter, hashes[i]);
+    for (size_t i = 0; i < count; i++) {
+        if (set_bits(filter, hashes[i])) {
+            count_new_key(filter);
+            fresh++;
+        }
+    }
+    return fresh;
+}
+
+static size_t test_chunk(const bk_bloom *filter, const bk_hash *hashes, size_t count,
+                         bool *results)
+{
+    size_t present = 0;
+    for (size_t i = 0; i < count; i++)
+        prefetch_bits(filter, hashes[i]);
+    for (size_t i = 0; i < count; i++) {
+        bool found = test_bits(filter, hashes[i]);
+        present += found;
+        if (results != NULL)
+            results[i] = found;
+    }
+    return present;
+}
+
+static bool keys_valid(const bk_key *keys, size_t count)
+{
+    if (keys == NULL)
+        return count == 0;
+    for (size_t i = 0; i < count; i++)
+        if (keys[i].data == NULL && keys[i].len != 0)
+            return false;
+    return true;
+}
+
+bk_status bk_bloom_add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_t count,
+                                  size_t *new_count)
+{
+    if (filter == NULL || (hashes == NULL && count != 0))
+        return BK_EINVAL;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    size_t fresh = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+        fresh += add_chunk(filter, hashes + start, n);
+    }
+    if (new_count != NULL)
+        *new_count = fresh;
+    return BK_OK;
+}
+
+bk_status bk_bloom_add_batch(bk_bloom *filter, const bk_key *keys, size_t count, size_t *new_count)
+{
+    if (filter == NULL || !keys_valid(keys, count))
+        return BK_EINVAL;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    bk_hash hashes[BATCH_CHUNK];
+    size_t fresh = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
+        fresh += add_chunk(filter, hashes, n);
+    }
+    if (new_count != NULL)
+        *new_count = fresh;
+    return BK_OK;
+}
+
+size_t bk_bloom_contains_hash_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
+                                    bool *results)
+{
+    if (filter == NULL || (hashes == NULL && count != 0))
+        return 0;
+    size_t present = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+        present += test_chunk(filter, hashes + start, n, results ? results + start : NULL);
+    }
+    return present;
+}
+
+size_t bk_bloom_contains_batch(const bk_bloom *filter, const bk_key *keys, size_t count,
+                               bool *results)
+{
+    if (filter == NULL || !keys_valid(keys, count))
+        return 0;
+    bk_hash hashes[BATCH_CHUNK];
+    size_t present = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
+        present += test_chunk(filter, hashes, n, results ? results + start : NULL);
+    }
+    return present;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parameters, fill and estimates                                           */
+/* ------------------------------------------------------------------------ */
+
+uint64_t bk_bloom_bits(const bk_bloom *filter) { return filter->bits; }
+unsigned bk_bloom_hashes(const bk_bloom *filter) { return filter->hashes; }
+uint64_t bk_bloom_capacity(const bk_bloom *filter) { return filter->capacity; }
+double bk_bloom_target_fpr(const bk_bloom *filter) { return filter->target_fpr; }
+uint64_t bk_bloom_keys_added(const bk_bloom *filter) { return filter->keys_added; }
+const bk_hasher *bk_bloom_hasher(const bk_bloom *filter) { return &filter->hasher; }
+const uint64_t *bk_bloom_words(const bk_bloom *filter) { return filter->words; }
+size_t bk_bloom_word_count(const bk_bloom *filter) { return filter->word_count; }
+
+uint64_t bk_bloom_bits_set(const bk_bloom *filter)
+{
+    return bk_popcount_words(filter->words, filter->word_count);
+}
+
+double bk_bloom_fill_ratio(const bk_bloom *filter)
+{
+    return (double)bk_bloom_bits_set(filter) / (double)filter->bits;
+}
+
+double bk_bloom_estimate_keys(const bk_bloom *filter)
+{
+    return bk_estimate_keys(filter->bits, filter->hashes, bk_bloom_bits_set(filter));
+}
+
+double bk_bloom_current_fpr(const bk_bloom *filter)
+{
+    return bk_fpr_from_fill(bk_bloom_fill_ratio(filter), filter->hashes);
+}
+
+bool bk_bloom_past_design_point(const bk_bloom *filter)
+{
+    return bk_fill_past_design_point(bk_bloom_fill_ratio(filter), filter->capacity,
+                                     filter->bits, filter->hashes);
+}
+
+void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
+{
+    bk_stats s;
+    memset(&s, 0, sizeof s);
+    uint64_t bits_set = bk_bloom_bits_set(filter);
+    s.kind = BK_KIND_BLOOM;
+    s.bits = filter->bits;
+    s.hashes = filter->hashes;
+    s.bytes = (uint64_t)filter->word_count * sizeof(uint64_t);
+    s.capacity = filter->capacity;
+    s.target_fpr = filter->target_fpr;
+    s.keys_added = filter->keys_added;
+    s.keys_estimated = bk_estimate_keys(filter->bits, filter->hashes, bits_set);
+    s.fill_ratio = (double)bits_set / (double)filter->bits;
+    s.design_fill_ratio = bk_expected_fill(filter->capacity, filter->bits, filter->hashes);
+    s.current_fpr = bk_fpr_from_fill(s.fill_ratio, filter->hashes);
+    s.bits_per_key = (double)filter->bits / (double)filter->capacity;
+    s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity,
+                                                    filter->bits, filter->hashes);
+    s.hash_algorithm = filter->hasher.algorithm;
+    s.seed = filter->hasher.seed;
+    *out = s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set algebra                                                              */
+/* ------------------------------------------------------------------------ */
+
+bk_status bk_bloom_compatible(const bk_bloom *a, const bk_bloom *b)
+{
+    if (a == NULL || b == NULL)
+        return BK_EINVAL;
+    if (a->bits != b->bits || a->hashes != b->hashes || !bk_hasher_equal(&a->hasher, &b->hasher))
+        return BK_EINCOMPATIBLE;
+    return BK_OK;
+}
+
+bk_status bk_bloom_union(bk_bloom *dst, const bk_bloom *src)
+{
+    bk_status status = bk_bloom_compatible(dst, src);
+    if (status != BK_OK)
+        return status;
+    if (dst->borrowed)
+        return BK_EIMMUTABLE;
+    for (size_t i = 0; i < dst->word_count; i++)
+        dst->words[i] |= src->words[i];
+    dst->keys_added += src->keys_added;
+    return BK_OK;
+}
+
+bk_status bk_bloom_intersect(bk_bloom *dst, const bk_bloom *src)
+{
+    bk_status status = bk_bloom_compatible(dst, src);
+    if (status != BK_OK)
+        return status;
+    if (dst->borrowed)
+        return BK_EIMMUTABLE;
+    for (size_t i = 0; i < dst->word_count; i++)
+        dst->words[i] &= src->words[i];
+    if (src->keys_added < dst->keys_added)
+        dst->keys_added = src->keys_added;
+    return BK_OK;
+}
+
+typedef bk_status (*combine_fn)(bk_bloom *dst, const bk_bloom *src);
+
+static bk_status combine_new(const bk_bloom *a, const bk_bloom *b, combine_fn combine,
+                             bk_bloom **out)
+{
+    if (out == NULL)
+        return BK_EINVAL;
+    bk_status status = bk_bloom_compatible(a, b);
+    if (status != BK_OK)
+        return status;
+    bk_bloom *result;
+    status = bk_bloom_copy(a, &result);
+    if (status != BK_OK)
+        return status;
+    result->borrowed = false;
+    status = combine(result, b);
+    if (status != BK_OK) {
+        bk_bloom_free(result);
+        return status;
+    }
+    *out = result;
+    return BK_OK;
+}
+
+bk_status bk_bloom_union_new(const bk_bloom *a, const bk_bloom *b, bk_bloom **out)
+{
+    return combine_new(a, b, bk_bloom_union, out);
+}
+
+bk_status bk_bloom_intersection_new(const bk_bloom *a, const bk_bloom *b, bk_bloom **out)
+{
+    return combine_new(a, b, bk_bloom_intersect, out);
+}
+
+bk_status bk_bloom_estimate_sets(const bk_bloom *a, const bk_bloom *b, bk_set_estimate *out)
+{
+    if (out == NULL)
+        return BK_EINVAL;
+    bk_status status = bk_bloom_compatible(a, b);
+    if (status != BK_OK)
+        return status;
+    uint64_t union_bits = 0;
+    for (size_t i = 0; i < a->word_count; i++)
+        union_bits += (uint64_t)__builtin_popcountll(a->words[i] | b->words[i]);
+    bk_estimate_sets(a->bits, a->hashes, bk_bloom_bits_set(a), bk_bloom_bits_set(b), union_bits,
+                     out);
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The kind's adapter: bk_filter dispatch and the file format               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Parameter block (32 bytes, little-endian; docs/FORMAT.md):
+ *     0  u64  bits (m)        8  u32  hashes (k)     12  u32  reserved, 0
+ *    16  u64  capacity       24  f64  target FPR (design FPR at capacity)
+ * Payload: the ceil(m/64) words, each little-endian; bits >= m are zero.
+ */
+#define BLOOM_PARAMS_SIZE 32
+
+static size_t ops_params_size(const void *filter)
+{
+    (void)filter;
+    return BLOOM_PARAMS_SIZE;
+}
+
+static void ops_write_params(const void *object, uint8_t *out)
+{
+    const bk_bloom *filter = object;
+    bk_store_le64(out, filter->bits);
+    bk_store_le32(out + 8, filter->hashes);
+    bk_store_le32(out + 12, 0);
+    bk_store_le64(out + 16, filter->capacity);
+    bk_store_le_double(out + 24, filter->target_fpr);
+}
+
+static uint64_t ops_payload_size(const void *object)
+{
+    return (uint64_t)((const bk_bloom *)object)->word_count * 8;
+}
+
+static void ops_write_payload(const void *object, uint8_t *out)
+{
+    const bk_bloom *filter = object;
+    bk_store_le64_array(out, filter->words, filter->word_count);
+}
+
+static bool tail_bits_clear(const uint64_t *last_word, uint64_t bits)
+{
+    unsigned used = (unsigned)(bits & 63);
+    return used == 0 || (*last_word >> used) == 0;
+}
+
+static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
+                          uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
+                          bool in_place, void **out)
+{
+    if (params_size != BLOOM_PARAMS_SIZE)
+        return BK_ECORRUPT;
+    bk_sizing sizing;
+    memset(&sizing, 0, sizeof sizing);
+    sizing.bits = bk_load_le64(params);
+    sizing.hashes = bk_load_le32(params + 8);
+    sizing.capacity = bk_load_le64(params + 16);
+    sizing.predicted_fpr = bk_load_le_double(params + 24);
+    if (bk_load_le32(params + 12) != 0 || sizing.bits == 0 || sizing.hashes == 0 ||
+        sizing.capacity == 0 || !(sizing.predicted_fpr >= 0 && sizing.predicted_fpr <= 1))
+        return BK_ECORRUPT;
+    if (sizing.bits > BK_MAX_BITS || sizing.hashes > BK_MAX_HASHES)
+        return BK_ERANGE;
+    if (payload_size != (uint64_t)bk_bloom_words_for_bits(sizing.bits) * 8)
+        return BK_ECORRUPT;
+    size_t words = bk_bloom_words_for_bits(sizing.bits);
+    uint64_t last;
+    bk_load_le64_array(&last, payload + (words - 1) * 8, 1);
+    if (!tail_bits_clear(&last, sizing.bits))
+        return BK_ECORRUPT;
+    bk_bloom *filter;
+    uint64_t *borrowed = in_place ? (uint64_t *)(uintptr_t)payload : NULL;
+    bk_status status = bk_bloom_create_from_sizing(&sizing, hasher, 0, borrowed, &filter);
+    if (status != BK_OK)
+        return status;
+    if (!in_place)
+        bk_load_le64_array(filter->words, payload, words);
+    filter->keys_added = keys_added;
+    *out = filter;
+    return BK_OK;
+}
+
+static bk_status ops_create(const bk_params *params, void **out)
+{
+    return bk_bloom_create(params, (bk_bloom **)out);
+}
+
+static void ops_destroy(void *filter) { bk_bloom_free(filter); }
+
+static bk_status ops_copy(const void *filter, void **out)
+{
+    return bk_bloom_copy(filter, (bk_bloom **)out);
+}
+
+static bk_status ops_clear(void *filter) { return bk_bloom_clear(filter); }
+static const bk_hasher *ops_hasher(const void *filter) { return bk_bloom_hasher(filter); }
+
+static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
+{
+    return bk_bloom_add_hash(filter, hash, was_new);
+}
+
+static bool ops_contains_hash(const void *filter, bk_hash hash)
+{
+    return bk_bloom_contains_hash(filter, hash);
+}
+
+static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+                                    size_t *new_count)
+{
+    return bk_bloom_add_hash_batch(filter, hashes, count, new_count);
+}
+
+static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
+                                      bool *results)
+{
+    return bk_bloom_contains_hash_batch(filter, hashes, count, results);
+}
+
+static bk_status ops_union(void *dst, const void *src) { return bk_bloom_union(dst, src); }
+static bk_status ops_intersect(void *dst, const void *src) { return bk_bloom_intersect(dst, src); }
+
+static bk_status ops_estimate_sets(const void *a, const void *b, bk_set_estimate *out)
+{
+    return bk_bloom_estimate_sets(a, b, out);
+}
+
+static void ops_stats(const void *filter, bk_stats *out) { bk_bloom_stats(filter, out); }
+
+const bk_kind_ops bk_bloom_ops = {
+    .kind = BK_KIND_BLOOM,
+    .name = "bloom",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .copy = ops_copy,
+    .clear = ops_clear,
+    .hasher = ops_hasher,
+    .add_hash = ops_add_hash,
+    .contains_hash = ops_contains_hash,
+    .add_hash_batch = ops_add_hash_batch,
+    .contains_hash_batch = ops_contains_hash_batch,
+    .union_with = ops_union,
+    .intersect_with = ops_intersect,
+    .estimate_sets = ops_estimate_sets,
+    .stats = ops_stats,
+    .params_size = ops_params_size,
+    .write_params = ops_write_params,
+    .payload_size = ops_payload_size,
+    .write_payload = ops_write_payload,
+    .read = ops_read,
+};

@@ -1,0 +1,38 @@
+/*
+ * src/bloom.h -- the classic filter's structure, for the modules that build
+ * or serialise one (format.c, filter.c, scalable.c).  Callers outside the
+ * library use the opaque bk_bloom from bloomkit/bloom.h.
+ */
+#ifndef BK_SRC_BLOOM_H
+#define BK_SRC_BLOOM_H
+
+#include "bloomkit/bloom.h"
+
+struct bk_bloom {
+    uint64_t *words;      /* ceil(m/64) words, 64-byte aligned; bits >= m stay 0 */
+    size_t word_count;
+    uint64_t bits;        /* m */
+    unsigned hashes;      /* k */
+    uint64_t capacity;    /* design n */
+    double target_fpr;    /* predicted FPR at capacity */
+    uint64_t keys_added;
+    bk_hasher hasher;
+    unsigned flags;       /* BK_FLAG_* */
+    bool borrowed;        /* words belong to someone else (a mapped file): read-only */
+};
+
+/* A filter of the given design.  With `borrowed_words` NULL the bit array
+ * is allocated and zeroed; otherwise the filter reads those words in place
+ * (they must hold ceil(m/64) words, stay valid until bk_bloom_free, and the
+ * filter is read-only). */
+bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *hasher,
+                                      unsigned flags, uint64_t *borrowed_words,
+                                      bk_bloom **out);
+
+/* Words needed for m bits. */
+static inline size_t bk_bloom_words_for_bits(uint64_t bits)
+{
+    return (size_t)((bits + 63) / 64);
+}
+
+#endif

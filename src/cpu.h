@@ -1,0 +1,28 @@
+/*
+ * src/cpu.h -- CPU features, read once, and the word-array primitives that
+ * have a hardware path beside a portable one.
+ *
+ * The only global state in bloomkit is the one-time feature detection here.
+ * Setting the environment variable BLOOMKIT_PORTABLE=1 before the first
+ * filter operation forces every portable path (for testing and comparison).
+ */
+#ifndef BK_SRC_CPU_H
+#define BK_SRC_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bk_cpu_features {
+    bool popcnt;
+    bool avx2;
+} bk_cpu_features;
+
+/* Detected features, cleared where BLOOMKIT_PORTABLE is set. */
+const bk_cpu_features *bk_cpu(void);
+
+/* Number of one bits in words[0..count). */
+uint64_t bk_popcount_words(const uint64_t *words, size_t count);
+uint64_t bk_popcount_words_portable(const uint64_t *words, size_t count);
+
+#endif

@@ -1,0 +1,390 @@
+/*
+ * src/filter.c -- the bk_filter handle: a kind's ops table and its object.
+ *
+ *     bk_filter { ops -> bk_kind_ops of the kind,  object -> bk_bloom / ... }
+ *
+ * Every public bk_filter_* call checks its arguments, then makes one
+ * indirect call through the kind's table (src/filter.h).
+ */
+#include "filter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+struct bk_filter {
+    const bk_kind_ops *ops;
+    void *object;
+};
+
+/* Every kind this build implements. */
+static const bk_kind_ops *const kind_table[] = {
+    &bk_bloom_ops,
+};
+
+#define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
+
+/* Names of every kind, implemented or not (indexed by bk_kind). */
+static const char *const kind_names[] = {
+    [BK_KIND_BLOOM] = "bloom",       [BK_KIND_BLOCKED] = "blocked",
+    [BK_KIND_SBBF] = "sbbf",         [BK_KIND_COUNTING] = "counting",
+    [BK_KIND_CUCKOO] = "cuckoo",     [BK_KIND_XOR8] = "xor8",
+    [BK_KIND_FUSE8] = "fuse8",       [BK_KIND_FUSE16] = "fuse16",
+    [BK_KIND_FUSE8_4] = "fuse8_4",   [BK_KIND_SCALABLE] = "scalable",
+    [BK_KIND_WINDOW] = "window",
+};
+
+const bk_kind_ops *bk_kind_ops_for(bk_kind kind)
+{
+    for (size_t i = 0; i < KIND_COUNT; i++)
+        if (kind_table[i]->kind == kind)
+            return kind_table[i];
+    return NULL;
+}
+
+const char *bk_kind_name(bk_kind kind)
+{
+    if ((unsigned)kind >= sizeof kind_names / sizeof kind_names[0])
+        return NULL;
+    return kind_names[kind];
+}
+
+bk_status bk_kind_from_name(const char *name, bk_kind *out)
+{
+    if (name == NULL || out == NULL)
+        return BK_EINVAL;
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        if (strcmp(kind_table[i]->name, name) == 0) {
+            *out = kind_table[i]->kind;
+            return BK_OK;
+        }
+    }
+    return BK_EKIND;
+}
+
+bool bk_kind_available(bk_kind kind)
+{
+    return bk_kind_ops_for(kind) != NULL;
+}
+
+bool bk_kind_is_static(bk_kind kind)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    return ops != NULL && ops->is_static;
+}
+
+bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
+{
+    if (ops == NULL || object == NULL || out == NULL)
+        return BK_EINVAL;
+    bk_filter *filter = malloc(sizeof *filter);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    filter->ops = ops;
+    filter->object = object;
+    *out = filter;
+    return BK_OK;
+}
+
+const bk_kind_ops *bk_filter_ops(const bk_filter *filter)
+{
+    return filter->ops;
+}
+
+static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter **out)
+{
+    bk_status status = bk_filter_wrap(ops, object, out);
+    if (status != BK_OK)
+        ops->destroy(object);
+    return status;
+}
+
+bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **out)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    if (ops == NULL)
+        return BK_EKIND;
+    if (params == NULL || out == NULL)
+        return BK_EINVAL;
+    if (ops->is_static || ops->create == NULL)
+        return BK_EIMMUTABLE;
+    void *object;
+    bk_status status = ops->create(params, &object);
+    if (status != BK_OK)
+        return status;
+    return wrap_or_destroy(ops, object, out);
+}
+
+static bk_status hash_all(const bk_hasher *hasher, const bk_key *keys, size_t count,
+                          bk_hash **out)
+{
+    bk_hash *hashes = malloc((count ? count : 1) * sizeof *hashes);
+    if (hashes == NULL)
+        return BK_ENOMEM;
+    for (size_t i = 0; i < count; i++)
+        hashes[i] = bk_hash_key(hasher, keys[i].data, keys[i].len);
+    *out = hashes;
+    return BK_OK;
+}
+
+static bk_status build_static(const bk_kind_ops *ops, const bk_params *params,
+                              const bk_key *keys, size_t count, void **object)
+{
+    bk_hasher hasher;
+    bk_status status = bk_hasher_from_params(&hasher, params);
+    if (status != BK_OK)
+        return status;
+    bk_hash *hashes;
+    status = hash_all(&hasher, keys, count, &hashes);
+    if (status != BK_OK)
+        return status;
+    status = ops->build(params, &hasher, hashes, count, object);
+    free(hashes);
+    return status;
+}
+
+bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
+                          size_t count, bk_filter **out)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    if (ops == NULL)
+        return BK_EKIND;
+    if (params == NULL || out == NULL || (keys == NULL && count != 0))
+        return BK_EINVAL;
+    void *object;
+    bk_status status;
+    if (ops->build != NULL) {
+        status = build_static(ops, params, keys, count, &object);
+        if (status != BK_OK)
+            return status;
+        return wrap_or_destroy(ops, object, out);
+    }
+    bk_params sized = *params;
+    if (sized.capacity == 0)
+        sized.capacity = count ? count : 1;
+    bk_filter *filter;
+    status = bk_filter_create(kind, &sized, &filter);
+    if (status != BK_OK)
+        return status;
+    status = bk_filter_add_batch(filter, keys, count, NULL);
+    if (status != BK_OK) {
+        bk_filter_free(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
+}
+
+void bk_filter_free(bk_filter *filter)
+{
+    if (filter == NULL)
+        return;
+    filter->ops->destroy(filter->object);
+    free(filter);
+}
+
+bk_status bk_filter_copy(const bk_filter *filter, bk_filter **out)
+{
+    if (filter == NULL || out == NULL)
+        return BK_EINVAL;
+    void *object;
+    bk_status status = filter->ops->copy(filter->object, &object);
+    if (status != BK_OK)
+        return status;
+    return wrap_or_destroy(filter->ops, object, out);
+}
+
+bk_status bk_filter_clear(bk_filter *filter)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->ops->clear == NULL)
+        return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
+    return filter->ops->clear(filter->object);
+}
+
+bk_kind bk_filter_kind(const bk_filter *filter)
+{
+    return filter == NULL ? BK_KIND_NONE : filter->ops->kind;
+}
+
+const bk_hasher *bk_filter_hasher(const bk_filter *filter)
+{
+    return filter->ops->hasher(filter->object);
+}
+
+void *bk_filter_object(const bk_filter *filter)
+{
+    return filter == NULL ? NULL : filter->object;
+}
+
+bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len)
+{
+    return bk_hash_inline(filter->ops->hasher(filter->object), key, len);
+}
+
+bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->ops->add_hash == NULL)
+        return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
+    return filter->ops->add_hash(filter->object, hash, was_new);
+}
+
+bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_filter_add_hash(filter, bk_filter_hash(filter, key, len), was_new);
+}
+
+bool bk_filter_contains_hash(const bk_filter *filter, bk_hash hash)
+{
+    return filter != NULL && filter->ops->contains_hash(filter->object, hash);
+}
+
+bool bk_filter_contains(const bk_filter *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return false;
+    return filter->ops->contains_hash(filter->object, bk_filter_hash(filter, key, len));
+}
+
+bk_status bk_filter_remove(bk_filter *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    if (filter->ops->remove_hash == NULL)
+        return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
+    return filter->ops->remove_hash(filter->object, bk_filter_hash(filter, key, len));
+}
+
+bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, uint64_t *count)
+{
+    if (filter == NULL || count == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    if (filter->ops->count_hash == NULL)
+        return BK_EUNSUPPORTED;
+    return filter->ops->count_hash(filter->object, bk_filter_hash(filter, key, len), count);
+}
+
+#define HASH_CHUNK 64
+
+bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t count,
+                              size_t *new_count)
+{
+    if (filter == NULL || (keys == NULL && count != 0))
+        return BK_EINVAL;
+    size_t fresh = 0;
+    bk_hash hashes[HASH_CHUNK];
+    for (size_t start = 0; start < count; start += HASH_CHUNK) {
+        size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
+        for (size_t i = 0; i < n; i++) {
+            if (keys[start + i].data == NULL && keys[start + i].len != 0)
+                return BK_EINVAL;
+            hashes[i] = bk_filter_hash(filter, keys[start + i].data, keys[start + i].len);
+        }
+        size_t chunk_new = 0;
+        bk_status status;
+        if (filter->ops->add_hash_batch != NULL) {
+            status = filter->ops->add_hash_batch(filter->object, hashes, n, &chunk_new);
+        } else {
+            status = BK_OK;
+            for (size_t i = 0; i < n && status == BK_OK; i++) {
+                bool was_new = false;
+                status = bk_filter_add_hash(filter, hashes[i], &was_new);
+                chunk_new += was_new;
+            }
+        }
+        fresh += chunk_new;
+        if (status != BK_OK) {
+            if (new_count != NULL)
+                *new_count = fresh;
+            return status;
+        }
+    }
+    if (new_count != NULL)
+        *new_count = fresh;
+    return BK_OK;
+}
+
+size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
+                                bool *results)
+{
+    if (filter == NULL || (keys == NULL && count != 0))
+        return 0;
+    size_t present = 0;
+    bk_hash hashes[HASH_CHUNK];
+    bool found[HASH_CHUNK];
+    for (size_t start = 0; start < count; start += HASH_CHUNK) {
+        size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            hashes[i] = bk_filter_hash(filter, keys[start + i].data, keys[start + i].len);
+        if (filter->ops->contains_hash_batch != NULL) {
+            present += filter->ops->contains_hash_batch(filter->object, hashes, n, found);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                found[i] = filter->ops->contains_hash(filter->object, hashes[i]);
+                present += found[i];
+            }
+        }
+        if (results != NULL)
+            memcpy(results + start, found, n * sizeof *found);
+    }
+    return present;
+}
+
+static bk_status same_kind(const bk_filter *a, const bk_filter *b)
+{
+    if (a == NULL || b == NULL)
+        return BK_EINVAL;
+    return a->ops == b->ops ? BK_OK : BK_EINCOMPATIBLE;
+}
+
+bk_status bk_filter_union(bk_filter *dst, const bk_filter *src)
+{
+    bk_status status = same_kind(dst, src);
+    if (status != BK_OK)
+        return status;
+    if (dst->ops->union_with == NULL)
+        return BK_EUNSUPPORTED;
+    return dst->ops->union_with(dst->object, src->object);
+}
+
+bk_status bk_filter_intersect(bk_filter *dst, const bk_filter *src)
+{
+    bk_status status = same_kind(dst, src);
+    if (status != BK_OK)
+        return status;
+    if (dst->ops->intersect_with == NULL)
+        return BK_EUNSUPPORTED;
+    return dst->ops->intersect_with(dst->object, src->object);
+}
+
+bk_status bk_filter_estimate_sets(const bk_filter *a, const bk_filter *b, bk_set_estimate *out)
+{
+    bk_status status = same_kind(a, b);
+    if (status != BK_OK)
+        return status;
+    if (out == NULL)
+        return BK_EINVAL;
+    if (a->ops->estimate_sets == NULL)
+        return BK_EUNSUPPORTED;
+    return a->ops->estimate_sets(a->object, b->object, out);
+}
+
+void bk_filter_stats(const bk_filter *filter, bk_stats *out)
+{
+    filter->ops->stats(filter->object, out);
+}
+
+bk_status bk_filter_check_fill(const bk_filter *filter)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    bk_stats stats;
+    filter->ops->stats(filter->object, &stats);
+    return stats.past_design_point ? BK_EFULL : BK_OK;
+}

@@ -1,0 +1,85 @@
+/*
+ * src/filter.h -- the table of operations every kind provides (internal).
+ *
+ * Each kind's source file ends with one `const bk_kind_ops bk_<kind>_ops`
+ * that adapts its functions to these signatures; src/filter.c lists them
+ * and dispatches the public bk_filter_* calls; src/format.c uses the
+ * parameter/payload hooks to save and load any kind.  Adding a kind means:
+ * write src/<kind>.c with its ops, declare it below, list it in filter.c.
+ *
+ * A NULL operation means the kind does not offer it: the dispatcher returns
+ * BK_EUNSUPPORTED (BK_EIMMUTABLE for add on a static kind).
+ */
+#ifndef BK_SRC_FILTER_H
+#define BK_SRC_FILTER_H
+
+#include "bloomkit/filter.h"
+
+typedef struct bk_kind_ops {
+    bk_kind kind;
+    const char *name;       /* as on the command line: "bloom" */
+    bool is_static;         /* built once from a key set; no add */
+
+    bk_status (*create)(const bk_params *params, void **out);
+    /* Static kinds: build from hashes (duplicates allowed). */
+    bk_status (*build)(const bk_params *params, const bk_hasher *hasher,
+                       const bk_hash *hashes, size_t count, void **out);
+    void (*destroy)(void *filter);
+    bk_status (*copy)(const void *filter, void **out);
+    bk_status (*clear)(void *filter);
+    const bk_hasher *(*hasher)(const void *filter);
+
+    bk_status (*add_hash)(void *filter, bk_hash hash, bool *was_new);
+    bool (*contains_hash)(const void *filter, bk_hash hash);
+    bk_status (*remove_hash)(void *filter, bk_hash hash);
+    bk_status (*count_hash)(const void *filter, bk_hash hash, uint64_t *count);
+    bk_status (*add_hash_batch)(void *filter, const bk_hash *hashes, size_t count,
+                                size_t *new_count);
+    size_t (*contains_hash_batch)(const void *filter, const bk_hash *hashes, size_t count,
+                                  bool *results);
+
+    bk_status (*union_with)(void *dst, const void *src);
+    bk_status (*intersect_with)(void *dst, const void *src);
+    bk_status (*estimate_sets)(const void *a, const void *b, bk_set_estimate *out);
+
+    void (*stats)(const void *filter, bk_stats *out);
+
+    /*
+     * File format (docs/FORMAT.md).  The container (src/format.c) writes
+     * the common header (kind, hash algorithm, seed, keys added), then the
+     * kind's parameter block and payload, both little-endian byte strings
+     * the kind defines and documents in docs/FORMAT.md.
+     */
+    size_t (*params_size)(const void *filter);
+    void (*write_params)(const void *filter, uint8_t *out);
+    uint64_t (*payload_size)(const void *filter);
+    void (*write_payload)(const void *filter, uint8_t *out);
+    /*
+     * Rebuilds a filter from a parameter block and payload that passed the
+     * container's checks (magic, version, sizes, checksum).  It must check
+     * every parameter against the others and against payload_size
+     * (BK_ECORRUPT for a contradiction, BK_ERANGE beyond limits) before
+     * allocating, and never allocate more than the payload justifies.
+     * With `in_place` the payload is 64-byte aligned, outlives the filter,
+     * and the host is little-endian: the kind may read it in place, making
+     * a read-only filter (BK_EIMMUTABLE on writes).
+     */
+    bk_status (*read)(const uint8_t *params, size_t params_size, const uint8_t *payload,
+                      uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
+                      bool in_place, void **out);
+} bk_kind_ops;
+
+/* The ops of each kind this build implements. */
+extern const bk_kind_ops bk_bloom_ops;
+
+/* The ops for `kind`, or NULL if this build does not implement it. */
+const bk_kind_ops *bk_kind_ops_for(bk_kind kind);
+
+/* A handle owning `object` of the kind `ops` describes (takes ownership
+ * only on success). */
+bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
+
+/* The ops of a handle. */
+const bk_kind_ops *bk_filter_ops(const bk_filter *filter);
+
+#endif

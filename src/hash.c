@@ -1,0 +1,197 @@
+/*
+ * src/hash.c -- key bytes to a 128-bit bk_hash.
+ *
+ * Every kind of filter in bloomkit consumes the same 128-bit hash of a key,
+ * two 64-bit words h1 and h2, from which it derives its probe positions
+ * (src/hash.h).  Hashing happens once per key; nothing downstream looks at
+ * the key bytes again.  Three algorithms are offered:
+ *
+ *   BK_HASH_XXH3     XXH3-128 (Collet), seeded with 64 bits, default seed 0.
+ *                    Fast (about 0.1 ns/byte plus a few ns per call on
+ *                    short keys) and of excellent statistical quality, but
+ *                    not keyed: anyone who knows the seed can search for
+ *                    keys that collide in a filter.
+ *
+ *   BK_HASH_SIPHASH  SipHash-2-4 with 128-bit output (Aumasson & Bernstein,
+ *                    "SipHash: a fast short-input PRF", 2012), keyed with a
+ *                    128-bit secret.  Without the key an attacker can
+ *                    neither aim false positives at chosen keys nor flood
+ *                    chosen bits.  Several times slower than XXH3; use it
+ *                    when keys come from an adversary.
+ *
+ *   BK_HASH_XXH64    XXH64 of the key with a 64-bit seed: the hash the
+ *                    Apache Parquet split-block Bloom filter specifies.
+ *                    h1 is XXH64; h2 = mix64(h1) so kinds that need two
+ *                    words still get them (64 bits of entropy in all).
+ *
+ * SipHash, as implemented below (the paper's notation):
+ *
+ *   v0 = k0 ^ "somepseu"   v1 = k1 ^ "dorandom"  (^ 0xee for 128-bit output)
+ *   v2 = k0 ^ "lygenera"   v3 = k1 ^ "tedbytes"
+ *   for each 8-byte little-endian word w (the last one padded and carrying
+ *   len mod 256 in its top byte):  v3 ^= w; 2 x SipRound; v0 ^= w
+ *   v2 ^= 0xff (0xee for 128-bit); 4 x SipRound; out0 = v0^v1^v2^v3
+ *   128-bit only: v1 ^= 0xdd; 4 x SipRound; out1 = v0^v1^v2^v3
+ *
+ * Checked against the reference test vectors (tests/test_hash.c).
+ */
+#include "hash.h"
+
+#include <string.h>
+
+static const char key_id_label[] = "bloomkit secret-key identifier v1";
+
+static inline uint64_t rotl64(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t load_le64(const uint8_t *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+           (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+typedef struct sip_state {
+    uint64_t v0, v1, v2, v3;
+} sip_state;
+
+static inline void sip_round(sip_state *s)
+{
+    s->v0 += s->v1; s->v1 = rotl64(s->v1, 13); s->v1 ^= s->v0; s->v0 = rotl64(s->v0, 32);
+    s->v2 += s->v3; s->v3 = rotl64(s->v3, 16); s->v3 ^= s->v2;
+    s->v0 += s->v3; s->v3 = rotl64(s->v3, 21); s->v3 ^= s->v0;
+    s->v2 += s->v1; s->v1 = rotl64(s->v1, 17); s->v1 ^= s->v2; s->v2 = rotl64(s->v2, 32);
+}
+
+static inline void sip_absorb(sip_state *s, uint64_t word)
+{
+    s->v3 ^= word;
+    sip_round(s);
+    sip_round(s);
+    s->v0 ^= word;
+}
+
+static inline uint64_t sip_squeeze(sip_state *s, uint64_t marker, int v1_side)
+{
+    if (v1_side)
+        s->v1 ^= marker;
+    else
+        s->v2 ^= marker;
+    for (int i = 0; i < 4; i++)
+        sip_round(s);
+    return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
+}
+
+/* Initialises the state and absorbs the whole message. */
+static sip_state sip_compress(const uint8_t key[BK_SECRET_KEY_BYTES], const void *data,
+                              size_t len, int wide)
+{
+    const uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
+    sip_state s = { k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
+                    k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL };
+    if (wide)
+        s.v1 ^= 0xee;
+    const uint8_t *bytes = data;
+    size_t whole = len & ~(size_t)7;
+    for (size_t i = 0; i < whole; i += 8)
+        sip_absorb(&s, load_le64(bytes + i));
+    uint64_t last = (uint64_t)(len & 0xff) << 56;
+    for (size_t i = 0; i < (len & 7); i++)
+        last |= (uint64_t)bytes[whole + i] << (8 * i);
+    sip_absorb(&s, last);
+    return s;
+}
+
+uint64_t bk_siphash24(const uint8_t key[BK_SECRET_KEY_BYTES], const void *data, size_t len)
+{
+    sip_state s = sip_compress(key, data, len, 0);
+    return sip_squeeze(&s, 0xff, 0);
+}
+
+bk_hash bk_siphash24_128(const uint8_t key[BK_SECRET_KEY_BYTES], const void *data, size_t len)
+{
+    sip_state s = sip_compress(key, data, len, 1);
+    bk_hash out;
+    out.h1 = sip_squeeze(&s, 0xee, 0);
+    out.h2 = sip_squeeze(&s, 0xdd, 1);
+    return out;
+}
+
+uint64_t bk_secret_key_id(const uint8_t key[BK_SECRET_KEY_BYTES])
+{
+    return bk_siphash24(key, key_id_label, sizeof key_id_label - 1);
+}
+
+bk_status bk_hasher_init(bk_hasher *hasher, bk_hash_algorithm algorithm, uint64_t seed,
+                         const uint8_t *secret_key)
+{
+    if (hasher == NULL)
+        return BK_EINVAL;
+    bk_hasher h;
+    memset(&h, 0, sizeof h);
+    h.algorithm = algorithm;
+    switch (algorithm) {
+    case BK_HASH_XXH3:
+    case BK_HASH_XXH64:
+        if (secret_key != NULL)
+            return BK_EINVAL;
+        h.seed = seed;
+        break;
+    case BK_HASH_SIPHASH:
+        if (secret_key == NULL)
+            return BK_EKEY;
+        memcpy(h.secret_key, secret_key, BK_SECRET_KEY_BYTES);
+        h.has_key = true;
+        h.seed = bk_secret_key_id(secret_key);
+        break;
+    default:
+        return BK_EINVAL;
+    }
+    *hasher = h;
+    return BK_OK;
+}
+
+bk_status bk_hasher_from_params(bk_hasher *hasher, const bk_params *params)
+{
+    if (params == NULL)
+        return BK_EINVAL;
+    return bk_hasher_init(hasher, params->hash_algorithm, params->seed, params->secret_key);
+}
+
+bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
+{
+    bk_hash out = { 0, 0 };
+    switch (hasher->algorithm) {
+    case BK_HASH_XXH3: {
+        XXH128_hash_t h = XXH3_128bits_withSeed(key, len, hasher->seed);
+        out.h1 = h.low64;
+        out.h2 = h.high64;
+        break;
+    }
+    case BK_HASH_SIPHASH:
+        out = bk_siphash24_128(hasher->secret_key, key, len);
+        break;
+    case BK_HASH_XXH64:
+        out.h1 = XXH64(key, len, hasher->seed);
+        out.h2 = bk_mix64(out.h1);
+        break;
+    }
+    return out;
+}
+
+bool bk_hasher_equal(const bk_hasher *a, const bk_hasher *b)
+{
+    return a->algorithm == b->algorithm && a->seed == b->seed;
+}
+
+const char *bk_hash_algorithm_name(bk_hash_algorithm algorithm)
+{
+    switch (algorithm) {
+    case BK_HASH_XXH3: return "xxh3";
+    case BK_HASH_SIPHASH: return "siphash";
+    case BK_HASH_XXH64: return "xxh64";
+    }
+    return "unknown";
+}

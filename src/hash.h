@@ -1,0 +1,79 @@
+/*
+ * src/hash.h -- the hot-path half of the hashing module (internal).
+ *
+ * Inline helpers every kind uses between a bk_hash and memory:
+ *
+ *   bk_reduce(x, range)      multiply-shift range reduction (Lemire 2019):
+ *                            floor(x * range / 2^64), uniform on [0, range)
+ *                            for uniform 64-bit x, without a division.
+ *
+ *   bk_probe_* (enhanced double hashing, Dillinger & Manolios 2004; the
+ *   plain form is Kirsch & Mitzenmacher 2006):
+ *                            g_0 = h1, g_{i+1} = g_i + d_i, d_0 = h2,
+ *                            d_{i+1} = d_i + i + 1      (all mod 2^64)
+ *                            position_i = bk_reduce(g_i, m)
+ *       The quadratic term stops the sequence from collapsing when h2 is
+ *       close to 0 modulo the reduction, which plain h1 + i*h2 suffers.
+ *       Reduction is applied to the 64-bit sum, so m need not be a power of
+ *       two and m up to 2^64 - 1 is addressable.
+ *
+ * Key bytes are hashed here too, with XXH3 inlined from libxxhash-dev.
+ */
+#ifndef BK_SRC_HASH_H
+#define BK_SRC_HASH_H
+
+#include "bloomkit/hash.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static inline uint64_t bk_reduce(uint64_t x, uint64_t range)
+{
+    return (uint64_t)(((unsigned __int128)x * range) >> 64);
+}
+
+typedef struct bk_probe {
+    uint64_t position_hash; /* g_i */
+    uint64_t step;          /* d_i */
+    uint64_t index;         /* i */
+} bk_probe;
+
+static inline bk_probe bk_probe_start(bk_hash hash)
+{
+    bk_probe probe = { hash.h1, hash.h2, 0 };
+    return probe;
+}
+
+/* The next probe position in [0, range). */
+static inline uint64_t bk_probe_next(bk_probe *probe, uint64_t range)
+{
+    uint64_t position = bk_reduce(probe->position_hash, range);
+    probe->position_hash += probe->step;
+    probe->index++;
+    probe->step += probe->index;
+    return position;
+}
+
+/* splitmix64's finaliser: a bijective 64-bit mixer. */
+static inline uint64_t bk_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+/* Inline fast path of bk_hash_key for the default algorithm. */
+static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
+{
+    if (hasher->algorithm == BK_HASH_XXH3) {
+        XXH128_hash_t h = XXH3_128bits_withSeed(key, len, hasher->seed);
+        bk_hash out = { h.low64, h.high64 };
+        return out;
+    }
+    return bk_hash_key(hasher, key, len);
+}
+
+#endif /* BK_SRC_HASH_H */

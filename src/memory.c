@@ -1,0 +1,44 @@
+/*
+ * src/memory.c -- see memory.h.
+ */
+#define _GNU_SOURCE
+#include "memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static size_t round_up_64(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
+
+void *bk_alloc_zeroed(size_t bytes)
+{
+    if (bytes > SIZE_MAX - 64)
+        return NULL;
+    if (bytes >= BK_HUGE_THRESHOLD) {
+        void *block = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (block == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        (void)madvise(block, bytes, MADV_HUGEPAGE);
+#endif
+        return block;
+    }
+    size_t size = round_up_64(bytes == 0 ? 1 : bytes);
+    void *block = aligned_alloc(64, size);
+    if (block != NULL)
+        memset(block, 0, size);
+    return block;
+}
+
+void bk_free_zeroed(void *block, size_t bytes)
+{
+    if (block == NULL)
+        return;
+    if (bytes >= BK_HUGE_THRESHOLD)
+        munmap(block, bytes);
+    else
+        free(block);
+}

@@ -1,0 +1,25 @@
+/*
+ * src/memory.h -- zeroed, 64-byte aligned memory for filter payloads.
+ *
+ * Small payloads come from aligned_alloc and are cleared.  Payloads of
+ * BK_HUGE_THRESHOLD bytes or more come straight from mmap (already zero,
+ * page aligned, pages materialised on first touch) with a transparent huge
+ * page hint, madvise(MADV_HUGEPAGE): a 2 MiB page covers 512 times the
+ * memory of a 4 KiB one, so random probes into a big filter miss the TLB
+ * far less often.
+ */
+#ifndef BK_SRC_MEMORY_H
+#define BK_SRC_MEMORY_H
+
+#include <stddef.h>
+
+#define BK_HUGE_THRESHOLD ((size_t)2 << 20)
+
+/* `bytes` zeroed bytes, 64-byte aligned, or NULL. bytes == 0 gives a valid
+ * minimal block. */
+void *bk_alloc_zeroed(size_t bytes);
+
+/* Releases a block from bk_alloc_zeroed; `bytes` must be the size asked for. */
+void bk_free_zeroed(void *block, size_t bytes);
+
+#endif

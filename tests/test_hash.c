@@ -1,0 +1,196 @@
+/*
+ * tests/test_hash.c -- the hashing module: SipHash against the reference
+ * vectors, the hasher's algorithms, seeds and key identifiers.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+#include "hash.h"
+
+/* SipHash reference vectors (Aumasson & Bernstein, vectors.h of the
+ * reference implementation): key 00 01 .. 0f, message 00 01 .. (len-1).
+ * A subset covering every tail length class: 0, 1, 7, 8, 15, 16, 31, 63. */
+typedef struct vector {
+    size_t len;
+    const char *sip64;  /* output bytes, hex */
+    const char *sip128;
+} vector;
+
+static const vector reference_vectors[] = {
+    { 0, "310e0edd47db6f72", "a3817f04ba25a8e66df67214c7550293" },
+    { 1, "fd67dc93c539f874", "da87c1d86b99af44347659119b22fc45" },
+    { 7, "37d1018bf50002ab", "a1f1ebbed8dbc153c0b84aa61ff08239" },
+    { 8, "6224939a79f5f593", "3b62a9ba6258f5610f83e264f31497b4" },
+    { 15, "e545be4961ca29a1", "5493e99933b0a8117e08ec0f97cfc3d9" },
+    { 16, "db9bc2577fcc2a3f", "6ee2a4ca67b054bbfd3315bf85230577" },
+    { 31, "42c341d8fa92d832", "2939b0183223fafc1723de4f52c43d35" },
+    { 63, "724506eb4c328a95", "5150d1772f50834a503e069a973fbd7c" },
+};
+
+static void hex_to_bytes(const char *hex, uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        sscanf(hex + 2 * i, "%2x", &v);
+        out[i] = (uint8_t)v;
+    }
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void reference_key_and_message(uint8_t key[16], uint8_t message[64])
+{
+    for (int i = 0; i < 16; i++)
+        key[i] = (uint8_t)i;
+    for (int i = 0; i < 64; i++)
+        message[i] = (uint8_t)i;
+}
+
+static void test_siphash64_reference_vectors(void **state)
+{
+    (void)state;
+    uint8_t key[16], message[64], expected[8];
+    reference_key_and_message(key, message);
+    for (size_t i = 0; i < sizeof reference_vectors / sizeof reference_vectors[0]; i++) {
+        hex_to_bytes(reference_vectors[i].sip64, expected, 8);
+        assert_int_equal(bk_siphash24(key, message, reference_vectors[i].len), le64(expected));
+    }
+}
+
+static void test_siphash128_reference_vectors(void **state)
+{
+    (void)state;
+    uint8_t key[16], message[64], expected[16];
+    reference_key_and_message(key, message);
+    for (size_t i = 0; i < sizeof reference_vectors / sizeof reference_vectors[0]; i++) {
+        hex_to_bytes(reference_vectors[i].sip128, expected, 16);
+        bk_hash h = bk_siphash24_128(key, message, reference_vectors[i].len);
+        assert_int_equal(h.h1, le64(expected));
+        assert_int_equal(h.h2, le64(expected + 8));
+    }
+}
+
+static void test_hasher_siphash_uses_key(void **state)
+{
+    (void)state;
+    uint8_t key_a[16] = { 1 }, key_b[16] = { 2 };
+    bk_hasher a, b;
+    assert_int_equal(bk_hasher_init(&a, BK_HASH_SIPHASH, 0, key_a), BK_OK);
+    assert_int_equal(bk_hasher_init(&b, BK_HASH_SIPHASH, 0, key_b), BK_OK);
+    bk_hash ha = bk_hash_key(&a, "alice", 5), hb = bk_hash_key(&b, "alice", 5);
+    assert_true(ha.h1 != hb.h1 || ha.h2 != hb.h2);
+    bk_hash direct = bk_siphash24_128(key_a, "alice", 5);
+    assert_int_equal(ha.h1, direct.h1);
+    assert_int_equal(ha.h2, direct.h2);
+    /* The recorded "seed" is the key identifier, never the key itself. */
+    assert_int_equal(a.seed, bk_secret_key_id(key_a));
+    assert_int_not_equal(a.seed, b.seed);
+    assert_false(bk_hasher_equal(&a, &b));
+}
+
+static void test_hasher_xxh3_seed(void **state)
+{
+    (void)state;
+    bk_hasher zero, one;
+    assert_int_equal(bk_hasher_init(&zero, BK_HASH_XXH3, 0, NULL), BK_OK);
+    assert_int_equal(bk_hasher_init(&one, BK_HASH_XXH3, 1, NULL), BK_OK);
+    bk_hash a = bk_hash_key(&zero, "alice", 5), b = bk_hash_key(&one, "alice", 5);
+    assert_true(a.h1 != b.h1);
+    XXH128_hash_t reference = XXH3_128bits_withSeed("alice", 5, 0);
+    assert_int_equal(a.h1, reference.low64);
+    assert_int_equal(a.h2, reference.high64);
+    /* The inline path and the out-of-line path agree. */
+    bk_hash inline_hash = bk_hash_inline(&one, "alice", 5);
+    assert_int_equal(inline_hash.h1, b.h1);
+    assert_int_equal(inline_hash.h2, b.h2);
+    /* Empty keys hash without touching memory. */
+    bk_hash empty = bk_hash_key(&zero, NULL, 0);
+    assert_int_equal(empty.h1, XXH3_128bits_withSeed("", 0, 0).low64);
+}
+
+static void test_hasher_xxh64(void **state)
+{
+    (void)state;
+    bk_hasher h;
+    assert_int_equal(bk_hasher_init(&h, BK_HASH_XXH64, 0, NULL), BK_OK);
+    bk_hash a = bk_hash_key(&h, "alice", 5);
+    assert_int_equal(a.h1, XXH64("alice", 5, 0));
+    assert_int_equal(a.h2, bk_mix64(a.h1));
+}
+
+static void test_hasher_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    uint8_t key[16] = { 0 };
+    bk_hasher h;
+    memset(&h, 0x5a, sizeof h);
+    bk_hasher before = h;
+    assert_int_equal(bk_hasher_init(&h, BK_HASH_SIPHASH, 0, NULL), BK_EKEY);
+    assert_int_equal(bk_hasher_init(&h, BK_HASH_XXH3, 0, key), BK_EINVAL);
+    assert_int_equal(bk_hasher_init(&h, (bk_hash_algorithm)42, 0, NULL), BK_EINVAL);
+    assert_int_equal(bk_hasher_init(NULL, BK_HASH_XXH3, 0, NULL), BK_EINVAL);
+    assert_memory_equal(&h, &before, sizeof h); /* untouched on error */
+}
+
+static void test_reduce_and_probes_cover_range(void **state)
+{
+    (void)state;
+    /* Multiply-shift: the extremes of the input map to the extremes of the range. */
+    assert_int_equal(bk_reduce(0, 1000), 0);
+    assert_int_equal(bk_reduce(UINT64_MAX, 1000), 999);
+    assert_int_equal(bk_reduce(UINT64_MAX, UINT64_MAX), UINT64_MAX - 1);
+    /* A 2^36-bit filter: positions stay below m and use the high range. */
+    const uint64_t m = (uint64_t)1 << 36;
+    bk_hasher h;
+    bk_hasher_init(&h, BK_HASH_XXH3, 0, NULL);
+    uint64_t highest = 0;
+    for (int i = 0; i < 10000; i++) {
+        bk_probe probe = bk_probe_start(bk_hash_key(&h, &i, sizeof i));
+        for (int j = 0; j < 7; j++) {
+            uint64_t position = bk_probe_next(&probe, m);
+            assert_true(position < m);
+            if (position > highest)
+                highest = position;
+        }
+    }
+    assert_true(highest > m - (m >> 10)); /* reached the top 0.1% of the range */
+}
+
+static void test_strerror_names_every_code(void **state)
+{
+    (void)state;
+    for (int code = 0; code >= BK_EOVERSIZE; code--) {
+        const char *text = bk_strerror((bk_status)code);
+        assert_non_null(text);
+        assert_string_not_equal(text, "unknown status code");
+    }
+    assert_string_equal(bk_strerror((bk_status)-1000), "unknown status code");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_siphash64_reference_vectors),
+        cmocka_unit_test(test_siphash128_reference_vectors),
+        cmocka_unit_test(test_hasher_siphash_uses_key),
+        cmocka_unit_test(test_hasher_xxh3_seed),
+        cmocka_unit_test(test_hasher_xxh64),
+        cmocka_unit_test(test_hasher_rejects_bad_arguments),
+        cmocka_unit_test(test_reduce_and_probes_cover_range),
+        cmocka_unit_test(test_strerror_names_every_code),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
