@@ -13,5 +13,6 @@
 #include "bloomkit/sizing.h"
 #include "bloomkit/bloom.h"
 #include "bloomkit/filter.h"
+#include "bloomkit/format.h"
 
 #endif

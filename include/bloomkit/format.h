@@ -1,0 +1,67 @@
+/*
+ * bloomkit/format.h -- saving, loading, serialising and mapping filters.
+ *
+ * One portable format for every kind: little-endian whatever the host,
+ * versioned, checksummed (XXH3-64), payload 64-byte aligned so a file can be
+ * mapped and queried in place.  Byte-by-byte specification: docs/FORMAT.md.
+ *
+ * Every loader treats its input as hostile: truncation, wrong magic,
+ * unknown version or kind, contradictory parameters, overflowing sizes and
+ * bad checksums each return their own bk_status, never read out of bounds
+ * and never allocate more than the input justifies.  On error *out is
+ * untouched.
+ */
+#ifndef BLOOMKIT_FORMAT_H
+#define BLOOMKIT_FORMAT_H
+
+#include "bloomkit/common.h"
+#include "bloomkit/filter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bk_load_options {
+    /* 16-byte secret key for filters hashed with SipHash (checked against
+     * the key identifier stored in the file: BK_EKEY if it differs or is
+     * missing).  NULL otherwise. */
+    const uint8_t *secret_key;
+    /* Refuse (BK_EKIND) a filter of another kind; BK_KIND_NONE accepts any. */
+    bk_kind expected_kind;
+} bk_load_options;
+
+/* Bytes bk_filter_serialize will write. */
+bk_status bk_filter_serialized_size(const bk_filter *filter, size_t *size);
+
+/* Writes the filter into buffer[0..size).  BK_ERANGE if size is too small
+ * (nothing written).  *written (may be NULL) receives the byte count. */
+bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size,
+                              size_t *written);
+
+/* Reads a filter from buffer[0..size) (copies what it needs; the buffer may
+ * be freed afterwards).  `options` may be NULL. */
+bk_status bk_filter_deserialize(const void *buffer, size_t size,
+                                const bk_load_options *options, bk_filter **out);
+
+/* Saves to `path` atomically: written to a temporary file in the same
+ * directory, flushed (fsync), then renamed over `path`, so a crash never
+ * leaves a half-written filter where a good one was.  BK_EIO on a system
+ * error (errno is preserved). */
+bk_status bk_filter_save(const bk_filter *filter, const char *path);
+
+/* Loads a whole file into memory. */
+bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out);
+
+/* Maps a file read-only (mmap) and queries it in place: a filter of any size
+ * answers its first query without reading the file.  The checksum is not
+ * verified (that would read the whole file): call bk_filter_verify for it.
+ * Writes return BK_EIMMUTABLE; bk_filter_free unmaps. */
+bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_filter **out);
+
+/* Verifies the checksum of a file on disk without loading it. */
+bk_status bk_file_verify(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOOMKIT_FORMAT_H */
