@@ -634,6 +634,25 @@ static bk_status ops_estimate_sets(const void *a, const void *b, bk_set_estimate
 
 static void ops_stats(const void *filter, bk_stats *out) { bk_bloom_stats(filter, out); }
 
+static bk_status ops_design(const bk_params *params, bk_stats *out)
+{
+    bk_sizing sizing;
+    bk_status status = bk_size_from_params(params, &sizing);
+    if (status != BK_OK)
+        return status;
+    memset(out, 0, sizeof *out);
+    out->kind = BK_KIND_BLOOM;
+    out->bits = sizing.bits;
+    out->hashes = sizing.hashes;
+    out->bytes = (uint64_t)bk_bloom_words_for_bits(sizing.bits) * 8;
+    out->capacity = sizing.capacity;
+    out->target_fpr = sizing.predicted_fpr;
+    out->bits_per_key = sizing.bits_per_key;
+    out->design_fill_ratio = sizing.design_fill_ratio;
+    out->hash_algorithm = params->hash_algorithm;
+    return BK_OK;
+}
+
 const bk_kind_ops bk_bloom_ops = {
     .kind = BK_KIND_BLOOM,
     .name = "bloom",
@@ -650,6 +669,7 @@ const bk_kind_ops bk_bloom_ops = {
     .intersect_with = ops_intersect,
     .estimate_sets = ops_estimate_sets,
     .stats = ops_stats,
+    .design = ops_design,
     .params_size = ops_params_size,
     .write_params = ops_write_params,
     .payload_size = ops_payload_size,

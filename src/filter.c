@@ -380,6 +380,18 @@ void bk_filter_stats(const bk_filter *filter, bk_stats *out)
     filter->ops->stats(filter->object, out);
 }
 
+bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    if (ops == NULL)
+        return BK_EKIND;
+    if (params == NULL || out == NULL)
+        return BK_EINVAL;
+    if (ops->design == NULL)
+        return BK_EUNSUPPORTED;
+    return ops->design(params, out);
+}
+
 bk_status bk_filter_check_fill(const bk_filter *filter)
 {
     if (filter == NULL)

@@ -43,6 +43,10 @@ typedef struct bk_kind_ops {
     bk_status (*estimate_sets)(const void *a, const void *b, bk_set_estimate *out);
 
     void (*stats)(const void *filter, bk_stats *out);
+    /* The design a filter created from `params` would have, without
+     * creating it: fills kind, bits, hashes, bytes, capacity, target_fpr,
+     * bits_per_key (and kind-specific design fields); the rest zero. */
+    bk_status (*design)(const bk_params *params, bk_stats *out);
 
     /*
      * File format (docs/FORMAT.md).  The container (src/format.c) writes

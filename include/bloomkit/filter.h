@@ -81,6 +81,11 @@ bk_status bk_filter_estimate_sets(const bk_filter *a, const bk_filter *b, bk_set
 
 void bk_filter_stats(const bk_filter *filter, bk_stats *out);
 
+/* The design (bits, hashes, bytes, target FPR, bits per key) that
+ * bk_filter_create(kind, params) would produce, computed without allocating:
+ * what `bloomkit size` prints for each kind.  Errors as create. */
+bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out);
+
 /* Fill alarm, common to every kind: BK_OK while the filter is within its
  * design point, BK_EFULL once it is past it (see bk_fill_past_design_point). */
 bk_status bk_filter_check_fill(const bk_filter *filter);
