@@ -1,0 +1,583 @@
+/*
+ * tests/test_counting.c -- the counting Bloom filter (src/counting.c).
+ *
+ * Statistical bounds: a count of false positives among N absent queries is
+ * Binomial(N, p); we accept |measured - p N| <= 4 sqrt(N p (1-p)) plus the
+ * model error stated next to each test.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+#include "filter.h"
+
+static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
+{
+    return (size_t)snprintf(buffer, size, "%s%llu", prefix, (unsigned long long)i);
+}
+
+/* A deterministic generator for the random sequences (splitmix64). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static bk_counting *make_filter(uint64_t capacity, double fpr)
+{
+    bk_params p = { .capacity = capacity, .fpr = fpr };
+    bk_counting *f = NULL;
+    assert_int_equal(bk_counting_create(&p, &f), BK_OK);
+    return f;
+}
+
+/* The serialised payload: lets a test check that nothing changed. */
+static uint8_t *payload_of(const bk_counting *f, uint64_t *size)
+{
+    *size = bk_counting_ops.payload_size(f);
+    uint8_t *bytes = malloc(*size);
+    assert_non_null(bytes);
+    bk_counting_ops.write_payload(f, bytes);
+    return bytes;
+}
+
+static void assert_unchanged(const bk_counting *f, const uint8_t *before, uint64_t size)
+{
+    uint64_t now_size;
+    uint8_t *now = payload_of(f, &now_size);
+    assert_int_equal(now_size, size);
+    assert_memory_equal(now, before, size);
+    free(now);
+}
+
+static void test_add_contains_remove_count(void **state)
+{
+    (void)state;
+    bk_counting *f = make_filter(1000, 0.01);
+    bool was_new = false;
+    uint64_t count = 99;
+    assert_false(bk_counting_contains(f, "alice", 5));
+    assert_int_equal(bk_counting_count(f, "alice", 5, &count), BK_OK);
+    assert_int_equal(count, 0);
+    assert_int_equal(bk_counting_add(f, "alice", 5, &was_new), BK_OK);
+    assert_true(was_new);
+    assert_int_equal(bk_counting_add(f, "alice", 5, &was_new), BK_OK);
+    assert_false(was_new);
+    assert_int_equal(bk_counting_count(f, "alice", 5, &count), BK_OK);
+    assert_int_equal(count, 2);
+    assert_int_equal(bk_counting_keys_added(f), 2);
+    assert_int_equal(bk_counting_remove(f, "alice", 5), BK_OK);
+    assert_true(bk_counting_contains(f, "alice", 5));
+    assert_int_equal(bk_counting_remove(f, "alice", 5), BK_OK);
+    assert_false(bk_counting_contains(f, "alice", 5));
+    assert_int_equal(bk_counting_keys_added(f), 0);
+    assert_int_equal(bk_counting_nonzero_counters(f), 0);
+    assert_int_equal(bk_counting_remove(f, "alice", 5), BK_ENOTFOUND);
+    bk_counting_free(f);
+}
+
+static void test_remove_absent_changes_nothing(void **state)
+{
+    (void)state;
+    bk_counting *f = make_filter(1000, 0.01);
+    char key[32];
+    for (int i = 0; i < 500; i++)
+        assert_int_equal(bk_counting_add(f, key, key_of(key, sizeof key, "k", (uint64_t)i), NULL),
+                         BK_OK);
+    uint64_t size;
+    uint8_t *before = payload_of(f, &size);
+    int refused = 0;
+    for (int i = 0; i < 1000; i++) {
+        size_t len = key_of(key, sizeof key, "absent", (uint64_t)i);
+        if (bk_counting_contains(f, key, len))
+            continue; /* a false positive: removing it would change counters */
+        assert_int_equal(bk_counting_remove(f, key, len), BK_ENOTFOUND);
+        refused++;
+    }
+    assert_true(refused > 900);
+    assert_unchanged(f, before, size);
+    assert_int_equal(bk_counting_keys_added(f), 500);
+    free(before);
+    bk_counting_free(f);
+}
+
+/*
+ * Interleaved random adds and removes over a pool of keys, checked against
+ * the exact multiset: a key added more times than removed is always
+ * present, its count is at least min(true count, 15), and a remove of a key
+ * whose true count is zero never "succeeds" unless the key is a false
+ * positive (we never issue those: remove is only for present keys).
+ */
+static void run_multiset_sequence(uint64_t capacity, double fpr, unsigned pool, unsigned steps,
+                                  uint64_t seed, bool expect_saturation)
+{
+    bk_counting *f = make_filter(capacity, fpr);
+    unsigned *truth = calloc(pool, sizeof *truth);
+    assert_non_null(truth);
+    char key[32];
+    uint64_t rng = seed;
+    for (unsigned step = 0; step < steps; step++) {
+        unsigned which = (unsigned)(next_random(&rng) % pool);
+        size_t len = key_of(key, sizeof key, "m", which);
+        bool add = truth[which] == 0 || next_random(&rng) % 100 < 55;
+        if (add) {
+            assert_int_equal(bk_counting_add(f, key, len, NULL), BK_OK);
+            truth[which]++;
+        } else {
+            assert_int_equal(bk_counting_remove(f, key, len), BK_OK);
+            truth[which]--;
+        }
+        if (step % 97 == 0 || step == steps - 1) {
+            for (unsigned i = 0; i < pool; i++) {
+                if (truth[i] == 0)
+                    continue;
+                len = key_of(key, sizeof key, "m", i);
+                assert_true(bk_counting_contains(f, key, len));
+                uint64_t count;
+                assert_int_equal(bk_counting_count(f, key, len, &count), BK_OK);
+                unsigned floor_count = truth[i] < BK_COUNTING_MAX ? truth[i] : BK_COUNTING_MAX;
+                assert_true(count >= floor_count);
+            }
+        }
+    }
+    if (expect_saturation)
+        assert_true(bk_counting_saturated_counters(f) > 0);
+    free(truth);
+    bk_counting_free(f);
+}
+
+static void test_random_multiset_no_false_negatives(void **state)
+{
+    (void)state;
+    run_multiset_sequence(2000, 0.01, 1500, 20000, 1, false);
+}
+
+static void test_random_multiset_with_saturation(void **state)
+{
+    (void)state;
+    /* A tiny pool on a small filter: keys reach 20+ copies and saturate
+     * counters; removes still never create a false negative. */
+    run_multiset_sequence(64, 0.05, 40, 6000, 7, true);
+}
+
+static void test_saturation_sticks(void **state)
+{
+    (void)state;
+    bk_counting *f = make_filter(1000, 0.01);
+    unsigned k = bk_counting_hashes(f);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(bk_counting_add(f, "hot", 3, NULL), BK_OK);
+    uint64_t count;
+    assert_int_equal(bk_counting_count(f, "hot", 3, &count), BK_OK);
+    assert_int_equal(count, BK_COUNTING_MAX);
+    /* Every probe of "hot" sits on a saturated counter (k distinct ones
+     * unless two probes coincide). */
+    uint64_t saturated = bk_counting_saturated_counters(f);
+    assert_true(saturated >= 1 && saturated <= k);
+    bk_stats s;
+    bk_counting_stats(f, &s);
+    assert_int_equal(s.saturated_counters, saturated);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(bk_counting_remove(f, "hot", 3), BK_OK);
+    /* Saturated counters were never decremented: the key still looks present. */
+    assert_true(bk_counting_contains(f, "hot", 3));
+    assert_int_equal(bk_counting_saturated_counters(f), saturated);
+    assert_int_equal(bk_counting_count(f, "hot", 3, &count), BK_OK);
+    assert_int_equal(count, BK_COUNTING_MAX);
+    bk_counting_free(f);
+}
+
+/*
+ * The second seed's section 4: insert in0..in99, remove in7, then remove a
+ * false positive and watch keys that were added and never removed vanish.
+ * Same parameters as examples/counting_delete.c.
+ */
+static void test_false_positive_removal_creates_false_negatives(void **state)
+{
+    (void)state;
+    bk_counting *f = make_filter(100, 0.05);
+    char key[32];
+    for (uint64_t i = 0; i < 100; i++)
+        assert_int_equal(bk_counting_add(f, key, key_of(key, sizeof key, "in", i), NULL), BK_OK);
+    assert_int_equal(bk_counting_remove(f, "in7", 3), BK_OK);
+    bool before[100];
+    for (uint64_t i = 0; i < 100; i++)
+        before[i] = bk_counting_contains(f, key, key_of(key, sizeof key, "in", i));
+    for (uint64_t i = 0; i < 100; i++)
+        assert_true(i == 7 || before[i]); /* no false negatives yet */
+    uint64_t fp = 0;
+    size_t len = 0;
+    for (;; fp++) {
+        len = key_of(key, sizeof key, "out", fp);
+        if (bk_counting_contains(f, key, len))
+            break;
+        assert_true(fp < 100000);
+    }
+    /* The filter cannot tell: remove succeeds. */
+    assert_int_equal(bk_counting_remove(f, key, len), BK_OK);
+    int lost = 0;
+    for (uint64_t i = 0; i < 100; i++) {
+        bool now = bk_counting_contains(f, key, key_of(key, sizeof key, "in", i));
+        lost += before[i] && !now;
+    }
+    assert_true(lost > 0);
+    bk_counting_free(f);
+}
+
+static void test_to_bloom_answers_identically(void **state)
+{
+    (void)state;
+    bk_counting *f = make_filter(5000, 0.01);
+    char key[32];
+    for (uint64_t i = 0; i < 5000; i++)
+        bk_counting_add(f, key, key_of(key, sizeof key, "b", i), NULL);
+    for (uint64_t i = 0; i < 1000; i++)
+        bk_counting_remove(f, key, key_of(key, sizeof key, "b", i * 5));
+    bk_bloom *b = NULL;
+    assert_int_equal(bk_counting_to_bloom(f, &b), BK_OK);
+    assert_int_equal(bk_bloom_bits(b), bk_counting_counters(f));
+    assert_int_equal(bk_bloom_hashes(b), bk_counting_hashes(f));
+    assert_int_equal(bk_bloom_bits_set(b), bk_counting_nonzero_counters(f));
+    assert_int_equal(bk_bloom_keys_added(b), bk_counting_keys_added(f));
+    for (uint64_t i = 0; i < 50000; i++) {
+        size_t len = key_of(key, sizeof key, i < 5000 ? "b" : "q", i);
+        assert_int_equal(bk_bloom_contains(b, key, len), bk_counting_contains(f, key, len));
+    }
+    assert_true(bk_bloom_estimate_keys(b) == bk_counting_estimate_keys(f));
+    bk_bloom_free(b);
+    bk_counting_free(f);
+}
+
+static void test_union_saturating_add(void **state)
+{
+    (void)state;
+    bk_counting *a = make_filter(1000, 0.01);
+    bk_counting *b = make_filter(1000, 0.01);
+    for (int i = 0; i < 10; i++) {
+        bk_counting_add(a, "x", 1, NULL);
+        bk_counting_add(b, "x", 1, NULL);
+    }
+    bk_counting_add(b, "y", 1, NULL);
+    assert_int_equal(bk_counting_union(a, b), BK_OK);
+    uint64_t count;
+    bk_counting_count(a, "x", 1, &count);
+    assert_int_equal(count, BK_COUNTING_MAX); /* 10 + 10 saturates */
+    bk_counting_count(a, "y", 1, &count);
+    assert_true(count >= 1);
+    assert_int_equal(bk_counting_keys_added(a), 21);
+    for (uint64_t i = 0; i < bk_counting_counters(a); i++)
+        assert_true(bk_counting_counter(a, i) >= bk_counting_counter(b, i));
+
+    bk_counting *other_size = make_filter(2000, 0.01);
+    bk_params seeded = { .capacity = 1000, .fpr = 0.01, .seed = 5 };
+    bk_counting *other_seed;
+    assert_int_equal(bk_counting_create(&seeded, &other_seed), BK_OK);
+    uint64_t size;
+    uint8_t *before = payload_of(a, &size);
+    assert_int_equal(bk_counting_union(a, other_size), BK_EINCOMPATIBLE);
+    assert_int_equal(bk_counting_union(a, other_seed), BK_EINCOMPATIBLE);
+    assert_int_equal(bk_counting_union(a, NULL), BK_EINVAL);
+    assert_unchanged(a, before, size);
+    free(before);
+    bk_counting_free(other_seed);
+    bk_counting_free(other_size);
+    bk_counting_free(b);
+    bk_counting_free(a);
+}
+
+/*
+ * FPR and the fill estimates against the classic formulas.  Given the fill
+ * X/m, an absent key is a false positive with probability (X/m)^k when its
+ * k probes are distinct; probes coincide with probability < k^2/m, which is
+ * the model error allowed beyond 4 sigma.
+ */
+static void test_fpr_and_estimates(void **state)
+{
+    (void)state;
+    const uint64_t n = 20000, queries = 200000;
+    bk_counting *f = make_filter(n, 0.01);
+    char key[32];
+    for (uint64_t i = 0; i < n; i++)
+        bk_counting_add(f, key, key_of(key, sizeof key, "user:", i), NULL);
+    uint64_t positives = 0;
+    for (uint64_t i = 0; i < queries; i++)
+        positives += bk_counting_contains(f, key, key_of(key, sizeof key, "guest:", i));
+    double m = (double)bk_counting_counters(f), k = bk_counting_hashes(f);
+    double p = bk_counting_current_fpr(f);
+    double sigma = sqrt((double)queries * p * (1 - p));
+    double model = (double)queries * p * k * k / m;
+    printf("counting: m=%.0f k=%.0f measured FPR %.6f predicted %.6f (design %.6f)\n", m, k,
+           (double)positives / (double)queries, p, bk_counting_target_fpr(f));
+    assert_true(fabs((double)positives - p * (double)queries) <= 4 * sigma + model);
+
+    /* Swamidass & Baldi: Var(n estimate) ~ m (e^x - 1 - x) / k^2, x = kn/m. */
+    double x = k * (double)n / m;
+    double estimate_sigma = sqrt(m * (exp(x) - 1 - x)) / k;
+    assert_true(fabs(bk_counting_estimate_keys(f) - (double)n) <= 4 * estimate_sigma);
+    bk_stats s;
+    bk_counting_stats(f, &s);
+    assert_int_equal(s.kind, BK_KIND_COUNTING);
+    assert_int_equal(s.bits, bk_counting_counters(f) * 4);
+    assert_int_equal(s.bytes, (bk_counting_counters(f) + 1) / 2);
+    assert_int_equal(s.keys_added, n);
+    assert_int_equal(s.saturated_counters, 0);
+    assert_true(s.keys_estimated == bk_counting_estimate_keys(f));
+    assert_false(s.past_design_point);
+    bk_counting_free(f);
+}
+
+static void test_batch_matches_single(void **state)
+{
+    (void)state;
+    bk_counting *single = make_filter(3000, 0.02);
+    bk_counting *batched = make_filter(3000, 0.02);
+    enum { N = 3000 };
+    static char storage[N][16];
+    static bk_key keys[N];
+    for (int i = 0; i < N; i++) {
+        keys[i].len = key_of(storage[i], sizeof storage[i], "z", (uint64_t)(i % 2500));
+        keys[i].data = storage[i];
+        bk_counting_add(single, keys[i].data, keys[i].len, NULL);
+    }
+    size_t fresh = 0;
+    assert_int_equal(bk_counting_add_batch(batched, keys, N, &fresh), BK_OK);
+    assert_true(fresh <= 2500 && fresh > 2400);
+    uint64_t s1, s2;
+    uint8_t *p1 = payload_of(single, &s1);
+    uint8_t *p2 = payload_of(batched, &s2);
+    assert_memory_equal(p1, p2, s1);
+    free(p1);
+    free(p2);
+    static bool results[N];
+    for (int i = 0; i < N; i++)
+        keys[i].len = key_of(storage[i], sizeof storage[i], i % 2 ? "z" : "w", (uint64_t)i);
+    size_t present = bk_counting_contains_batch(batched, keys, N, results);
+    size_t expected = 0;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(results[i], bk_counting_contains(batched, keys[i].data, keys[i].len));
+        expected += results[i];
+    }
+    assert_int_equal(present, expected);
+    bk_counting_free(single);
+    bk_counting_free(batched);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    bk_counting *f = NULL;
+    bk_params zero = { .capacity = 0 };
+    bk_params bad_fpr = { .capacity = 10, .fpr = 1.5 };
+    bk_params concurrent = { .capacity = 10, .flags = BK_FLAG_CONCURRENT };
+    bk_params unknown_flag = { .capacity = 10, .flags = 0x80 };
+    bk_params huge = { .capacity = 10, .bits = BK_MAX_BITS, .hashes = 3 };
+    bk_params siphash_no_key = { .capacity = 10, .hash_algorithm = BK_HASH_SIPHASH };
+    assert_int_equal(bk_counting_create(NULL, &f), BK_EINVAL);
+    assert_int_equal(bk_counting_create(&zero, &f), BK_EINVAL);
+    assert_int_equal(bk_counting_create(&bad_fpr, &f), BK_EINVAL);
+    assert_int_equal(bk_counting_create(&concurrent, &f), BK_EUNSUPPORTED);
+    assert_int_equal(bk_counting_create(&unknown_flag, &f), BK_EINVAL);
+    assert_int_equal(bk_counting_create(&huge, &f), BK_ERANGE);
+    assert_int_equal(bk_counting_create(&siphash_no_key, &f), BK_EKEY);
+    assert_null(f);
+
+    f = make_filter(100, 0.01);
+    uint64_t count;
+    assert_int_equal(bk_counting_add(NULL, "a", 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_counting_add(f, NULL, 3, NULL), BK_EINVAL);
+    assert_int_equal(bk_counting_remove(f, NULL, 3), BK_EINVAL);
+    assert_int_equal(bk_counting_remove(NULL, "a", 1), BK_EINVAL);
+    assert_int_equal(bk_counting_count(f, "a", 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_counting_count(NULL, "a", 1, &count), BK_EINVAL);
+    assert_false(bk_counting_contains(f, NULL, 3));
+    assert_false(bk_counting_contains(NULL, "a", 1));
+    assert_int_equal(bk_counting_add_batch(f, NULL, 3, NULL), BK_EINVAL);
+    assert_int_equal(bk_counting_to_bloom(f, NULL), BK_EINVAL);
+    assert_int_equal(bk_counting_keys_added(f), 0);
+    assert_int_equal(bk_counting_nonzero_counters(f), 0);
+    assert_int_equal(bk_counting_counter(f, bk_counting_counters(f)), 0);
+    /* The empty key is a key like any other. */
+    assert_int_equal(bk_counting_add(f, NULL, 0, NULL), BK_OK);
+    assert_true(bk_counting_contains(f, "", 0));
+    assert_int_equal(bk_counting_clear(f), BK_OK);
+    assert_false(bk_counting_contains(f, "", 0));
+    bk_counting_free(f);
+    bk_counting_free(NULL);
+}
+
+static void test_filter_handle(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 1000, .fpr = 0.01 };
+    bk_kind kind;
+    assert_int_equal(bk_kind_from_name("counting", &kind), BK_OK);
+    assert_int_equal(kind, BK_KIND_COUNTING);
+    assert_true(bk_kind_available(BK_KIND_COUNTING));
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
+    bool was_new;
+    assert_int_equal(bk_filter_add(f, "k", 1, &was_new), BK_OK);
+    assert_true(was_new);
+    assert_int_equal(bk_filter_add(f, "k", 1, &was_new), BK_OK);
+    assert_false(was_new);
+    uint64_t count;
+    assert_int_equal(bk_filter_count(f, "k", 1, &count), BK_OK);
+    assert_int_equal(count, 2);
+    assert_int_equal(bk_filter_remove(f, "k", 1), BK_OK);
+    assert_int_equal(bk_filter_remove(f, "k", 1), BK_OK);
+    assert_int_equal(bk_filter_remove(f, "k", 1), BK_ENOTFOUND);
+    assert_false(bk_filter_contains(f, "k", 1));
+
+    bk_stats made, designed;
+    bk_filter_stats(f, &made);
+    assert_int_equal(bk_kind_design(BK_KIND_COUNTING, &p, &designed), BK_OK);
+    assert_int_equal(designed.bits, made.bits);
+    assert_int_equal(designed.hashes, made.hashes);
+    assert_int_equal(designed.bytes, made.bytes);
+    assert_true(designed.target_fpr == made.target_fpr);
+    assert_true(designed.bits_per_key == made.bits_per_key);
+    /* Four times the classic filter's bits, same k. */
+    bk_stats classic;
+    assert_int_equal(bk_kind_design(BK_KIND_BLOOM, &p, &classic), BK_OK);
+    assert_int_equal(made.bits, 4 * classic.bits);
+    assert_int_equal(made.hashes, classic.hashes);
+
+    bk_filter *copy;
+    assert_int_equal(bk_filter_copy(f, &copy), BK_OK);
+    assert_int_equal(bk_filter_kind(copy), BK_KIND_COUNTING);
+    bk_filter_free(copy);
+    bk_filter_free(f);
+}
+
+/* The file-format hooks, driven directly (write, then read back). */
+static void *roundtrip_hooks(const void *object, bool in_place, uint8_t **payload_out,
+                             bk_status *status_out)
+{
+    const bk_kind_ops *ops = &bk_counting_ops;
+    size_t params_size = ops->params_size(object);
+    uint8_t params[64];
+    assert_true(params_size <= sizeof params);
+    ops->write_params(object, params);
+    uint64_t payload_size = ops->payload_size(object);
+    uint8_t *payload = aligned_alloc(64, (payload_size + 63) / 64 * 64);
+    assert_non_null(payload);
+    ops->write_payload(object, payload);
+    void *back = NULL;
+    *status_out = ops->read(params, params_size, payload, payload_size,
+                            ops->hasher(object), bk_counting_keys_added(object), in_place, &back);
+    *payload_out = payload;
+    return back;
+}
+
+static void test_format_hooks(void **state)
+{
+    (void)state;
+    /* An odd m, so the last byte has an unused nibble. */
+    bk_params p = { .capacity = 777, .bits = 6327, .hashes = 6, .seed = 42 };
+    bk_counting *f;
+    assert_int_equal(bk_counting_create(&p, &f), BK_OK);
+    char key[32];
+    for (uint64_t i = 0; i < 700; i++)
+        bk_counting_add(f, key, key_of(key, sizeof key, "f", i), NULL);
+    for (int i = 0; i < 16; i++)
+        bk_counting_add(f, "hot", 3, NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        bool in_place = pass == 1;
+        uint8_t *payload;
+        bk_status status;
+        bk_counting *back = roundtrip_hooks(f, in_place, &payload, &status);
+        assert_int_equal(status, BK_OK);
+        assert_int_equal(bk_counting_counters(back), bk_counting_counters(f));
+        assert_int_equal(bk_counting_hashes(back), bk_counting_hashes(f));
+        assert_int_equal(bk_counting_capacity(back), 777);
+        assert_true(bk_counting_target_fpr(back) == bk_counting_target_fpr(f));
+        assert_int_equal(bk_counting_keys_added(back), bk_counting_keys_added(f));
+        assert_int_equal(bk_counting_hasher(back)->seed, 42);
+        assert_int_equal(bk_counting_saturated_counters(back), bk_counting_saturated_counters(f));
+        for (uint64_t i = 0; i < bk_counting_counters(f); i++)
+            assert_int_equal(bk_counting_counter(back, i), bk_counting_counter(f, i));
+        if (in_place) {
+            assert_int_equal(bk_counting_add(back, "x", 1, NULL), BK_EIMMUTABLE);
+            assert_int_equal(bk_counting_remove(back, "f1", 2), BK_EIMMUTABLE);
+            assert_int_equal(bk_counting_clear(back), BK_EIMMUTABLE);
+            bk_counting *writable;
+            assert_int_equal(bk_counting_copy(back, &writable), BK_OK);
+            assert_int_equal(bk_counting_remove(writable, "f1", 2), BK_OK);
+            bk_counting_free(writable);
+        }
+        bk_counting_free(back);
+        free(payload);
+    }
+
+    /* Contradictory parameter blocks. */
+    const bk_kind_ops *ops = &bk_counting_ops;
+    uint8_t params[32], good[32];
+    ops->write_params(f, good);
+    uint64_t payload_size = ops->payload_size(f);
+    uint8_t *payload = calloc(1, payload_size);
+    ops->write_payload(f, payload);
+    void *back = NULL;
+    const bk_hasher *h = ops->hasher(f);
+    struct { size_t offset; uint8_t value; bk_status expected; } cases[] = {
+        { 0, 0x00, BK_ECORRUPT },  /* m changes: payload size contradicts */
+        { 8, 0x00, BK_ECORRUPT },  /* k = 0 */
+        { 12, 8, BK_ECORRUPT },    /* counter width 8 */
+        { 16, 0x00, BK_OK },       /* capacity low byte 0 (777 -> 768): still valid */
+        { 31, 0x7f, BK_ECORRUPT }, /* target FPR NaN / > 1 */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(params, good, sizeof params);
+        params[cases[c].offset] = cases[c].value;
+        back = NULL;
+        bk_status status = ops->read(params, 32, payload, payload_size, h, 0, false, &back);
+        assert_int_equal(status, cases[c].expected);
+        if (status == BK_OK)
+            ops->destroy(back);
+        else
+            assert_null(back);
+    }
+    memcpy(params, good, sizeof params);
+    params[8] = 0; params[9] = 1; /* k = 256 */
+    assert_int_equal(ops->read(params, 32, payload, payload_size, h, 0, false, &back), BK_ERANGE);
+    params[8] = 3; params[9] = 0;
+    params[7] = 0x40; /* m = 2^62 + ...: beyond BK_MAX_BITS / 4 */
+    assert_int_equal(ops->read(params, 32, payload, payload_size, h, 0, false, &back), BK_ERANGE);
+    assert_int_equal(ops->read(good, 31, payload, payload_size, h, 0, false, &back), BK_ECORRUPT);
+    assert_int_equal(ops->read(good, 32, payload, payload_size - 1, h, 0, false, &back),
+                     BK_ECORRUPT);
+    payload[payload_size - 1] |= 0x10; /* the unused nibble of odd m */
+    assert_int_equal(ops->read(good, 32, payload, payload_size, h, 0, false, &back), BK_ECORRUPT);
+    assert_null(back);
+    free(payload);
+    bk_counting_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_contains_remove_count),
+        cmocka_unit_test(test_remove_absent_changes_nothing),
+        cmocka_unit_test(test_random_multiset_no_false_negatives),
+        cmocka_unit_test(test_random_multiset_with_saturation),
+        cmocka_unit_test(test_saturation_sticks),
+        cmocka_unit_test(test_false_positive_removal_creates_false_negatives),
+        cmocka_unit_test(test_to_bloom_answers_identically),
+        cmocka_unit_test(test_union_saturating_add),
+        cmocka_unit_test(test_fpr_and_estimates),
+        cmocka_unit_test(test_batch_matches_single),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_filter_handle),
+        cmocka_unit_test(test_format_hooks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
