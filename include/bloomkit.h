@@ -15,5 +15,6 @@
 #include "bloomkit/filter.h"
 #include "bloomkit/format.h"
 #include "bloomkit/counting.h"
+#include "bloomkit/cuckoo.h"
 
 #endif

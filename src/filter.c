@@ -22,6 +22,7 @@ struct bk_filter {
 static const bk_kind_ops *const kind_table[] = {
     &bk_bloom_ops,
     &bk_counting_ops,
+    &bk_cuckoo_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])

@@ -1,0 +1,935 @@
+/*
+ * src/cuckoo.c -- the cuckoo filter, with a victim stash so nothing is lost.
+ *
+ * The idea (Fan, Andersen, Kaminsky & Mitzenmacher, "Cuckoo Filter:
+ * Practically Better Than Bloom", CoNEXT 2014): store an f-bit fingerprint
+ * of each key in a table of B buckets of b = 4 slots.  A key may live in
+ * two buckets; a query compares its fingerprint with the 8 slots of both.
+ * Remove deletes one matching fingerprint -- which is why remove is only
+ * safe for keys known to be present: a false positive's fingerprint is
+ * another key's.
+ *
+ * Partial-key cuckoo hashing.  When both buckets are full, a stored
+ * fingerprint is evicted to ITS other bucket, which must be computable from
+ * the fingerprint and the bucket alone (the key is gone).  The paper uses
+ * i2 = i1 XOR hash(f), which needs B to be a power of two: the table then
+ * runs between 47.5% and 95% full at capacity, wasting up to half the
+ * memory.  We use the multiply-shift form that allows ANY B:
+ *
+ *     t(f)      = reduce(mix64(f), B)                 in [0, B)
+ *     alt(i, f) = (t(f) - i) mod B
+ *
+ * which is an involution, alt(alt(i, f), f) = t - (t - i) = i, exactly the
+ * property XOR gives; for uniform i, alt(i, f) is uniform too.  So the
+ * table is sized to the capacity, not to the next power of two.
+ *
+ *     bucket1     = reduce(h1, B)                (src/hash.h, multiply-shift)
+ *     fingerprint = 1 + reduce(h2, 2^f - 1)      uniform on [1, 2^f - 1]: 0 marks an empty slot
+ *     bucket2     = alt(bucket1, fingerprint)
+ *
+ * Insert: put the fingerprint in a free slot of bucket1 or bucket2; if both
+ * are full, pick one of them at random, swap the fingerprint with a random
+ * slot's, and carry the evicted one to its alternate bucket; repeat at most
+ * BK_CUCKOO_MAX_KICKS = 500 times.  If still homeless, the last evicted
+ * fingerprint goes to the one-entry VICTIM STASH (with its bucket), and the
+ * insert has succeeded: every key is still stored.  While the stash is
+ * occupied, further adds return BK_EFULL and change nothing; contains and
+ * count look at the stash; a remove makes room and re-inserts the stashed
+ * fingerprint.  (The random choices come from a per-filter splitmix64
+ * sequence, bk_mix64 of a counter: deterministic and saved in the file.)
+ *
+ * False positives.  A query compares against 8 slots, each occupied with
+ * probability `load` and then equal with probability 1/(2^f - 1):
+ *
+ *     p = 1 - (1 - 1/(2^f - 1))^(8 load)   ~  8 load / 2^f   (= 2b/2^f full)
+ *
+ * Sizing from (n, p): the narrowest f in {8, 12, 16} whose p at 95% load is
+ * at most the target, B = ceil(n / (4 x 0.95)).  Bits per key at capacity:
+ * f / 0.95 = 8.4, 12.6 or 16.8 (against 1.44 log2(1/p) for Bloom).
+ *
+ * Memory layout: B buckets of 4 f-bit slots, packed: a bucket is 4f bits =
+ * 4, 6 or 8 bytes, read as one little-endian integer, slot j at bits
+ * [j f, (j+1) f).  12-bit fingerprints therefore cost exactly 12 bits per
+ * slot (6-byte buckets; 1 bucket in 16 straddles two cache lines).
+ *
+ *     table:  [ s0 | s1 | s2 | s3 ][ s0 | s1 | s2 | s3 ] ...  B buckets
+ *             \_ bucket 0: 4f bits _/\_ bucket 1 ______/
+ *     stash:  (fingerprint, bucket)  -- fingerprint 0 = empty
+ *
+ * Buckets are loaded byte by byte (src/endian.h), so a mapped file is read
+ * in place on any host, and no read ever passes the end of the table.
+ *
+ * Measured (tests/test_cuckoo.c, release; see docs/DELETION.md):
+ *   - filling until the stash is taken: loads reached for 8-, 12- and
+ *     16-bit fingerprints are printed by test_full_table_loses_nothing
+ *     (typically 0.96-0.98 on tables of 1024 buckets);
+ *   - FPR measured beside predicted: printed by test_fpr_matches_prediction.
+ */
+#include "bloomkit/cuckoo.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endian.h"
+#include "filter.h"
+#include "hash.h"
+#include "memory.h"
+
+#define SLOTS BK_CUCKOO_SLOTS_PER_BUCKET
+#define BATCH_CHUNK 16
+#define KICK_STATE_INCREMENT 0x9e3779b97f4a7c15ULL
+
+struct bk_cuckoo {
+    uint8_t *table;            /* buckets x bucket_bytes bytes */
+    size_t table_bytes;
+    uint64_t buckets;          /* B, any value >= 1 */
+    unsigned fingerprint_bits; /* f: 8, 12 or 16 */
+    unsigned bucket_bytes;     /* 4 f / 8 */
+    uint32_t fingerprint_mask; /* 2^f - 1 */
+    uint64_t capacity;         /* design n */
+    double target_fpr;         /* predicted FPR at capacity */
+    uint64_t stored;           /* fingerprints in table and stash */
+    uint32_t stash_fingerprint; /* 0: stash empty */
+    uint64_t stash_bucket;
+    uint64_t kick_state;       /* splitmix64 counter for the random kicks */
+    bk_hasher hasher;
+    bool borrowed;             /* table belongs to a mapped file: read-only */
+};
+
+/* Where a key lives. */
+typedef struct location {
+    uint32_t fingerprint;
+    uint64_t bucket1;
+    uint64_t bucket2;
+} location;
+
+/* ------------------------------------------------------------------------ */
+/* Formulas (sizing and false-positive rate)                                */
+/* ------------------------------------------------------------------------ */
+
+double bk_cuckoo_predicted_fpr(double load, unsigned fingerprint_bits)
+{
+    if (!(load > 0) || fingerprint_bits == 0 || fingerprint_bits > 32)
+        return 0.0;
+    double match = 1.0 / (ldexp(1.0, (int)fingerprint_bits) - 1.0);
+    double compared = 2.0 * SLOTS * (load < 1 ? load : 1);
+    return -expm1(compared * log1p(-match));
+}
+
+static bool valid_fingerprint_bits(unsigned bits)
+{
+    return bits == 8 || bits == 12 || bits == 16;
+}
+
+static bk_status fingerprint_bits_for(const bk_params *params, unsigned *out)
+{
+    static const unsigned widths[] = { 8, 12, 16 };
+    if (params->fingerprint_bits != 0) {
+        if (!valid_fingerprint_bits(params->fingerprint_bits))
+            return BK_EINVAL;
+        *out = params->fingerprint_bits;
+        return BK_OK;
+    }
+    if (params->bits_per_key != 0) {
+        if (!(params->bits_per_key > 0) || !isfinite(params->bits_per_key))
+            return BK_EINVAL;
+        for (int i = 2; i >= 0; i--) {
+            if (widths[i] <= params->bits_per_key * BK_CUCKOO_DESIGN_LOAD) {
+                *out = widths[i];
+                return BK_OK;
+            }
+        }
+        return BK_ERANGE;
+    }
+    double fpr = params->fpr == 0 ? 0.01 : params->fpr;
+    if (!(fpr > 0 && fpr < 1))
+        return BK_EINVAL;
+    for (int i = 0; i < 3; i++) {
+        if (bk_cuckoo_predicted_fpr(BK_CUCKOO_DESIGN_LOAD, widths[i]) <= fpr) {
+            *out = widths[i];
+            return BK_OK;
+        }
+    }
+    return BK_ERANGE;
+}
+
+typedef struct cuckoo_design {
+    uint64_t capacity;
+    uint64_t buckets;
+    unsigned fingerprint_bits;
+    double target_fpr;
+} cuckoo_design;
+
+static uint64_t table_bits(uint64_t buckets, unsigned fingerprint_bits)
+{
+    return buckets * SLOTS * fingerprint_bits;
+}
+
+static double design_load(uint64_t capacity, uint64_t buckets)
+{
+    return (double)capacity / ((double)buckets * SLOTS);
+}
+
+static bk_status design_from_params(const bk_params *params, cuckoo_design *out)
+{
+    if (params->capacity == 0)
+        return BK_EINVAL;
+    cuckoo_design d;
+    d.capacity = params->capacity;
+    bk_status status = fingerprint_bits_for(params, &d.fingerprint_bits);
+    if (status != BK_OK)
+        return status;
+    uint64_t max_buckets = BK_MAX_BITS / (SLOTS * d.fingerprint_bits);
+    if (params->bits != 0 || params->hashes != 0) {
+        if (params->bits == 0)
+            return BK_EINVAL;
+        d.buckets = params->bits / (SLOTS * d.fingerprint_bits);
+        if (d.buckets == 0)
+            return BK_ERANGE;
+    } else {
+        double buckets = ceil((double)params->capacity / (SLOTS * BK_CUCKOO_DESIGN_LOAD));
+        if (!(buckets <= (double)max_buckets))
+            return BK_ERANGE;
+        d.buckets = (uint64_t)buckets;
+    }
+    if (d.buckets > max_buckets)
+        return BK_ERANGE;
+    d.target_fpr = bk_cuckoo_predicted_fpr(design_load(d.capacity, d.buckets), d.fingerprint_bits);
+    *out = d;
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Buckets and slots                                                        */
+/* ------------------------------------------------------------------------ */
+
+static inline uint64_t bucket_load(const bk_cuckoo *filter, uint64_t bucket)
+{
+    const uint8_t *p = filter->table + bucket * filter->bucket_bytes;
+    switch (filter->bucket_bytes) {
+    case 4: return bk_load_le32(p);
+    case 6: return bk_load_le32(p) | (uint64_t)bk_load_le16(p + 4) << 32;
+    default: return bk_load_le64(p);
+    }
+}
+
+static inline void bucket_store(bk_cuckoo *filter, uint64_t bucket, uint64_t word)
+{
+    uint8_t *p = filter->table + bucket * filter->bucket_bytes;
+    switch (filter->bucket_bytes) {
+    case 4: bk_store_le32(p, (uint32_t)word); break;
+    case 6: bk_store_le32(p, (uint32_t)word); bk_store_le16(p + 4, (uint16_t)(word >> 32)); break;
+    default: bk_store_le64(p, word); break;
+    }
+}
+
+static inline uint32_t slot_get(const bk_cuckoo *filter, uint64_t word, unsigned slot)
+{
+    return (uint32_t)(word >> (slot * filter->fingerprint_bits)) & filter->fingerprint_mask;
+}
+
+static inline uint64_t slot_set(const bk_cuckoo *filter, uint64_t word, unsigned slot,
+                                uint32_t fingerprint)
+{
+    unsigned shift = slot * filter->fingerprint_bits;
+    word &= ~((uint64_t)filter->fingerprint_mask << shift);
+    return word | (uint64_t)fingerprint << shift;
+}
+
+/* The slot of `bucket` holding `fingerprint` (0: a free slot), or -1. */
+static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    uint64_t word = bucket_load(filter, bucket);
+    for (unsigned slot = 0; slot < SLOTS; slot++)
+        if (slot_get(filter, word, slot) == fingerprint)
+            return (int)slot;
+    return -1;
+}
+
+static inline unsigned count_in_bucket(const bk_cuckoo *filter, uint64_t bucket,
+                                       uint32_t fingerprint)
+{
+    uint64_t word = bucket_load(filter, bucket);
+    unsigned count = 0;
+    for (unsigned slot = 0; slot < SLOTS; slot++)
+        count += slot_get(filter, word, slot) == fingerprint;
+    return count;
+}
+
+static inline void write_slot(bk_cuckoo *filter, uint64_t bucket, unsigned slot,
+                              uint32_t fingerprint)
+{
+    bucket_store(filter, bucket, slot_set(filter, bucket_load(filter, bucket), slot, fingerprint));
+}
+
+/* Puts the fingerprint in a free slot of `bucket`; false if it is full. */
+static inline bool try_put(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    int slot = find_slot(filter, bucket, 0);
+    if (slot < 0)
+        return false;
+    write_slot(filter, bucket, (unsigned)slot, fingerprint);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hashing a key to its location                                            */
+/* ------------------------------------------------------------------------ */
+
+static inline uint64_t alternate(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    uint64_t target = bk_reduce(bk_mix64(fingerprint), filter->buckets);
+    return target >= bucket ? target - bucket : target + filter->buckets - bucket;
+}
+
+static inline location locate(const bk_cuckoo *filter, bk_hash hash)
+{
+    location where;
+    where.fingerprint = 1 + (uint32_t)bk_reduce(hash.h2, filter->fingerprint_mask);
+    where.bucket1 = bk_reduce(hash.h1, filter->buckets);
+    where.bucket2 = alternate(filter, where.bucket1, where.fingerprint);
+    return where;
+}
+
+static inline bool stash_holds(const bk_cuckoo *filter, location where)
+{
+    return filter->stash_fingerprint == where.fingerprint &&
+           (filter->stash_bucket == where.bucket1 || filter->stash_bucket == where.bucket2);
+}
+
+static inline bool is_stored(const bk_cuckoo *filter, location where)
+{
+    return find_slot(filter, where.bucket1, where.fingerprint) >= 0 ||
+           find_slot(filter, where.bucket2, where.fingerprint) >= 0 || stash_holds(filter, where);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Insertion with bounded kicks and the victim stash                        */
+/* ------------------------------------------------------------------------ */
+
+static inline uint64_t next_random(bk_cuckoo *filter)
+{
+    filter->kick_state += KICK_STATE_INCREMENT;
+    return bk_mix64(filter->kick_state);
+}
+
+/* Stores `fingerprint`, whose buckets are `bucket` and its alternate.
+ * Always succeeds while the stash is empty: the fingerprint left homeless
+ * after BK_CUCKOO_MAX_KICKS relocations is kept in the stash. */
+static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    uint64_t other = alternate(filter, bucket, fingerprint);
+    if (try_put(filter, bucket, fingerprint) || try_put(filter, other, fingerprint))
+        return;
+    uint64_t random = next_random(filter);
+    uint64_t current = (random & 1) ? other : bucket;
+    for (unsigned kick = 0; kick < BK_CUCKOO_MAX_KICKS; kick++) {
+        unsigned slot = (unsigned)(next_random(filter) % SLOTS);
+        uint64_t word = bucket_load(filter, current);
+        uint32_t evicted = slot_get(filter, word, slot);
+        bucket_store(filter, current, slot_set(filter, word, slot, fingerprint));
+        fingerprint = evicted;
+        current = alternate(filter, current, fingerprint);
+        if (try_put(filter, current, fingerprint))
+            return;
+    }
+    filter->stash_fingerprint = fingerprint;
+    filter->stash_bucket = current;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static bk_status create_from_design(const cuckoo_design *design, const bk_hasher *hasher,
+                                    uint8_t *borrowed, bk_cuckoo **out)
+{
+    bk_cuckoo *filter = calloc(1, sizeof *filter);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    filter->buckets = design->buckets;
+    filter->fingerprint_bits = design->fingerprint_bits;
+    filter->bucket_bytes = SLOTS * design->fingerprint_bits / 8;
+    filter->fingerprint_mask = (1u << design->fingerprint_bits) - 1;
+    filter->table_bytes = (size_t)(design->buckets * filter->bucket_bytes);
+    if (borrowed != NULL) {
+        filter->table = borrowed;
+        filter->borrowed = true;
+    } else {
+        filter->table = bk_alloc_zeroed(filter->table_bytes);
+        if (filter->table == NULL) {
+            free(filter);
+            return BK_ENOMEM;
+        }
+    }
+    filter->capacity = design->capacity;
+    filter->target_fpr = design->target_fpr;
+    filter->hasher = *hasher;
+    *out = filter;
+    return BK_OK;
+}
+
+bk_status bk_cuckoo_create(const bk_params *params, bk_cuckoo **out)
+{
+    if (params == NULL || out == NULL)
+        return BK_EINVAL;
+    if (params->flags & BK_FLAG_CONCURRENT)
+        return BK_EUNSUPPORTED;
+    if (params->flags != 0)
+        return BK_EINVAL;
+    cuckoo_design design;
+    bk_status status = design_from_params(params, &design);
+    if (status != BK_OK)
+        return status;
+    bk_hasher hasher;
+    status = bk_hasher_from_params(&hasher, params);
+    if (status != BK_OK)
+        return status;
+    return create_from_design(&design, &hasher, NULL, out);
+}
+
+void bk_cuckoo_free(bk_cuckoo *filter)
+{
+    if (filter == NULL)
+        return;
+    if (!filter->borrowed)
+        bk_free_zeroed(filter->table, filter->table_bytes);
+    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
+    free(filter);
+}
+
+static cuckoo_design design_of(const bk_cuckoo *filter)
+{
+    cuckoo_design design = { filter->capacity, filter->buckets, filter->fingerprint_bits,
+                             filter->target_fpr };
+    return design;
+}
+
+bk_status bk_cuckoo_copy(const bk_cuckoo *filter, bk_cuckoo **out)
+{
+    if (filter == NULL || out == NULL)
+        return BK_EINVAL;
+    cuckoo_design design = design_of(filter);
+    bk_cuckoo *copy;
+    bk_status status = create_from_design(&design, &filter->hasher, NULL, &copy);
+    if (status != BK_OK)
+        return status;
+    memcpy(copy->table, filter->table, filter->table_bytes);
+    copy->stored = filter->stored;
+    copy->stash_fingerprint = filter->stash_fingerprint;
+    copy->stash_bucket = filter->stash_bucket;
+    copy->kick_state = filter->kick_state;
+    *out = copy;
+    return BK_OK;
+}
+
+bk_status bk_cuckoo_clear(bk_cuckoo *filter)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    memset(filter->table, 0, filter->table_bytes);
+    filter->stored = 0;
+    filter->stash_fingerprint = 0;
+    filter->stash_bucket = 0;
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hot path                                                             */
+/* ------------------------------------------------------------------------ */
+
+bk_hash bk_cuckoo_hash(const bk_cuckoo *filter, const void *key, size_t len)
+{
+    return bk_hash_inline(&filter->hasher, key, len);
+}
+
+static bk_status check_writable(const bk_cuckoo *filter)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    return filter->borrowed ? BK_EIMMUTABLE : BK_OK;
+}
+
+bk_status bk_cuckoo_add_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
+{
+    bk_status status = check_writable(filter);
+    if (status != BK_OK)
+        return status;
+    if (filter->stash_fingerprint != 0)
+        return BK_EFULL;
+    location where = locate(filter, hash);
+    if (was_new != NULL)
+        *was_new = !is_stored(filter, where);
+    insert_fingerprint(filter, where.bucket1, where.fingerprint);
+    filter->stored++;
+    return BK_OK;
+}
+
+bk_status bk_cuckoo_add(bk_cuckoo *filter, const void *key, size_t len, bool *was_new)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_cuckoo_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+bk_status bk_cuckoo_add_unique_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
+{
+    bk_status status = check_writable(filter);
+    if (status != BK_OK)
+        return status;
+    location where = locate(filter, hash);
+    if (is_stored(filter, where)) {
+        if (was_new != NULL)
+            *was_new = false;
+        return BK_OK;
+    }
+    if (filter->stash_fingerprint != 0)
+        return BK_EFULL;
+    insert_fingerprint(filter, where.bucket1, where.fingerprint);
+    filter->stored++;
+    if (was_new != NULL)
+        *was_new = true;
+    return BK_OK;
+}
+
+bk_status bk_cuckoo_add_unique(bk_cuckoo *filter, const void *key, size_t len, bool *was_new)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_cuckoo_add_unique_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+/* Deletes one copy of the fingerprint (stash first); false if none. */
+static bool delete_one(bk_cuckoo *filter, location where)
+{
+    if (stash_holds(filter, where)) {
+        filter->stash_fingerprint = 0;
+        filter->stash_bucket = 0;
+        return true;
+    }
+    uint64_t buckets[2] = { where.bucket1, where.bucket2 };
+    for (int i = 0; i < 2; i++) {
+        int slot = find_slot(filter, buckets[i], where.fingerprint);
+        if (slot >= 0) {
+            write_slot(filter, buckets[i], (unsigned)slot, 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+bk_status bk_cuckoo_remove_hash(bk_cuckoo *filter, bk_hash hash)
+{
+    bk_status status = check_writable(filter);
+    if (status != BK_OK)
+        return status;
+    if (!delete_one(filter, locate(filter, hash)))
+        return BK_ENOTFOUND;
+    filter->stored--;
+    if (filter->stash_fingerprint != 0) {
+        uint32_t fingerprint = filter->stash_fingerprint;
+        uint64_t bucket = filter->stash_bucket;
+        filter->stash_fingerprint = 0;
+        filter->stash_bucket = 0;
+        insert_fingerprint(filter, bucket, fingerprint);
+    }
+    return BK_OK;
+}
+
+bk_status bk_cuckoo_remove(bk_cuckoo *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_cuckoo_remove_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+bool bk_cuckoo_contains_hash(const bk_cuckoo *filter, bk_hash hash)
+{
+    return filter != NULL && is_stored(filter, locate(filter, hash));
+}
+
+bool bk_cuckoo_contains(const bk_cuckoo *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return false;
+    return is_stored(filter, locate(filter, bk_hash_inline(&filter->hasher, key, len)));
+}
+
+bk_status bk_cuckoo_count_hash(const bk_cuckoo *filter, bk_hash hash, uint64_t *count)
+{
+    if (filter == NULL || count == NULL)
+        return BK_EINVAL;
+    location where = locate(filter, hash);
+    uint64_t copies = count_in_bucket(filter, where.bucket1, where.fingerprint);
+    if (where.bucket2 != where.bucket1)
+        copies += count_in_bucket(filter, where.bucket2, where.fingerprint);
+    copies += stash_holds(filter, where);
+    *count = copies;
+    return BK_OK;
+}
+
+bk_status bk_cuckoo_count(const bk_cuckoo *filter, const void *key, size_t len, uint64_t *count)
+{
+    if (filter == NULL || count == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_cuckoo_count_hash(filter, bk_hash_inline(&filter->hasher, key, len), count);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Batches                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static inline void prefetch_bucket(const bk_cuckoo *filter, uint64_t bucket)
+{
+    const uint8_t *p = filter->table + bucket * filter->bucket_bytes;
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + filter->bucket_bytes - 1); /* a 6-byte bucket may straddle lines */
+}
+
+static size_t test_chunk(const bk_cuckoo *filter, const bk_hash *hashes, size_t count,
+                         bool *results)
+{
+    location where[BATCH_CHUNK];
+    for (size_t i = 0; i < count; i++) {
+        where[i] = locate(filter, hashes[i]);
+        prefetch_bucket(filter, where[i].bucket1);
+        prefetch_bucket(filter, where[i].bucket2);
+    }
+    size_t present = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool found = is_stored(filter, where[i]);
+        present += found;
+        if (results != NULL)
+            results[i] = found;
+    }
+    return present;
+}
+
+static bool keys_valid(const bk_key *keys, size_t count)
+{
+    if (keys == NULL)
+        return count == 0;
+    for (size_t i = 0; i < count; i++)
+        if (keys[i].data == NULL && keys[i].len != 0)
+            return false;
+    return true;
+}
+
+static inline size_t chunk_length(size_t count, size_t start)
+{
+    return count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+}
+
+bk_status bk_cuckoo_add_hash_batch(bk_cuckoo *filter, const bk_hash *hashes, size_t count,
+                                   size_t *new_count)
+{
+    if (filter == NULL || (hashes == NULL && count != 0))
+        return BK_EINVAL;
+    size_t fresh = 0;
+    bk_status status = BK_OK;
+    for (size_t i = 0; i < count && status == BK_OK; i++) {
+        bool was_new = false;
+        status = bk_cuckoo_add_hash(filter, hashes[i], &was_new);
+        fresh += status == BK_OK && was_new;
+    }
+    if (new_count != NULL)
+        *new_count = fresh;
+    return status;
+}
+
+bk_status bk_cuckoo_add_batch(bk_cuckoo *filter, const bk_key *keys, size_t count,
+                              size_t *new_count)
+{
+    if (filter == NULL || !keys_valid(keys, count))
+        return BK_EINVAL;
+    size_t fresh = 0;
+    bk_status status = BK_OK;
+    for (size_t i = 0; i < count && status == BK_OK; i++) {
+        bool was_new = false;
+        status = bk_cuckoo_add(filter, keys[i].data, keys[i].len, &was_new);
+        fresh += status == BK_OK && was_new;
+    }
+    if (new_count != NULL)
+        *new_count = fresh;
+    return status;
+}
+
+size_t bk_cuckoo_contains_hash_batch(const bk_cuckoo *filter, const bk_hash *hashes,
+                                     size_t count, bool *results)
+{
+    if (filter == NULL || (hashes == NULL && count != 0))
+        return 0;
+    size_t present = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK)
+        present += test_chunk(filter, hashes + start, chunk_length(count, start),
+                              results ? results + start : NULL);
+    return present;
+}
+
+size_t bk_cuckoo_contains_batch(const bk_cuckoo *filter, const bk_key *keys, size_t count,
+                                bool *results)
+{
+    if (filter == NULL || !keys_valid(keys, count))
+        return 0;
+    bk_hash hashes[BATCH_CHUNK];
+    size_t present = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = chunk_length(count, start);
+        for (size_t i = 0; i < n; i++)
+            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
+        present += test_chunk(filter, hashes, n, results ? results + start : NULL);
+    }
+    return present;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parameters, load and statistics                                          */
+/* ------------------------------------------------------------------------ */
+
+void bk_cuckoo_locate(const bk_cuckoo *filter, bk_hash hash, uint32_t *fingerprint,
+                      uint64_t *bucket1, uint64_t *bucket2)
+{
+    location where = locate(filter, hash);
+    *fingerprint = where.fingerprint;
+    *bucket1 = where.bucket1;
+    *bucket2 = where.bucket2;
+}
+
+uint64_t bk_cuckoo_alternate(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    return alternate(filter, bucket, fingerprint);
+}
+
+uint64_t bk_cuckoo_buckets(const bk_cuckoo *filter) { return filter->buckets; }
+uint64_t bk_cuckoo_slots(const bk_cuckoo *filter) { return filter->buckets * SLOTS; }
+unsigned bk_cuckoo_fingerprint_bits(const bk_cuckoo *filter) { return filter->fingerprint_bits; }
+uint64_t bk_cuckoo_capacity(const bk_cuckoo *filter) { return filter->capacity; }
+double bk_cuckoo_target_fpr(const bk_cuckoo *filter) { return filter->target_fpr; }
+uint64_t bk_cuckoo_keys_added(const bk_cuckoo *filter) { return filter->stored; }
+const bk_hasher *bk_cuckoo_hasher(const bk_cuckoo *filter) { return &filter->hasher; }
+bool bk_cuckoo_stash_occupied(const bk_cuckoo *filter) { return filter->stash_fingerprint != 0; }
+
+/* Occupied slots in the table plus the stash, counted from memory (so it is
+ * right even for a mapped file whose header miscounts). */
+static uint64_t occupied(const bk_cuckoo *filter)
+{
+    uint64_t total = filter->stash_fingerprint != 0;
+    for (uint64_t bucket = 0; bucket < filter->buckets; bucket++) {
+        uint64_t word = bucket_load(filter, bucket);
+        for (unsigned slot = 0; slot < SLOTS; slot++)
+            total += slot_get(filter, word, slot) != 0;
+    }
+    return total;
+}
+
+double bk_cuckoo_load_factor(const bk_cuckoo *filter)
+{
+    return (double)occupied(filter) / (double)bk_cuckoo_slots(filter);
+}
+
+double bk_cuckoo_current_fpr(const bk_cuckoo *filter)
+{
+    return bk_cuckoo_predicted_fpr(bk_cuckoo_load_factor(filter), filter->fingerprint_bits);
+}
+
+static void fill_design(const cuckoo_design *design, bk_hash_algorithm algorithm, bk_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = BK_KIND_CUCKOO;
+    out->bits = table_bits(design->buckets, design->fingerprint_bits);
+    out->bytes = out->bits / 8;
+    out->capacity = design->capacity;
+    out->target_fpr = design->target_fpr;
+    out->bits_per_key = (double)out->bits / (double)design->capacity;
+    out->design_fill_ratio = design_load(design->capacity, design->buckets);
+    out->fingerprint_bits = design->fingerprint_bits;
+    out->hash_algorithm = algorithm;
+}
+
+void bk_cuckoo_stats(const bk_cuckoo *filter, bk_stats *out)
+{
+    cuckoo_design design = design_of(filter);
+    bk_stats s;
+    fill_design(&design, filter->hasher.algorithm, &s);
+    uint64_t stored = occupied(filter);
+    s.keys_added = filter->stored;
+    s.keys_estimated = (double)stored;
+    s.load_factor = (double)stored / (double)bk_cuckoo_slots(filter);
+    s.fill_ratio = s.load_factor;
+    s.current_fpr = bk_cuckoo_predicted_fpr(s.load_factor, filter->fingerprint_bits);
+    s.past_design_point = stored > filter->capacity || filter->stash_fingerprint != 0;
+    s.seed = filter->hasher.seed;
+    *out = s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The kind's adapter: bk_filter dispatch and the file format               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Parameter block (56 bytes, little-endian; docs/DELETION.md "File format"):
+ *     0  u64  buckets (B)            8  u32  fingerprint bits (8, 12, 16)
+ *    12  u32  slots per bucket, 4   16  u64  capacity
+ *    24  f64  target FPR            32  u64  stash bucket (0 when empty)
+ *    40  u32  stash fingerprint (0 = empty)   44  u32  reserved, 0
+ *    48  u64  kick state (the random sequence of relocations)
+ * Payload: B buckets of 4f/8 bytes, each a little-endian integer whose bits
+ * [j f, (j+1) f) hold slot j (0 = empty).
+ */
+#define CUCKOO_PARAMS_SIZE 56
+
+static size_t ops_params_size(const void *filter)
+{
+    (void)filter;
+    return CUCKOO_PARAMS_SIZE;
+}
+
+static void ops_write_params(const void *object, uint8_t *out)
+{
+    const bk_cuckoo *filter = object;
+    bk_store_le64(out, filter->buckets);
+    bk_store_le32(out + 8, filter->fingerprint_bits);
+    bk_store_le32(out + 12, SLOTS);
+    bk_store_le64(out + 16, filter->capacity);
+    bk_store_le_double(out + 24, filter->target_fpr);
+    bk_store_le64(out + 32, filter->stash_bucket);
+    bk_store_le32(out + 40, filter->stash_fingerprint);
+    bk_store_le32(out + 44, 0);
+    bk_store_le64(out + 48, filter->kick_state);
+}
+
+static uint64_t ops_payload_size(const void *object)
+{
+    return ((const bk_cuckoo *)object)->table_bytes;
+}
+
+static void ops_write_payload(const void *object, uint8_t *out)
+{
+    const bk_cuckoo *filter = object;
+    memcpy(out, filter->table, filter->table_bytes);
+}
+
+static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
+                          uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
+                          bool in_place, void **out)
+{
+    if (params_size != CUCKOO_PARAMS_SIZE)
+        return BK_ECORRUPT;
+    cuckoo_design design;
+    design.buckets = bk_load_le64(params);
+    design.fingerprint_bits = bk_load_le32(params + 8);
+    design.capacity = bk_load_le64(params + 16);
+    design.target_fpr = bk_load_le_double(params + 24);
+    uint64_t stash_bucket = bk_load_le64(params + 32);
+    uint32_t stash_fingerprint = bk_load_le32(params + 40);
+    if (!valid_fingerprint_bits(design.fingerprint_bits) || bk_load_le32(params + 12) != SLOTS ||
+        bk_load_le32(params + 44) != 0 || design.buckets == 0 || design.capacity == 0 ||
+        !(design.target_fpr >= 0 && design.target_fpr <= 1))
+        return BK_ECORRUPT;
+    if (design.buckets > BK_MAX_BITS / (SLOTS * design.fingerprint_bits))
+        return BK_ERANGE;
+    uint64_t slots = design.buckets * SLOTS;
+    if (payload_size != design.buckets * (SLOTS * design.fingerprint_bits / 8) ||
+        stash_fingerprint >= (1u << design.fingerprint_bits) ||
+        (stash_fingerprint != 0 ? stash_bucket >= design.buckets : stash_bucket != 0) ||
+        keys_added > slots + 1)
+        return BK_ECORRUPT;
+    bk_cuckoo *filter;
+    uint8_t *borrowed = in_place ? (uint8_t *)(uintptr_t)payload : NULL;
+    bk_status status = create_from_design(&design, hasher, borrowed, &filter);
+    if (status != BK_OK)
+        return status;
+    if (!in_place)
+        memcpy(filter->table, payload, filter->table_bytes);
+    filter->stash_fingerprint = stash_fingerprint;
+    filter->stash_bucket = stash_bucket;
+    filter->kick_state = bk_load_le64(params + 48);
+    filter->stored = keys_added;
+    *out = filter;
+    return BK_OK;
+}
+
+static bk_status ops_create(const bk_params *params, void **out)
+{
+    return bk_cuckoo_create(params, (bk_cuckoo **)out);
+}
+
+static void ops_destroy(void *filter) { bk_cuckoo_free(filter); }
+
+static bk_status ops_copy(const void *filter, void **out)
+{
+    return bk_cuckoo_copy(filter, (bk_cuckoo **)out);
+}
+
+static bk_status ops_clear(void *filter) { return bk_cuckoo_clear(filter); }
+static const bk_hasher *ops_hasher(const void *filter) { return bk_cuckoo_hasher(filter); }
+
+static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
+{
+    return bk_cuckoo_add_hash(filter, hash, was_new);
+}
+
+static bool ops_contains_hash(const void *filter, bk_hash hash)
+{
+    return bk_cuckoo_contains_hash(filter, hash);
+}
+
+static bk_status ops_remove_hash(void *filter, bk_hash hash)
+{
+    return bk_cuckoo_remove_hash(filter, hash);
+}
+
+static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
+{
+    return bk_cuckoo_count_hash(filter, hash, count);
+}
+
+static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+                                    size_t *new_count)
+{
+    return bk_cuckoo_add_hash_batch(filter, hashes, count, new_count);
+}
+
+static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
+                                      bool *results)
+{
+    return bk_cuckoo_contains_hash_batch(filter, hashes, count, results);
+}
+
+static void ops_stats(const void *filter, bk_stats *out) { bk_cuckoo_stats(filter, out); }
+
+static bk_status ops_design(const bk_params *params, bk_stats *out)
+{
+    cuckoo_design design;
+    bk_status status = design_from_params(params, &design);
+    if (status != BK_OK)
+        return status;
+    fill_design(&design, params->hash_algorithm, out);
+    return BK_OK;
+}
+
+const bk_kind_ops bk_cuckoo_ops = {
+    .kind = BK_KIND_CUCKOO,
+    .name = "cuckoo",
+    .create = ops_create,
+    .destroy = ops_destroy,
+    .copy = ops_copy,
+    .clear = ops_clear,
+    .hasher = ops_hasher,
+    .add_hash = ops_add_hash,
+    .contains_hash = ops_contains_hash,
+    .remove_hash = ops_remove_hash,
+    .count_hash = ops_count_hash,
+    .add_hash_batch = ops_add_hash_batch,
+    .contains_hash_batch = ops_contains_hash_batch,
+    .stats = ops_stats,
+    .design = ops_design,
+    .params_size = ops_params_size,
+    .write_params = ops_write_params,
+    .payload_size = ops_payload_size,
+    .write_payload = ops_write_payload,
+    .read = ops_read,
+};

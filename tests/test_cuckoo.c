@@ -1,0 +1,665 @@
+/*
+ * tests/test_cuckoo.c -- the cuckoo filter (src/cuckoo.c).
+ *
+ * Statistical bounds: a count of false positives among N absent queries is
+ * Binomial(N, p); we accept |measured - p N| <= 4 sqrt(N p (1-p)) plus the
+ * model error stated next to the test.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+#include "filter.h"
+
+static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
+{
+    return (size_t)snprintf(buffer, size, "%s%llu", prefix, (unsigned long long)i);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A filter of exactly `buckets` buckets of `bits`-bit fingerprints. */
+static bk_cuckoo *make_exact(uint64_t buckets, unsigned bits, uint64_t seed)
+{
+    bk_params p = { .capacity = buckets * 4, .bits = buckets * 4 * bits,
+                    .fingerprint_bits = bits, .seed = seed };
+    bk_cuckoo *f = NULL;
+    assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+    assert_int_equal(bk_cuckoo_buckets(f), buckets);
+    return f;
+}
+
+static uint8_t *snapshot(const bk_cuckoo *f, uint64_t *size, uint8_t params[56])
+{
+    *size = bk_cuckoo_ops.payload_size(f);
+    uint8_t *bytes = malloc(*size);
+    assert_non_null(bytes);
+    bk_cuckoo_ops.write_payload(f, bytes);
+    bk_cuckoo_ops.write_params(f, params);
+    return bytes;
+}
+
+static void assert_unchanged(const bk_cuckoo *f, const uint8_t *payload, uint64_t size,
+                             const uint8_t params[56])
+{
+    uint64_t now_size;
+    uint8_t now_params[56];
+    uint8_t *now = snapshot(f, &now_size, now_params);
+    assert_int_equal(now_size, size);
+    assert_memory_equal(now, payload, size);
+    assert_memory_equal(now_params, params, 56);
+    free(now);
+}
+
+static void test_add_contains_remove_count(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 1000, .fpr = 0.001 };
+    bk_cuckoo *f;
+    assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+    bool was_new = false;
+    uint64_t count = 99;
+    assert_false(bk_cuckoo_contains(f, "alice", 5));
+    assert_int_equal(bk_cuckoo_remove(f, "alice", 5), BK_ENOTFOUND);
+    assert_int_equal(bk_cuckoo_add(f, "alice", 5, &was_new), BK_OK);
+    assert_true(was_new);
+    assert_int_equal(bk_cuckoo_add(f, "alice", 5, &was_new), BK_OK);
+    assert_false(was_new);
+    assert_int_equal(bk_cuckoo_count(f, "alice", 5, &count), BK_OK);
+    assert_int_equal(count, 2);
+    assert_int_equal(bk_cuckoo_keys_added(f), 2);
+    assert_int_equal(bk_cuckoo_remove(f, "alice", 5), BK_OK);
+    assert_true(bk_cuckoo_contains(f, "alice", 5));
+    assert_int_equal(bk_cuckoo_remove(f, "alice", 5), BK_OK);
+    assert_false(bk_cuckoo_contains(f, "alice", 5));
+    assert_int_equal(bk_cuckoo_remove(f, "alice", 5), BK_ENOTFOUND);
+    assert_int_equal(bk_cuckoo_keys_added(f), 0);
+    assert_true(bk_cuckoo_load_factor(f) == 0);
+    bk_cuckoo_free(f);
+}
+
+static void test_same_key_many_times(void **state)
+{
+    (void)state;
+    bk_cuckoo *f = make_exact(64, 16, 0);
+    /* Find a key whose two buckets differ: 8 copies fit in the table, the
+     * 9th goes to the stash, the 10th is refused. */
+    char key[32];
+    size_t len = 0;
+    for (uint64_t i = 0;; i++) {
+        len = key_of(key, sizeof key, "same", i);
+        uint32_t fp;
+        uint64_t b1, b2;
+        bk_cuckoo_locate(f, bk_cuckoo_hash(f, key, len), &fp, &b1, &b2);
+        if (b1 != b2)
+            break;
+    }
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(bk_cuckoo_add(f, key, len, NULL), BK_OK);
+    assert_true(bk_cuckoo_stash_occupied(f));
+    assert_int_equal(bk_cuckoo_add(f, key, len, NULL), BK_EFULL);
+    assert_int_equal(bk_cuckoo_add(f, "other", 5, NULL), BK_EFULL);
+    uint64_t count;
+    assert_int_equal(bk_cuckoo_count(f, key, len, &count), BK_OK);
+    assert_int_equal(count, 9);
+    for (int i = 9; i > 0; i--) {
+        assert_true(bk_cuckoo_contains(f, key, len));
+        assert_int_equal(bk_cuckoo_remove(f, key, len), BK_OK);
+        assert_false(bk_cuckoo_stash_occupied(f));
+        assert_int_equal(bk_cuckoo_count(f, key, len, &count), BK_OK);
+        assert_int_equal(count, (uint64_t)i - 1);
+    }
+    assert_false(bk_cuckoo_contains(f, key, len));
+    assert_int_equal(bk_cuckoo_keys_added(f), 0);
+    bk_cuckoo_free(f);
+}
+
+static void test_alternate_is_an_involution(void **state)
+{
+    (void)state;
+    const uint64_t sizes[] = { 1, 2, 3, 7, 1000, 1024, 12345 };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        bk_cuckoo *f = make_exact(sizes[s], 16, 0);
+        uint64_t rng = sizes[s];
+        for (int trial = 0; trial < 20000; trial++) {
+            uint64_t bucket = next_random(&rng) % sizes[s];
+            uint32_t fp = 1 + (uint32_t)(next_random(&rng) % 65535);
+            uint64_t other = bk_cuckoo_alternate(f, bucket, fp);
+            assert_true(other < sizes[s]);
+            assert_int_equal(bk_cuckoo_alternate(f, other, fp), bucket);
+        }
+        bk_cuckoo_free(f);
+    }
+}
+
+static void test_fingerprint_never_zero(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 8, 12, 16 };
+    for (int w = 0; w < 3; w++) {
+        bk_cuckoo *f = make_exact(100, widths[w], 0);
+        uint64_t rng = widths[w];
+        uint64_t seen_max = 0;
+        for (int trial = 0; trial < 200000; trial++) {
+            bk_hash h = { next_random(&rng), next_random(&rng) };
+            if (trial < 4) { /* the extremes of h2 */
+                h.h2 = trial < 2 ? 0 : UINT64_MAX;
+                h.h1 = trial & 1 ? UINT64_MAX : 0;
+            }
+            uint32_t fp;
+            uint64_t b1, b2;
+            bk_cuckoo_locate(f, h, &fp, &b1, &b2);
+            assert_true(fp >= 1 && fp < (1u << widths[w]));
+            assert_true(b1 < 100 && b2 < 100);
+            assert_int_equal(bk_cuckoo_alternate(f, b1, fp), b2);
+            if (fp > seen_max)
+                seen_max = fp;
+        }
+        assert_int_equal(seen_max, (1u << widths[w]) - 1);
+        bk_cuckoo_free(f);
+    }
+}
+
+static void test_sizing(void **state)
+{
+    (void)state;
+    struct { double fpr; unsigned bits; } cases[] = {
+        { 0.03, 8 }, { 0.0295, 8 }, { 0.029, 12 }, { 0.01, 12 },
+        { 0.002, 12 }, { 0.0018, 16 }, { 0.0002, 16 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bk_params p = { .capacity = 100000, .fpr = cases[c].fpr };
+        bk_stats d;
+        assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &p, &d), BK_OK);
+        assert_int_equal(d.fingerprint_bits, cases[c].bits);
+        assert_true(d.target_fpr <= cases[c].fpr);
+        /* ceil(100000 / 3.8) = 26316 buckets */
+        assert_int_equal(d.bits, 26316ULL * 4 * cases[c].bits);
+        assert_true(fabs(d.design_fill_ratio - 100000.0 / (26316.0 * 4)) < 1e-12);
+        bk_cuckoo *f;
+        assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+        bk_stats s;
+        bk_cuckoo_stats(f, &s);
+        assert_int_equal(s.bits, d.bits);
+        assert_int_equal(s.bytes, d.bytes);
+        assert_true(s.target_fpr == d.target_fpr);
+        assert_int_equal(s.fingerprint_bits, d.fingerprint_bits);
+        bk_cuckoo_free(f);
+    }
+    bk_params too_small = { .capacity = 1000, .fpr = 1e-5 };
+    bk_params bpk = { .capacity = 1000, .bits_per_key = 13 };
+    bk_params bpk_small = { .capacity = 1000, .bits_per_key = 8 };
+    bk_params explicit_bits = { .capacity = 1000, .bits = 12000, .fingerprint_bits = 12 };
+    bk_params bad_width = { .capacity = 1000, .fingerprint_bits = 10 };
+    bk_stats d;
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &too_small, &d), BK_ERANGE);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bpk, &d), BK_OK);
+    assert_int_equal(d.fingerprint_bits, 12);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bpk_small, &d), BK_ERANGE);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &explicit_bits, &d), BK_OK);
+    assert_int_equal(d.bits, 12000);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bad_width, &d), BK_EINVAL);
+}
+
+/*
+ * Attempted load 100% and beyond: keep adding distinct keys.  Every add
+ * that returned BK_OK must stay present whatever happens after; once the
+ * stash is taken, every add is BK_EFULL and changes nothing.  Then removes
+ * free the stash and adds work again.
+ */
+static void fill_to_the_brim(unsigned bits, uint64_t buckets, uint64_t seed)
+{
+    bk_cuckoo *f = make_exact(buckets, bits, seed);
+    uint64_t slots = bk_cuckoo_slots(f);
+    /* 100% attempted load (one add per slot), then on until the first
+     * BK_EFULL (a tiny table may take every key and the stash). */
+    uint64_t limit = slots + 2;
+    bool *stored = calloc(limit + 100, sizeof *stored);
+    assert_non_null(stored);
+    char key[32];
+    uint64_t accepted = 0, attempts = 0;
+    bk_status status = BK_OK;
+    for (; attempts < slots || (status == BK_OK && attempts < limit); attempts++) {
+        status = bk_cuckoo_add(f, key, key_of(key, sizeof key, "full", attempts), NULL);
+        assert_true(status == BK_OK || status == BK_EFULL);
+        stored[attempts] = status == BK_OK;
+        accepted += stored[attempts];
+    }
+    assert_int_equal(status, BK_EFULL); /* a full table was reached */
+    assert_true(bk_cuckoo_stash_occupied(f));
+    double load = bk_cuckoo_load_factor(f);
+    printf("cuckoo f=%u B=%llu: %llu of %llu adds accepted, load %.4f when full\n", bits,
+           (unsigned long long)buckets, (unsigned long long)accepted,
+           (unsigned long long)attempts, load);
+    assert_int_equal(bk_cuckoo_keys_added(f), accepted);
+    assert_true(fabs(load - (double)accepted / (double)slots) < 1e-12);
+    bk_stats s;
+    bk_cuckoo_stats(f, &s);
+    assert_true(s.load_factor == load);
+    assert_true(s.past_design_point);
+
+    /* ... and beyond: refused, and nothing changes. */
+    uint64_t size;
+    uint8_t params[56];
+    uint8_t *before = snapshot(f, &size, params);
+    for (uint64_t i = attempts; i < attempts + 100; i++)
+        assert_int_equal(bk_cuckoo_add(f, key, key_of(key, sizeof key, "full", i), NULL),
+                         BK_EFULL);
+    assert_unchanged(f, before, size, params);
+    free(before);
+
+    for (uint64_t i = 0; i < attempts; i++)
+        if (stored[i])
+            assert_true(bk_cuckoo_contains(f, key, key_of(key, sizeof key, "full", i)));
+
+    /* Removing stored keys frees the stash; nothing else is lost. */
+    uint64_t removed = 0;
+    for (uint64_t i = 0; i < attempts && bk_cuckoo_stash_occupied(f); i++) {
+        if (!stored[i])
+            continue;
+        assert_int_equal(bk_cuckoo_remove(f, key, key_of(key, sizeof key, "full", i)), BK_OK);
+        stored[i] = false;
+        removed++;
+    }
+    assert_false(bk_cuckoo_stash_occupied(f));
+    assert_true(removed <= 10);
+    assert_int_equal(bk_cuckoo_keys_added(f), accepted - removed);
+    for (uint64_t i = 0; i < attempts; i++)
+        if (stored[i])
+            assert_true(bk_cuckoo_contains(f, key, key_of(key, sizeof key, "full", i)));
+    assert_int_equal(bk_cuckoo_add(f, "again", 5, NULL), BK_OK);
+    assert_true(bk_cuckoo_contains(f, "again", 5));
+    free(stored);
+    bk_cuckoo_free(f);
+}
+
+static void test_full_table_loses_nothing(void **state)
+{
+    (void)state;
+    fill_to_the_brim(8, 1024, 1);
+    fill_to_the_brim(12, 1024, 2);
+    fill_to_the_brim(16, 1024, 3);
+    fill_to_the_brim(16, 1000, 4); /* not a power of two */
+    fill_to_the_brim(8, 3, 5);     /* tiny */
+}
+
+/* The design point: adding `capacity` distinct keys to a filter sized by
+ * default must succeed (load 95% at most). */
+static void test_capacity_fits(void **state)
+{
+    (void)state;
+    const uint64_t capacities[] = { 1, 10, 100, 1000, 10000, 100000 };
+    char key[32];
+    for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++) {
+        for (uint64_t seed = 0; seed < 5; seed++) {
+            bk_params p = { .capacity = capacities[c], .fpr = 0.01, .seed = seed };
+            bk_cuckoo *f;
+            assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+            for (uint64_t i = 0; i < capacities[c]; i++)
+                assert_int_equal(bk_cuckoo_add(f, key, key_of(key, sizeof key, "cap", i), NULL),
+                                 BK_OK);
+            bk_cuckoo_free(f);
+        }
+    }
+}
+
+/*
+ * Interleaved random adds and removes checked against the exact multiset,
+ * on a small table so that it runs full again and again: a key added more
+ * times than removed is always present and counted at least that often.
+ */
+static void test_random_multiset_no_false_negatives(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 8, 12, 16 };
+    for (int w = 0; w < 3; w++) {
+        bk_cuckoo *f = make_exact(64, widths[w], (uint64_t)w);
+        enum { POOL = 400, STEPS = 30000 };
+        unsigned truth[POOL] = { 0 };
+        uint64_t total = 0, refused = 0;
+        uint64_t rng = 1000 + (uint64_t)w;
+        char key[32];
+        for (unsigned step = 0; step < STEPS; step++) {
+            unsigned which = (unsigned)(next_random(&rng) % POOL);
+            size_t len = key_of(key, sizeof key, "r", which);
+            bool add = truth[which] == 0 || next_random(&rng) % 100 < 50;
+            if (add) {
+                bk_status status = bk_cuckoo_add(f, key, len, NULL);
+                assert_true(status == BK_OK || status == BK_EFULL);
+                if (status == BK_OK) {
+                    truth[which]++;
+                    total++;
+                } else {
+                    refused++;
+                }
+            } else {
+                assert_int_equal(bk_cuckoo_remove(f, key, len), BK_OK);
+                truth[which]--;
+                total--;
+            }
+            if (step % 101 == 0 || step == STEPS - 1) {
+                assert_int_equal(bk_cuckoo_keys_added(f), total);
+                for (unsigned i = 0; i < POOL; i++) {
+                    if (truth[i] == 0)
+                        continue;
+                    len = key_of(key, sizeof key, "r", i);
+                    assert_true(bk_cuckoo_contains(f, key, len));
+                    uint64_t count;
+                    assert_int_equal(bk_cuckoo_count(f, key, len, &count), BK_OK);
+                    assert_true(count >= truth[i]);
+                }
+            }
+        }
+        assert_true(refused > 0); /* the table did run full */
+        bk_cuckoo_free(f);
+    }
+}
+
+/*
+ * FPR beside the prediction.  Given the load a, a query meets 8 slots, and
+ * p = 1 - (1 - q)^(8a), q = 1/(2^f - 1).  Model error: the occupancy o of a
+ * query's two buckets varies around 8a, and 1 - (1-q)^o lies within
+ * o^2 q^2 / 2 <= 32 q^2 of o q; when a query's two buckets coincide
+ * (probability 1/B) it meets 4 slots, not 8: at most 8 q / B.
+ */
+static void test_fpr_matches_prediction(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 8, 12, 16 };
+    const uint64_t queries = 1000000;
+    char key[32];
+    for (int w = 0; w < 3; w++) {
+        bk_params p = { .capacity = 50000, .fingerprint_bits = widths[w] };
+        bk_cuckoo *f;
+        assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+        for (uint64_t i = 0; i < 50000; i++)
+            assert_int_equal(bk_cuckoo_add(f, key, key_of(key, sizeof key, "user:", i), NULL),
+                             BK_OK);
+        uint64_t positives = 0;
+        for (uint64_t i = 0; i < queries; i++)
+            positives += bk_cuckoo_contains(f, key, key_of(key, sizeof key, "guest:", i));
+        double load = bk_cuckoo_load_factor(f);
+        double predicted = bk_cuckoo_current_fpr(f);
+        double q = 1.0 / (ldexp(1.0, (int)widths[w]) - 1);
+        double sigma = sqrt((double)queries * predicted * (1 - predicted));
+        double model = (double)queries * (32 * q * q + 8 * q / (double)bk_cuckoo_buckets(f));
+        double measured = (double)positives / (double)queries;
+        printf("cuckoo f=%2u load %.4f: measured FPR %.6f predicted %.6f (2b/2^f = %.6f)\n",
+               widths[w], load, measured, predicted, 8.0 / ldexp(1.0, (int)widths[w]));
+        assert_true(fabs((double)positives - predicted * (double)queries) <= 4 * sigma + model);
+        bk_cuckoo_free(f);
+    }
+}
+
+static void test_batch_matches_single(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 3000, .fingerprint_bits = 8 };
+    bk_cuckoo *f, *g;
+    assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+    assert_int_equal(bk_cuckoo_create(&p, &g), BK_OK);
+    enum { N = 3000 };
+    static char storage[N][16];
+    static bk_key keys[N];
+    static bool results[N];
+    for (int i = 0; i < N; i++) {
+        keys[i].len = key_of(storage[i], sizeof storage[i], "z", (uint64_t)(i % 2500));
+        keys[i].data = storage[i];
+        assert_int_equal(bk_cuckoo_add(f, keys[i].data, keys[i].len, NULL), BK_OK);
+    }
+    size_t fresh;
+    assert_int_equal(bk_cuckoo_add_batch(g, keys, N, &fresh), BK_OK);
+    assert_true(fresh <= 2500 && fresh > 2400);
+    uint64_t s1, s2;
+    uint8_t p1[56], p2[56];
+    uint8_t *a = snapshot(f, &s1, p1);
+    uint8_t *b = snapshot(g, &s2, p2);
+    assert_memory_equal(a, b, s1);
+    free(a);
+    free(b);
+    for (int i = 0; i < N; i++)
+        keys[i].len = key_of(storage[i], sizeof storage[i], i % 2 ? "z" : "w", (uint64_t)i);
+    size_t present = bk_cuckoo_contains_batch(f, keys, N, results);
+    size_t expected = 0;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(results[i], bk_cuckoo_contains(f, keys[i].data, keys[i].len));
+        expected += results[i];
+    }
+    assert_int_equal(present, expected);
+    assert_true(present >= 1250); /* the odd i < 2500 */
+    bk_cuckoo_free(f);
+    bk_cuckoo_free(g);
+}
+
+static void test_add_unique(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 100, .fpr = 0.01 };
+    bk_cuckoo *f;
+    assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+    bool was_new = false;
+    assert_int_equal(bk_cuckoo_add_unique(f, "u", 1, &was_new), BK_OK);
+    assert_true(was_new);
+    assert_int_equal(bk_cuckoo_add_unique(f, "u", 1, &was_new), BK_OK);
+    assert_false(was_new);
+    uint64_t count;
+    bk_cuckoo_count(f, "u", 1, &count);
+    assert_int_equal(count, 1);
+    assert_int_equal(bk_cuckoo_keys_added(f), 1);
+    assert_int_equal(bk_cuckoo_remove(f, "u", 1), BK_OK);
+    assert_false(bk_cuckoo_contains(f, "u", 1));
+    bk_cuckoo_free(f);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    bk_cuckoo *f = NULL;
+    bk_params zero = { .capacity = 0 };
+    bk_params bad_fpr = { .capacity = 10, .fpr = -1 };
+    bk_params concurrent = { .capacity = 10, .flags = BK_FLAG_CONCURRENT };
+    bk_params unknown_flag = { .capacity = 10, .flags = 0x40 };
+    bk_params hashes_only = { .capacity = 10, .hashes = 3 };
+    bk_params huge = { .capacity = UINT64_MAX, .fpr = 0.01 };
+    bk_params huge_bits = { .capacity = 10, .bits = UINT64_MAX, .fingerprint_bits = 8 };
+    bk_params tiny_bits = { .capacity = 10, .bits = 31, .fingerprint_bits = 8 };
+    bk_params siphash_no_key = { .capacity = 10, .hash_algorithm = BK_HASH_SIPHASH };
+    assert_int_equal(bk_cuckoo_create(NULL, &f), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_create(&zero, &f), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_create(&bad_fpr, &f), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_create(&concurrent, &f), BK_EUNSUPPORTED);
+    assert_int_equal(bk_cuckoo_create(&unknown_flag, &f), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_create(&hashes_only, &f), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_create(&huge, &f), BK_ERANGE);
+    assert_int_equal(bk_cuckoo_create(&huge_bits, &f), BK_ERANGE);
+    assert_int_equal(bk_cuckoo_create(&tiny_bits, &f), BK_ERANGE);
+    assert_int_equal(bk_cuckoo_create(&siphash_no_key, &f), BK_EKEY);
+    assert_null(f);
+
+    bk_params p = { .capacity = 100 };
+    assert_int_equal(bk_cuckoo_create(&p, &f), BK_OK);
+    uint64_t count;
+    assert_int_equal(bk_cuckoo_add(NULL, "a", 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_add(f, NULL, 2, NULL), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_add_unique(f, NULL, 2, NULL), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_remove(f, NULL, 2), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_count(f, "a", 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_count(NULL, "a", 1, &count), BK_EINVAL);
+    assert_false(bk_cuckoo_contains(f, NULL, 2));
+    assert_int_equal(bk_cuckoo_add_batch(f, NULL, 2, NULL), BK_EINVAL);
+    assert_int_equal(bk_cuckoo_contains_batch(f, NULL, 2, NULL), 0);
+    assert_int_equal(bk_cuckoo_keys_added(f), 0);
+    assert_int_equal(bk_cuckoo_add(f, NULL, 0, NULL), BK_OK); /* the empty key */
+    assert_true(bk_cuckoo_contains(f, "", 0));
+    assert_int_equal(bk_cuckoo_clear(f), BK_OK);
+    assert_false(bk_cuckoo_contains(f, "", 0));
+    bk_cuckoo_free(f);
+    bk_cuckoo_free(NULL);
+}
+
+static void test_filter_handle(void **state)
+{
+    (void)state;
+    bk_kind kind;
+    assert_int_equal(bk_kind_from_name("cuckoo", &kind), BK_OK);
+    assert_int_equal(kind, BK_KIND_CUCKOO);
+    bk_params p = { .capacity = 1000, .fpr = 0.001 };
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_CUCKOO, &p, &f), BK_OK);
+    bool was_new;
+    assert_int_equal(bk_filter_add(f, "k", 1, &was_new), BK_OK);
+    assert_true(was_new);
+    assert_int_equal(bk_filter_add(f, "k", 1, &was_new), BK_OK);
+    assert_false(was_new);
+    uint64_t count;
+    assert_int_equal(bk_filter_count(f, "k", 1, &count), BK_OK);
+    assert_int_equal(count, 2);
+    assert_int_equal(bk_filter_remove(f, "k", 1), BK_OK);
+    assert_int_equal(bk_filter_remove(f, "k", 1), BK_OK);
+    assert_int_equal(bk_filter_remove(f, "k", 1), BK_ENOTFOUND);
+    bk_stats s, d;
+    bk_filter_stats(f, &s);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &p, &d), BK_OK);
+    assert_int_equal(s.bits, d.bits);
+    assert_int_equal(s.fingerprint_bits, 16);
+    assert_true(s.load_factor == 0);
+    assert_int_equal(bk_filter_union(f, f), BK_EUNSUPPORTED);
+    bk_filter_free(f);
+}
+
+/* The file-format hooks, driven directly: write, read back, compare. */
+static void test_format_hooks(void **state)
+{
+    (void)state;
+    const bk_kind_ops *ops = &bk_cuckoo_ops;
+    const unsigned widths[] = { 8, 12, 16 };
+    char key[32];
+    for (int w = 0; w < 3; w++) {
+        bk_cuckoo *f = make_exact(37, widths[w], 9);
+        uint64_t accepted = 0;
+        for (uint64_t i = 0; i < 200; i++)
+            accepted += bk_cuckoo_add(f, key, key_of(key, sizeof key, "s", i), NULL) == BK_OK;
+        assert_true(bk_cuckoo_stash_occupied(f)); /* the stash travels too */
+        uint8_t params[56];
+        assert_int_equal(ops->params_size(f), 56);
+        ops->write_params(f, params);
+        uint64_t size = ops->payload_size(f);
+        assert_int_equal(size, 37 * widths[w] / 2);
+        uint8_t *payload = aligned_alloc(64, (size + 63) / 64 * 64);
+        ops->write_payload(f, payload);
+        for (int pass = 0; pass < 2; pass++) {
+            bool in_place = pass == 0;
+            bk_cuckoo *back = NULL;
+            assert_int_equal(ops->read(params, 56, payload, size, ops->hasher(f), accepted,
+                                       in_place, (void **)&back),
+                             BK_OK);
+            assert_int_equal(bk_cuckoo_buckets(back), 37);
+            assert_int_equal(bk_cuckoo_fingerprint_bits(back), widths[w]);
+            assert_int_equal(bk_cuckoo_keys_added(back), accepted);
+            assert_true(bk_cuckoo_stash_occupied(back));
+            assert_true(bk_cuckoo_load_factor(back) == bk_cuckoo_load_factor(f));
+            assert_int_equal(bk_cuckoo_hasher(back)->seed, 9);
+            for (uint64_t i = 0; i < 400; i++) {
+                size_t len = key_of(key, sizeof key, "s", i);
+                assert_int_equal(bk_cuckoo_contains(back, key, len),
+                                 bk_cuckoo_contains(f, key, len));
+            }
+            if (in_place) {
+                assert_int_equal(bk_cuckoo_remove(back, "s1", 2), BK_EIMMUTABLE);
+                assert_int_equal(bk_cuckoo_add(back, "s1", 2, NULL), BK_EIMMUTABLE);
+                assert_int_equal(bk_cuckoo_clear(back), BK_EIMMUTABLE);
+            } else {
+                /* The copy behaves exactly as the original from here on. */
+                assert_int_equal(bk_cuckoo_remove(back, "s1", 2), BK_OK);
+                assert_int_equal(bk_cuckoo_remove(f, "s1", 2), BK_OK);
+                uint8_t p1[56], p2[56];
+                uint64_t s1, s2;
+                uint8_t *a = snapshot(f, &s1, p1), *b = snapshot(back, &s2, p2);
+                assert_memory_equal(a, b, s1);
+                assert_memory_equal(p1, p2, 56);
+                free(a);
+                free(b);
+                ops->write_params(f, params);
+                ops->write_payload(f, payload);
+                accepted--;
+            }
+            bk_cuckoo_free(back);
+        }
+
+        /* Contradictions, each refused with its code. */
+        const bk_hasher *h = ops->hasher(f);
+        struct { size_t offset; uint8_t value; bk_status expected; } cases[] = {
+            { 0, 38, BK_ECORRUPT },   /* buckets: payload size contradicts */
+            { 0, 0, BK_ECORRUPT },    /* zero buckets */
+            { 8, 10, BK_ECORRUPT },   /* fingerprint width 10 */
+            { 12, 8, BK_ECORRUPT },   /* 8 slots per bucket */
+            { 16, 0, BK_ECORRUPT },   /* capacity 0 */
+            { 31, 0xff, BK_ECORRUPT },/* target FPR NaN */
+            { 32, 37, BK_ECORRUPT },  /* stash bucket out of range */
+            { 44, 1, BK_ECORRUPT },   /* reserved */
+            { 7, 0x10, BK_ERANGE },   /* buckets 2^60+: beyond BK_MAX_BITS */
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            uint8_t bad[56];
+            memcpy(bad, params, 56);
+            bad[cases[c].offset] = cases[c].value;
+            void *back = NULL;
+            assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back),
+                             cases[c].expected);
+            assert_null(back);
+        }
+        uint8_t bad[56];
+        memcpy(bad, params, 56);
+        bad[40] = 0; bad[41] = 0; bad[42] = 0; bad[43] = 0; /* stash empty but bucket set */
+        bad[32] = 5;
+        void *back = NULL;
+        assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back), BK_ECORRUPT);
+        memcpy(bad, params, 56);
+        bad[41] = 0xff; bad[42] = 0xff; /* stash fingerprint beyond 2^f */
+        assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back), BK_ECORRUPT);
+        assert_int_equal(ops->read(params, 55, payload, size, h, accepted, false, &back),
+                         BK_ECORRUPT);
+        assert_int_equal(ops->read(params, 56, payload, size - 1, h, accepted, false, &back),
+                         BK_ECORRUPT);
+        assert_int_equal(ops->read(params, 56, payload, size, h, 37 * 4 + 2, false, &back),
+                         BK_ECORRUPT);
+        assert_null(back);
+        free(payload);
+        bk_cuckoo_free(f);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_contains_remove_count),
+        cmocka_unit_test(test_same_key_many_times),
+        cmocka_unit_test(test_alternate_is_an_involution),
+        cmocka_unit_test(test_fingerprint_never_zero),
+        cmocka_unit_test(test_sizing),
+        cmocka_unit_test(test_full_table_loses_nothing),
+        cmocka_unit_test(test_capacity_fits),
+        cmocka_unit_test(test_random_multiset_no_false_negatives),
+        cmocka_unit_test(test_fpr_matches_prediction),
+        cmocka_unit_test(test_batch_matches_single),
+        cmocka_unit_test(test_add_unique),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_filter_handle),
+        cmocka_unit_test(test_format_hooks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
