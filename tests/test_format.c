@@ -686,12 +686,16 @@ static void test_mapped_filter(void **state)
 
     bk_filter *mapped = NULL;
     assert_int_equal(bk_filter_map(path, NULL, &mapped), BK_OK);
-    /* Reads the file in place: the payload is the mapping, 64-byte aligned. */
+    /* On a little-endian host it reads the file in place: the payload is the
+     * mapping (64-byte aligned) and the filter is read-only.  A big-endian
+     * host converts a private copy instead (docs/FORMAT.md). */
     const uint64_t *words = bk_bloom_words(bk_filter_object(mapped));
     assert_int_equal((uintptr_t)words % 64, 0);
-    assert_int_equal(bk_filter_add(mapped, "x", 1, NULL), BK_EIMMUTABLE);
-    assert_int_equal(bk_filter_clear(mapped), BK_EIMMUTABLE);
-    assert_int_equal(bk_filter_union(mapped, original), BK_EIMMUTABLE);
+    if (bk_host_is_little_endian()) {
+        assert_int_equal(bk_filter_add(mapped, "x", 1, NULL), BK_EIMMUTABLE);
+        assert_int_equal(bk_filter_clear(mapped), BK_EIMMUTABLE);
+        assert_int_equal(bk_filter_union(mapped, original), BK_EIMMUTABLE);
+    }
     for (size_t i = 0; i < 20000; i += 97) {
         char key[32];
         int len = snprintf(key, sizeof key, "key:%zu", i);

@@ -63,8 +63,13 @@ bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_fi
 
 /* Maps a file read-only (mmap) and queries it in place: a filter of any size
  * answers its first query without reading the file.  The checksum is not
- * verified (that would read the whole file): call bk_filter_verify for it.
- * Writes return BK_EIMMUTABLE; bk_filter_free unmaps. */
+ * verified (that would read the whole file): call bk_file_verify for it.
+ * Writes return BK_EIMMUTABLE; bk_filter_free unmaps.  (On a big-endian
+ * host the kind converts a private copy of the payload instead, which is
+ * writable; the file is never written either way.)  The file must not be
+ * truncated or rewritten in place while mapped: replace it by renaming a
+ * new file over it, as bk_filter_save does.  BK_EUNSUPPORTED if `path` is
+ * not a regular file. */
 bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_filter **out);
 
 /* Verifies the checksum of a file on disk without loading it: checks the
