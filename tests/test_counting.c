@@ -5,6 +5,7 @@
  * Binomial(N, p); we accept |measured - p N| <= 4 sqrt(N p (1-p)) plus the
  * model error stated next to each test.
  */
+#define _GNU_SOURCE /* mkdtemp, for tests/roundtrip.h */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "bloomkit.h"
 #include "filter.h"
+#include "roundtrip.h"
 
 static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
 {
@@ -562,6 +564,55 @@ static void test_format_hooks(void **state)
     bk_counting_free(f);
 }
 
+/* Through the real format (tests/roundtrip.h): buffer, file, load and map,
+ * with saturated counters, an odd m, and a SipHash-keyed filter. */
+static void test_format_roundtrip(void **state)
+{
+    (void)state;
+    static const uint8_t secret[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+    bk_params plain = { .capacity = 500, .bits = 4001, .hashes = 5, .seed = 3 };
+    bk_params keyed = { .capacity = 500, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
+                        .secret_key = secret };
+    const bk_params *cases[] = { &plain, &keyed };
+    char key[32];
+    for (int c = 0; c < 2; c++) {
+        bk_filter *f;
+        assert_int_equal(bk_filter_create(BK_KIND_COUNTING, cases[c], &f), BK_OK);
+        for (uint64_t i = 0; i < 400; i++)
+            assert_int_equal(bk_filter_add(f, key, key_of(key, sizeof key, "key:", i), NULL),
+                             BK_OK);
+        for (int i = 0; i < 20; i++)
+            bk_filter_add(f, "key:1", 5, NULL);
+        for (uint64_t i = 0; i < 400; i += 3)
+            assert_int_equal(bk_filter_remove(f, key, key_of(key, sizeof key, "key:", i)), BK_OK);
+        bk_stats s;
+        bk_filter_stats(f, &s);
+        assert_true(s.saturated_counters > 0);
+        bk_roundtrip_check(f, c == 1 ? secret : NULL, 1000);
+
+        size_t size;
+        uint8_t *bytes = bk_rt_serialize(f, &size);
+        bk_filter *back;
+        bk_load_options options = { .secret_key = c == 1 ? secret : NULL };
+        assert_int_equal(bk_filter_deserialize(bytes, size, &options, &back), BK_OK);
+        bk_stats t;
+        bk_filter_stats(back, &t);
+        assert_int_equal(t.saturated_counters, s.saturated_counters);
+        /* A loaded filter removes like the original. */
+        assert_int_equal(bk_filter_remove(back, "key:2", 5), BK_OK);
+        assert_int_equal(bk_filter_remove(f, "key:2", 5), BK_OK);
+        size_t size2, size3;
+        uint8_t *after_back = bk_rt_serialize(back, &size2);
+        uint8_t *after_original = bk_rt_serialize(f, &size3);
+        assert_memory_equal(after_back, after_original, size2);
+        free(after_back);
+        free(after_original);
+        free(bytes);
+        bk_filter_free(back);
+        bk_filter_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_filter_handle),
         cmocka_unit_test(test_format_hooks),
+        cmocka_unit_test(test_format_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

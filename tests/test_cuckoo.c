@@ -5,6 +5,7 @@
  * Binomial(N, p); we accept |measured - p N| <= 4 sqrt(N p (1-p)) plus the
  * model error stated next to the test.
  */
+#define _GNU_SOURCE /* mkdtemp, for tests/roundtrip.h */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "bloomkit.h"
 #include "filter.h"
+#include "roundtrip.h"
 
 static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
 {
@@ -643,6 +645,56 @@ static void test_format_hooks(void **state)
     }
 }
 
+/* Through the real format (tests/roundtrip.h): buffer, file, load and map,
+ * each width, a non-power-of-two table, with and without the stash taken. */
+static void test_format_roundtrip(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 8, 12, 16 };
+    char key[32];
+    for (int w = 0; w < 3; w++) {
+        for (int full = 0; full < 2; full++) {
+            bk_params p = { .capacity = 300, .fingerprint_bits = widths[w], .seed = 11 };
+            bk_filter *f;
+            assert_int_equal(bk_filter_create(BK_KIND_CUCKOO, &p, &f), BK_OK);
+            uint64_t keys = full ? 400 : 250;
+            for (uint64_t i = 0; i < keys; i++) {
+                bk_status status = bk_filter_add(f, key, key_of(key, sizeof key, "key:", i), NULL);
+                assert_true(status == BK_OK || (full && status == BK_EFULL));
+            }
+            assert_int_equal(bk_cuckoo_stash_occupied(bk_filter_object(f)), full);
+            bk_roundtrip_check(f, NULL, 1000);
+
+            size_t size;
+            uint8_t *bytes = bk_rt_serialize(f, &size);
+            bk_filter *back;
+            assert_int_equal(bk_filter_deserialize(bytes, size, NULL, &back), BK_OK);
+            bk_stats a, b;
+            bk_filter_stats(f, &a);
+            bk_filter_stats(back, &b);
+            assert_true(a.load_factor == b.load_factor);
+            assert_int_equal(b.fingerprint_bits, widths[w]);
+            /* The loaded filter continues exactly as the original would. */
+            for (uint64_t i = 0; i < 40; i++) {
+                size_t len = key_of(key, sizeof key, "key:", i * 7);
+                assert_int_equal(bk_filter_remove(back, key, len), bk_filter_remove(f, key, len));
+                len = key_of(key, sizeof key, "more:", i);
+                assert_int_equal(bk_filter_add(back, key, len, NULL), bk_filter_add(f, key, len, NULL));
+            }
+            size_t size2, size3;
+            uint8_t *after_back = bk_rt_serialize(back, &size2);
+            uint8_t *after_original = bk_rt_serialize(f, &size3);
+            assert_int_equal(size2, size3);
+            assert_memory_equal(after_back, after_original, size2);
+            free(after_back);
+            free(after_original);
+            free(bytes);
+            bk_filter_free(back);
+            bk_filter_free(f);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_filter_handle),
         cmocka_unit_test(test_format_hooks),
+        cmocka_unit_test(test_format_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
