@@ -188,7 +188,9 @@ static bk_status design_from_params(const bk_params *params, cuckoo_design *out)
         if (d.buckets == 0)
             return BK_ERANGE;
     } else {
-        double buckets = ceil((double)params->capacity / (SLOTS * BK_CUCKOO_DESIGN_LOAD));
+        double keys = (double)params->capacity;
+        double buckets = ceil((keys + BK_CUCKOO_SLACK_SIGMAS * sqrt(keys)) /
+                              (SLOTS * BK_CUCKOO_DESIGN_LOAD));
         if (!(buckets <= (double)max_buckets))
             return BK_ERANGE;
         d.buckets = (uint64_t)buckets;
