@@ -53,11 +53,12 @@
  * answers every query identically.
  *
  * Measured (tests/test_counting.c, examples/counting_delete.c; release):
- *   - 20,000 keys at p = 1%: m = 191,702 counters (93.6 KiB), k = 7;
- *     measured FPR over 200,000 absent keys within the binomial bound of
- *     the predicted 1.00%.
- *   - The seeds' demonstration (m = 624, k = 4, keys in0..in99): removing
- *     the false positive found among out0.. makes other keys absent.
+ *   - 20,000 keys at p = 1%: m = 191,702 counters (93.6 KiB, against
+ *     23.4 KiB for the classic filter), k = 7; 200,000 absent queries:
+ *     FPR 1.0015%, predicted from the fill 1.0048%, design 1.0039%.
+ *   - The seed's demonstration (m = 624, k = 4, keys in0..in99): after
+ *     removing in7, the first false positive is out9; removing it makes
+ *     in6 and in11 absent.
  */
 #include "bloomkit/counting.h"
 

@@ -59,11 +59,16 @@
  * Buckets are loaded byte by byte (src/endian.h), so a mapped file is read
  * in place on any host, and no read ever passes the end of the table.
  *
- * Measured (tests/test_cuckoo.c, release; see docs/DELETION.md):
- *   - filling until the stash is taken: loads reached for 8-, 12- and
- *     16-bit fingerprints are printed by test_full_table_loses_nothing
- *     (typically 0.96-0.98 on tables of 1024 buckets);
- *   - FPR measured beside predicted: printed by test_fpr_matches_prediction.
+ * Measured (tests/test_cuckoo.c and docs/DELETION.md, release build):
+ *   - load when the stash is first taken, adding distinct keys: 0.971-0.972
+ *     on 1,024 buckets, 0.964-0.966 on 16,384, 0.960-0.962 on 262,144
+ *     (means over 3-10 runs, each width); the 95% design load holds.
+ *   - capacity n fits: B = ceil((n + 3 sqrt n) / 3.8) took every one of its
+ *     n keys in 28,000 filters of 1 to 20,000 keys (with B = ceil(n / 3.8),
+ *     0.4-0.9% of filters of 10-500 keys filled early).
+ *   - FPR at 95% load, 1,000,000 absent queries, measured vs predicted:
+ *     f = 8: 0.029413 vs 0.029421; f = 12: 0.001912 vs 0.001854;
+ *     f = 16: 0.000127 vs 0.000116 (5M queries, 4 seeds: 0.000113-0.000124).
  */
 #include "bloomkit/cuckoo.h"
 
