@@ -236,6 +236,44 @@ static void test_false_positive_removal_creates_false_negatives(void **state)
     bk_counting_free(f);
 }
 
+/* m = 3 counters and k = 5 probes: every key repeats positions.  A remove
+ * must never take a counter below zero (which would wrap the nibble to 15
+ * and raise the total), and add-then-remove must restore every counter. */
+static void test_repeated_probes_never_underflow(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 1, .bits = 3, .hashes = 5 };
+    bk_counting *f;
+    assert_int_equal(bk_counting_create(&p, &f), BK_OK);
+    assert_int_equal(bk_counting_add(f, "a", 1, NULL), BK_OK);
+    unsigned total = 0;
+    for (uint64_t i = 0; i < 3; i++)
+        total += bk_counting_counter(f, i);
+    assert_int_equal(total, 5);
+    assert_int_equal(bk_counting_remove(f, "a", 1), BK_OK);
+    for (uint64_t i = 0; i < 3; i++)
+        assert_int_equal(bk_counting_counter(f, i), 0);
+
+    assert_int_equal(bk_counting_add(f, "a", 1, NULL), BK_OK);
+    char key[32];
+    int refused = 0;
+    for (uint64_t i = 0; i < 200; i++) {
+        unsigned before = 0, after = 0;
+        for (uint64_t c = 0; c < 3; c++)
+            before += bk_counting_counter(f, c);
+        bk_status status = bk_counting_remove(f, key, key_of(key, sizeof key, "x", i));
+        assert_true(status == BK_OK || status == BK_ENOTFOUND);
+        refused += status == BK_ENOTFOUND;
+        for (uint64_t c = 0; c < 3; c++)
+            after += bk_counting_counter(f, c);
+        assert_int_equal(after, status == BK_OK ? before - 5 : before);
+        if (after == 0)
+            assert_int_equal(bk_counting_add(f, "a", 1, NULL), BK_OK);
+    }
+    assert_true(refused > 0);
+    bk_counting_free(f);
+}
+
 static void test_to_bloom_answers_identically(void **state)
 {
     (void)state;
@@ -622,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_random_multiset_with_saturation),
         cmocka_unit_test(test_saturation_sticks),
         cmocka_unit_test(test_false_positive_removal_creates_false_negatives),
+        cmocka_unit_test(test_repeated_probes_never_underflow),
         cmocka_unit_test(test_to_bloom_answers_identically),
         cmocka_unit_test(test_union_saturating_add),
         cmocka_unit_test(test_fpr_and_estimates),
