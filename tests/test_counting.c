@@ -20,6 +20,7 @@
 #include "bloomkit.h"
 #include "filter.h"
 #include "roundtrip.h"
+#include "golden.h"
 
 static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
 {
@@ -651,8 +652,34 @@ static void test_format_roundtrip(void **state)
     }
 }
 
-int main(void)
+/* Golden files (tests/golden.h, tests/data/): the format and the algorithm
+ * pinned, on every host. */
+static const bk_golden goldens[] = {
+    { "counting-xxh3.bkf", BK_KIND_COUNTING, { .capacity = 200, .bits = 1999, .hashes = 5 },
+      200, 3, 2000 },
+    { "counting-xxh64-saturated.bkf", BK_KIND_COUNTING,
+      { .capacity = 20, .bits = 61, .hashes = 4, .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
+      200, 7, 500 },
+};
+
+#define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])
+
+static void test_golden_files(void **state)
 {
+    (void)state;
+    for (size_t g = 0; g < GOLDEN_COUNT; g++)
+        bk_golden_check(&goldens[g]);
+    bk_filter *saturated = bk_golden_build(&goldens[1]); /* the file's bytes, as checked */
+    bk_stats s;
+    bk_filter_stats(saturated, &s);
+    assert_true(s.saturated_counters > 0);
+    bk_filter_free(saturated);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-golden") == 0)
+        return bk_golden_write(goldens, GOLDEN_COUNT, argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_contains_remove_count),
         cmocka_unit_test(test_remove_absent_changes_nothing),
@@ -669,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_filter_handle),
         cmocka_unit_test(test_format_hooks),
         cmocka_unit_test(test_format_roundtrip),
+        cmocka_unit_test(test_golden_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "bloomkit.h"
 #include "filter.h"
 #include "roundtrip.h"
+#include "golden.h"
 
 static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
 {
@@ -695,8 +696,34 @@ static void test_format_roundtrip(void **state)
     }
 }
 
-int main(void)
+/* Golden files (tests/golden.h, tests/data/): the format and the algorithm
+ * pinned, on every host. */
+static const bk_golden goldens[] = {
+    { "cuckoo12-stash.bkf", BK_KIND_CUCKOO,
+      { .capacity = 100, .bits = 29 * 4 * 12, .fingerprint_bits = 12, .seed = 7 }, 200, 0, 2000 },
+    { "cuckoo8-removed.bkf", BK_KIND_CUCKOO,
+      { .capacity = 300, .bits = 83 * 4 * 8, .fingerprint_bits = 8 }, 300, 4, 2000 },
+    { "cuckoo16-seeded.bkf", BK_KIND_CUCKOO,
+      { .capacity = 100, .bits = 27 * 4 * 16, .fingerprint_bits = 16,
+        .seed = 0x9e3779b97f4a7c15ULL }, 90, 5, 2000 },
+};
+
+#define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])
+
+static void test_golden_files(void **state)
 {
+    (void)state;
+    for (size_t g = 0; g < GOLDEN_COUNT; g++)
+        bk_golden_check(&goldens[g]);
+    bk_filter *stashed = bk_golden_build(&goldens[0]); /* the file's bytes, as checked */
+    assert_true(bk_cuckoo_stash_occupied(bk_filter_object(stashed)));
+    bk_filter_free(stashed);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-golden") == 0)
+        return bk_golden_write(goldens, GOLDEN_COUNT, argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_contains_remove_count),
         cmocka_unit_test(test_same_key_many_times),
@@ -713,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_filter_handle),
         cmocka_unit_test(test_format_hooks),
         cmocka_unit_test(test_format_roundtrip),
+        cmocka_unit_test(test_golden_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
