@@ -34,9 +34,10 @@
  * examples/counting_delete.c).  remove is only safe for keys known present.
  *
  * A key's probes may repeat a position (double hashing into a small m); it
- * then adds 2 to that counter, and remove subtracts 2.  Before changing
- * anything, remove checks that every unsaturated counter holds at least as
- * many as the key's probes on it, so it can never underflow a counter.
+ * then adds 2 to that counter, and remove subtracts 2.  Should a counter
+ * run out before its last probe (only possible for a key never added),
+ * remove undoes its own decrements and reports BK_ENOTFOUND: it never
+ * underflows a counter and never half-removes a key.
  *
  * Memory layout: m counters packed two per byte, counter i in byte i/2,
  * low nibble for even i, high nibble for odd i; the unused high nibble of
@@ -280,21 +281,32 @@ static inline void prefetch_counters(const bk_counting *filter, bk_hash hash)
         __builtin_prefetch(&filter->bytes[bk_probe_next(&probe, filter->counters) >> 1]);
 }
 
-/* True when every unsaturated counter of the key holds at least as many as
- * the key's probes on it: decrementing them all cannot underflow. */
-static bool can_decrement(const bk_counting *filter, const uint64_t *positions)
+static bool any_counter_zero(const bk_counting *filter, const uint64_t *positions)
+{
+    for (unsigned i = 0; i < filter->hashes; i++)
+        if (counter_get(filter->bytes, positions[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Decrements the unsaturated counters at positions[0..k).  If a position
+ * repeated more often than its counter holds, the decrements made so far
+ * are undone (in reverse order: a decremented counter is at most 13, a
+ * skipped one stays 15) and false is returned: nothing has changed. */
+static bool decrement_all_or_nothing(bk_counting *filter, const uint64_t *positions)
 {
     for (unsigned i = 0; i < filter->hashes; i++) {
         unsigned value = counter_get(filter->bytes, positions[i]);
-        if (value == 0)
+        if (value == 0) {
+            while (i-- > 0) {
+                unsigned undo = counter_get(filter->bytes, positions[i]);
+                if (undo != BK_COUNTING_MAX)
+                    counter_set(filter->bytes, positions[i], undo + 1);
+            }
             return false;
-        if (value == BK_COUNTING_MAX)
-            continue;
-        unsigned probes_here = 0;
-        for (unsigned j = 0; j < filter->hashes; j++)
-            probes_here += positions[j] == positions[i];
-        if (probes_here > value)
-            return false;
+        }
+        if (value != BK_COUNTING_MAX)
+            counter_set(filter->bytes, positions[i], value - 1);
     }
     return true;
 }
@@ -329,13 +341,8 @@ bk_status bk_counting_remove_hash(bk_counting *filter, bk_hash hash)
     bk_probe probe = bk_probe_start(hash);
     for (unsigned i = 0; i < filter->hashes; i++)
         positions[i] = bk_probe_next(&probe, filter->counters);
-    if (!can_decrement(filter, positions))
+    if (any_counter_zero(filter, positions) || !decrement_all_or_nothing(filter, positions))
         return BK_ENOTFOUND;
-    for (unsigned i = 0; i < filter->hashes; i++) {
-        unsigned value = counter_get(filter->bytes, positions[i]);
-        if (value < BK_COUNTING_MAX)
-            counter_set(filter->bytes, positions[i], value - 1);
-    }
     if (filter->keys_added > 0)
         filter->keys_added--;
     return BK_OK;
