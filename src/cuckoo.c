@@ -44,8 +44,12 @@
  *     p = 1 - (1 - 1/(2^f - 1))^(8 load)   ~  8 load / 2^f   (= 2b/2^f full)
  *
  * Sizing from (n, p): the narrowest f in {8, 12, 16} whose p at 95% load is
- * at most the target, B = ceil(n / (4 x 0.95)).  Bits per key at capacity:
- * f / 0.95 = 8.4, 12.6 or 16.8 (against 1.44 log2(1/p) for Bloom).
+ * at most the target, and B = ceil((n + 3 sqrt n) / (4 x 0.95)): the
+ * paper's 95% load for b = 4, reached at n plus three standard deviations
+ * of a Poisson count, so that small tables (whose fill fluctuates most)
+ * still take their n keys.  Bits per key at 95% load: f / 0.95 = 8.4, 12.6
+ * or 16.8, against 1.44 log2(1/p) = 7.3, 13.1 or 18.9 for a Bloom filter of
+ * the same FPR.
  *
  * Memory layout: B buckets of 4 f-bit slots, packed: a bucket is 4f bits =
  * 4, 6 or 8 bytes, read as one little-endian integer, slot j at bits
@@ -56,8 +60,9 @@
  *             \_ bucket 0: 4f bits _/\_ bucket 1 ______/
  *     stash:  (fingerprint, bucket)  -- fingerprint 0 = empty
  *
- * Buckets are loaded byte by byte (src/endian.h), so a mapped file is read
- * in place on any host, and no read ever passes the end of the table.
+ * Buckets are loaded byte by byte (src/endian.h), so the payload needs no
+ * conversion on any host (a mapped file is queried in place), and no read
+ * ever passes the end of the table.
  *
  * Measured (tests/test_cuckoo.c and docs/DELETION.md, release build):
  *   - load when the stash is first taken, adding distinct keys: 0.971-0.972
