@@ -42,8 +42,8 @@
  * Memory layout: m counters packed two per byte, counter i in byte i/2,
  * low nibble for even i, high nibble for odd i; the unused high nibble of
  * the last byte (odd m) is always 0.  The array is allocated 64-byte
- * aligned and padded to whole 64-bit words so the fill statistics can read
- * 16 counters at a time.
+ * aligned; the fill statistics read it 16 counters (8 bytes) at a time,
+ * the tail byte by byte, so a mapped payload of any length works too.
  *
  *     byte:      [  0  ][  1  ][  2  ] ...  [ (m-1)/2 ]
  *     nibbles:   c1|c0  c3|c2  c5|c4  ...   (0)|c_{m-1}
