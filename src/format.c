@@ -710,6 +710,81 @@ bk_status bk_file_verify(const char *path)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Inspection: the header alone                                             */
+/* ------------------------------------------------------------------------ */
+
+static void describe(const bk_format_header *h, bk_file_info *out)
+{
+    bk_file_info info;
+    memset(&info, 0, sizeof info);
+    info.version = h->version;
+    info.kind = (bk_kind)h->kind;
+    info.hash_algorithm = (bk_hash_algorithm)h->hash_algorithm;
+    info.seed = h->seed;
+    info.keys_added = h->keys_added;
+    info.params_size = h->params_size;
+    info.payload_offset = h->header_size;
+    info.payload_size = h->payload_size;
+    info.total_size = h->total_size;
+    *out = info;
+}
+
+bk_status bk_buffer_inspect(const void *buffer, size_t size, bk_file_info *out)
+{
+    if ((buffer == NULL && size != 0) || out == NULL)
+        return BK_EINVAL;
+    const uint8_t *bytes = buffer;
+    bk_format_header h;
+    bk_status status = bk_format_parse_header(bytes, size, &h);
+    if (status != BK_OK)
+        return status;
+    if (size < h.total_size)
+        return BK_ETRUNCATED;
+    if (size > h.total_size)
+        return BK_EOVERSIZE;
+    size_t padding_start = BK_FORMAT_PARAMS_OFFSET + h.params_size;
+    if (!all_zero(bytes + padding_start, h.header_size - padding_start))
+        return BK_ECORRUPT;
+    describe(&h, out);
+    return BK_OK;
+}
+
+bk_status bk_file_inspect(const char *path, bk_file_info *out)
+{
+    if (path == NULL || out == NULL)
+        return BK_EINVAL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return BK_EIO;
+    uint8_t head[BK_FORMAT_HEADER_SIZE];
+    bk_format_header h;
+    bool regular;
+    bk_status status = read_checked_header(fd, head, &h, &regular);
+    uint8_t *rest = NULL;
+    size_t rest_size = 0;
+    if (status == BK_OK) {
+        rest_size = h.header_size - BK_FORMAT_HEADER_SIZE; /* <= 1 MiB */
+        rest = malloc(rest_size ? rest_size : 1);
+        if (rest == NULL)
+            status = BK_ENOMEM;
+    }
+    if (status == BK_OK) {
+        ssize_t got = read_full(fd, rest, rest_size);
+        if (got < 0)
+            status = BK_EIO;
+        else if ((size_t)got < rest_size)
+            status = BK_ETRUNCATED;
+        else if (!all_zero(rest + h.params_size, rest_size - h.params_size))
+            status = BK_ECORRUPT;
+    }
+    close_keeping_errno(fd);
+    free(rest);
+    if (status == BK_OK)
+        describe(&h, out);
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Thin wrappers for a caller holding a bk_bloom                            */
 /* ------------------------------------------------------------------------ */
 
