@@ -791,6 +791,16 @@ static void test_save_failure_keeps_old_file(void **state)
         free(now);
     }
 
+    /* 5. A name as long as the file system allows still saves (the
+     * temporary's name is cut to fit). */
+    char long_name[256];
+    memset(long_name, 'n', 255);
+    long_name[255] = '\0';
+    char *long_path = bk_rt_join(dir, long_name);
+    assert_int_equal(bk_filter_save(big, long_path), BK_OK);
+    assert_int_equal(unlink(long_path), 0);
+    free(long_path);
+
     /* And a save that can succeed replaces the file. */
     assert_int_equal(bk_filter_save(big, path), BK_OK);
     assert_int_equal(bk_file_verify(path), BK_OK);
