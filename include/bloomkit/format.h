@@ -10,6 +10,10 @@
  * bad checksums each return their own bk_status, never read out of bounds
  * and never allocate more than the input justifies.  On error *out is
  * untouched.
+ *
+ * Thread safety: serialising or saving reads the filter; no thread may add
+ * to it meanwhile (even a BK_FLAG_CONCURRENT filter), or the snapshot may
+ * pair bits with a stale count.  Loading and mapping share nothing.
  */
 #ifndef BLOOMKIT_FORMAT_H
 #define BLOOMKIT_FORMAT_H
