@@ -14,5 +14,7 @@
 #include "bloomkit/bloom.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/format.h"
+#include "bloomkit/scalable.h"
+#include "bloomkit/window.h"
 
 #endif

@@ -16,11 +16,20 @@
 struct bk_filter {
     const bk_kind_ops *ops;
     void *object;
+    /* Fill alarm (see the end of this file). */
+    bk_fill_alarm alarm;
+    void *alarm_context;
+    uint64_t alarm_countdown; /* new keys until the next check; 0: none armed */
 };
+
+static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status);
+static void alarm_rearm(bk_filter *filter);
 
 /* Every kind this build implements. */
 static const bk_kind_ops *const kind_table[] = {
     &bk_bloom_ops,
+    &bk_scalable_ops,
+    &bk_window_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
@@ -78,7 +87,7 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
 {
     if (ops == NULL || object == NULL || out == NULL)
         return BK_EINVAL;
-    bk_filter *filter = malloc(sizeof *filter);
+    bk_filter *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
         return BK_ENOMEM;
     filter->ops = ops;
@@ -201,7 +210,10 @@ bk_status bk_filter_clear(bk_filter *filter)
         return BK_EINVAL;
     if (filter->ops->clear == NULL)
         return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
-    return filter->ops->clear(filter->object);
+    bk_status status = filter->ops->clear(filter->object);
+    if (status == BK_OK)
+        alarm_rearm(filter);
+    return status;
 }
 
 bk_kind bk_filter_kind(const bk_filter *filter)
@@ -230,7 +242,14 @@ bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
         return BK_EINVAL;
     if (filter->ops->add_hash == NULL)
         return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
-    return filter->ops->add_hash(filter->object, hash, was_new);
+    if (filter->alarm_countdown == 0)
+        return filter->ops->add_hash(filter->object, hash, was_new);
+    bool fresh = false;
+    bk_status status = filter->ops->add_hash(filter->object, hash, &fresh);
+    if (was_new != NULL)
+        *was_new = fresh;
+    alarm_after_adds(filter, fresh, status);
+    return status;
 }
 
 bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new)
@@ -288,8 +307,12 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
         }
         size_t chunk_new = 0;
         bk_status status;
-        if (filter->ops->add_hash_batch != NULL) {
+        /* Near a fill alarm's next check, key by key so it fires on time. */
+        bool alarm_due = filter->alarm_countdown != 0 && filter->alarm_countdown <= n;
+        if (filter->ops->add_hash_batch != NULL && !alarm_due) {
             status = filter->ops->add_hash_batch(filter->object, hashes, n, &chunk_new);
+            if (filter->alarm_countdown != 0)
+                alarm_after_adds(filter, chunk_new, status);
         } else {
             status = BK_OK;
             for (size_t i = 0; i < n && status == BK_OK; i++) {
@@ -394,9 +417,96 @@ bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out)
 
 bk_status bk_filter_check_fill(const bk_filter *filter)
 {
-    if (filter == NULL)
+    bk_fill_status fill;
+    bk_status status = bk_filter_fill_status(filter, &fill);
+    if (status != BK_OK)
+        return status;
+    return fill == BK_FILL_OK ? BK_OK : BK_EFULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fill alarms (contract in bloomkit/filter.h)                              */
+/* ------------------------------------------------------------------------ */
+
+bk_fill_status bk_fill_status_from_stats(const bk_stats *stats)
+{
+    if (stats == NULL || !stats->past_design_point)
+        return BK_FILL_OK;
+    if (stats->target_fpr > 0 &&
+        stats->current_fpr >= BK_FILL_DEGRADED_FACTOR * stats->target_fpr)
+        return BK_FILL_DEGRADED;
+    return BK_FILL_PAST_DESIGN_POINT;
+}
+
+const char *bk_fill_status_name(bk_fill_status status)
+{
+    switch (status) {
+    case BK_FILL_OK: return "ok";
+    case BK_FILL_PAST_DESIGN_POINT: return "past design point";
+    case BK_FILL_DEGRADED: return "degraded";
+    }
+    return "unknown";
+}
+
+bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out)
+{
+    if (filter == NULL || out == NULL)
         return BK_EINVAL;
     bk_stats stats;
     filter->ops->stats(filter->object, &stats);
-    return stats.past_design_point ? BK_EFULL : BK_OK;
+    *out = bk_fill_status_from_stats(&stats);
+    return BK_OK;
+}
+
+static void alarm_rearm(bk_filter *filter)
+{
+    filter->alarm_countdown = filter->alarm != NULL ? 1 : 0;
+}
+
+bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    filter->alarm = alarm;
+    filter->alarm_context = context;
+    alarm_rearm(filter);
+    return BK_OK;
+}
+
+/* New keys until the next check: a quarter of the distance from the load
+ * (the fill's key estimate, or keys added where a kind has none) to the
+ * next threshold, the capacity and then BK_DESIGN_MARGIN times it.  A
+ * filter beyond both yet not past its design point (a kind whose test is
+ * not a key count, e.g. a window holding more than one window of keys) is
+ * checked every capacity/64 new keys. */
+static uint64_t keys_until_next_check(const bk_stats *stats)
+{
+    double load = stats->keys_estimated > 0 ? stats->keys_estimated : (double)stats->keys_added;
+    double capacity = (double)stats->capacity;
+    double threshold = load < capacity ? capacity : capacity * BK_DESIGN_MARGIN;
+    double distance = threshold - load;
+    if (distance >= 8)
+        return (uint64_t)(distance / 4);
+    if (distance > 0)
+        return 1;
+    return stats->capacity >= 128 ? stats->capacity / 64 : 1;
+}
+
+static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status)
+{
+    if (status != BK_EFULL) {
+        if (new_keys < filter->alarm_countdown) {
+            filter->alarm_countdown -= new_keys;
+            return;
+        }
+    }
+    bk_stats stats;
+    filter->ops->stats(filter->object, &stats);
+    bk_fill_status fill = bk_fill_status_from_stats(&stats);
+    if (fill == BK_FILL_OK) {
+        filter->alarm_countdown = keys_until_next_check(&stats);
+        return;
+    }
+    filter->alarm_countdown = 0; /* once */
+    filter->alarm(filter, fill, filter->alarm_context);
 }
