@@ -13,7 +13,8 @@
  *
  * (s = .expansion, default 2; r = .tightening, default 0.5; n0 = .capacity;
  * p = .fpr, default 0.01.)  Memory grows with the keys actually added:
- * about n (1.44 log2(1/p) + 1.44 log2(1/((1 - r) r^i))) bits for n keys.
+ * sub-filter i costs 1.44 log2(1/p_i) bits per key of its capacity, so the
+ * price of not knowing n is about 1.44 log2(n/n0) bits per key.
  *
  *     bk_params params = { .capacity = 1000, .fpr = 0.001 };
  *     bk_scalable *filter;
