@@ -8,6 +8,7 @@
  */
 #include "filter.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,7 +309,8 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
         size_t chunk_new = 0;
         bk_status status;
         /* Near a fill alarm's next check, key by key so it fires on time. */
-        bool alarm_due = filter->alarm_countdown != 0 && filter->alarm_countdown <= n;
+        bool alarm_due = filter->alarm_countdown != 0 &&
+                         (filter->alarm_countdown <= n || filter->ops->past_design_point != NULL);
         if (filter->ops->add_hash_batch != NULL && !alarm_due) {
             status = filter->ops->add_hash_batch(filter->object, hashes, n, &chunk_new);
             if (filter->alarm_countdown != 0)
@@ -473,28 +475,36 @@ bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void 
     return BK_OK;
 }
 
-/* New keys until the next check: a quarter of the distance from the load
- * (the fill's key estimate, or keys added where a kind has none) to the
- * next threshold, the capacity and then BK_DESIGN_MARGIN times it.  A
- * filter beyond both yet not past its design point (a kind whose test is
- * not a key count, e.g. a window holding more than one window of keys) is
- * checked every capacity/64 new keys. */
+/* New keys until the next check: a quarter of the smallest positive
+ * distance from a load measure (the fill's key estimate, and the keys
+ * added) to a threshold (the capacity, and BK_DESIGN_MARGIN times it), so
+ * neither measure can jump a threshold between two checks.  A filter beyond
+ * every threshold yet not past its design point (a kind whose test is not a
+ * key count, e.g. a window holding more than one window of keys) is checked
+ * every capacity/64 new keys. */
 static uint64_t keys_until_next_check(const bk_stats *stats)
 {
-    double load = stats->keys_estimated > 0 ? stats->keys_estimated : (double)stats->keys_added;
-    double capacity = (double)stats->capacity;
-    double threshold = load < capacity ? capacity : capacity * BK_DESIGN_MARGIN;
-    double distance = threshold - load;
-    if (distance >= 8)
-        return (uint64_t)(distance / 4);
-    if (distance > 0)
-        return 1;
-    return stats->capacity >= 128 ? stats->capacity / 64 : 1;
+    const double loads[2] = { stats->keys_estimated, (double)stats->keys_added };
+    const double capacity = (double)stats->capacity;
+    const double thresholds[2] = { capacity, capacity * BK_DESIGN_MARGIN };
+    double nearest = INFINITY;
+    for (int l = 0; l < 2; l++)
+        for (int t = 0; t < 2; t++)
+            if (thresholds[t] > loads[l] && thresholds[t] - loads[l] < nearest)
+                nearest = thresholds[t] - loads[l];
+    if (nearest == INFINITY)
+        return stats->capacity >= 128 ? stats->capacity / 64 : 1;
+    return nearest >= 8 ? (uint64_t)(nearest / 4) : 1;
 }
 
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status)
 {
-    if (status != BK_EFULL) {
+    if (filter->ops->past_design_point != NULL) {
+        /* a cheap exact test: after every new key */
+        if ((new_keys == 0 && status != BK_EFULL) ||
+            !filter->ops->past_design_point(filter->object))
+            return;
+    } else if (status != BK_EFULL) {
         if (new_keys < filter->alarm_countdown) {
             filter->alarm_countdown -= new_keys;
             return;

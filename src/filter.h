@@ -71,6 +71,12 @@ typedef struct bk_kind_ops {
     bk_status (*read)(const uint8_t *params, size_t params_size, const uint8_t *payload,
                       uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                       bool in_place, void **out);
+
+    /* Optional: stats.past_design_point computed cheaply (no pass over the
+     * memory), for kinds that count their keys exactly.  The fill alarm
+     * (filter.c) then tests it after every new key; without it the alarm
+     * checks the full stats on a schedule. */
+    bool (*past_design_point)(const void *filter);
 } bk_kind_ops;
 
 /* The ops of each kind this build implements. */

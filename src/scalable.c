@@ -459,7 +459,6 @@ void bk_scalable_stats(const bk_scalable *filter, bk_stats *out)
     bk_stats s;
     memset(&s, 0, sizeof s);
     double bits_set = 0, design_bits_set = 0, none_positive = 1;
-    bool some_past = false;
     for (unsigned i = 0; i < filter->filter_count; i++) {
         bk_stats sub;
         bk_bloom_stats(filter->filters[i], &sub);
@@ -471,7 +470,6 @@ void bk_scalable_stats(const bk_scalable *filter, bk_stats *out)
         bits_set += sub.fill_ratio * (double)sub.bits;
         design_bits_set += sub.design_fill_ratio * (double)sub.bits;
         none_positive *= 1 - sub.current_fpr;
-        some_past |= sub.past_design_point;
     }
     s.kind = BK_KIND_SCALABLE;
     s.target_fpr = filter->target_fpr;
@@ -480,7 +478,7 @@ void bk_scalable_stats(const bk_scalable *filter, bk_stats *out)
     s.design_fill_ratio = design_bits_set / (double)s.bits;
     s.current_fpr = 1 - none_positive;
     s.bits_per_key = (double)s.bits / (double)s.capacity;
-    s.past_design_point = some_past || cannot_take_new_key(filter);
+    s.past_design_point = cannot_take_new_key(filter);
     s.filters = filter->filter_count;
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;
@@ -719,6 +717,7 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
 }
 
 static void ops_stats(const void *filter, bk_stats *out) { bk_scalable_stats(filter, out); }
+static bool ops_past_design_point(const void *filter) { return cannot_take_new_key(filter); }
 
 /* The design of the first sub-filter, with the chain's bound as target. */
 static bk_status ops_design(const bk_params *params, bk_stats *out)
@@ -764,4 +763,5 @@ const bk_kind_ops bk_scalable_ops = {
     .payload_size = ops_payload_size,
     .write_payload = ops_write_payload,
     .read = ops_read,
+    .past_design_point = ops_past_design_point,
 };

@@ -485,6 +485,24 @@ uint64_t bk_window_clock(const bk_window *filter)
     return filter->started ? filter->clock + 1 : 0;
 }
 
+/* A generation holds more distinct keys than BK_DESIGN_MARGIN times its
+ * capacity.  A count, not the fill test of bk_fill_past_design_point: the
+ * window knows its keys per generation exactly, and for generations of a
+ * few hundred keys the fill's random spread is as large as the margin. */
+static bool generation_overfull(const bk_bloom *generation)
+{
+    return (double)generation->keys_added > BK_DESIGN_MARGIN * (double)generation->capacity;
+}
+
+static bool some_live_generation_overfull(const bk_window *filter)
+{
+    uint64_t epoch = filter->clock / filter->span;
+    for (unsigned slot = 0; slot < filter->generation_count; slot++)
+        if (slot_live(filter, slot, epoch) && generation_overfull(filter->generations[slot]))
+            return true;
+    return false;
+}
+
 void bk_window_stats(const bk_window *filter, bk_stats *out)
 {
     bk_stats s;
@@ -503,8 +521,8 @@ void bk_window_stats(const bk_window *filter, bk_stats *out)
             continue;
         s.keys_estimated += gen.keys_estimated;
         none_positive *= 1 - gen.current_fpr;
-        s.past_design_point |= gen.past_design_point;
     }
+    s.past_design_point = some_live_generation_overfull(filter);
     s.kind = BK_KIND_WINDOW;
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
@@ -765,6 +783,10 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
 }
 
 static void ops_stats(const void *filter, bk_stats *out) { bk_window_stats(filter, out); }
+static bool ops_past_design_point(const void *filter)
+{
+    return some_live_generation_overfull(filter);
+}
 
 /* The whole ring: bits and bytes of all g generations. */
 static bk_status ops_design(const bk_params *params, bk_stats *out)
@@ -806,4 +828,5 @@ const bk_kind_ops bk_window_ops = {
     .payload_size = ops_payload_size,
     .write_payload = ops_write_payload,
     .read = ops_read,
+    .past_design_point = ops_past_design_point,
 };

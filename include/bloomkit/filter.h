@@ -102,10 +102,10 @@ bk_status bk_filter_check_fill(const bk_filter *filter);
  *       is beyond what BK_DESIGN_MARGIN (1.05, bloomkit/sizing.h) times its
  *       capacity gives -- for the bit-array kinds, a fill above
  *       1 - e^{-k 1.05 n / m}, i.e. more than 5% more keys than designed;
- *       each kind documents its own test (a scalable chain: also when it is
- *       at capacity and may not grow; a window: when one live generation
- *       is past its own design point).  The FPR is above the one the filter
- *       was built for, and rising.
+ *       each kind documents its own test (a scalable chain: when it is at
+ *       capacity and may not grow; a window: when a live generation holds
+ *       more than 1.05 times its capacity).  The FPR is above the one the
+ *       filter was built for, and rising.
  *   BK_FILL_DEGRADED           past the design point AND the FPR estimated
  *       from the fill (bk_stats.current_fpr) is at least
  *       BK_FILL_DEGRADED_FACTOR (10) times the target FPR: rebuild it bigger.
@@ -137,13 +137,16 @@ bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out);
  * BK_EFULL; `status` is the new status.  The alarm must not free the filter
  * or add to it; it may read it (stats, contains).
  *
- * Cost: the handle does not recompute the stats after every add.  It counts
- * new keys (adds that report was_new) and checks after
- * max(1, floor(d / 4)) of them, d being the distance in keys from the
- * estimated load to the next threshold (the capacity, then BK_DESIGN_MARGIN
- * times it).  A new key raises a bit-array filter's fill estimate by at most
- * 1/(1 - fill) (about 2 near the design point), so the check lands on the
- * very add that crosses the threshold; near it every new key is checked.
+ * Cost: kinds that count their keys exactly (scalable, window) answer the
+ * test in O(1) and it is made after every new key.  For the others the
+ * handle does not recompute the stats (a pass over the memory) after every
+ * add: it counts new keys (adds that report was_new) and checks after
+ * max(1, floor(d / 4)) of them, d being the smallest distance in keys from
+ * the load (the fill's key estimate, or the keys added) to a threshold (the
+ * capacity, then BK_DESIGN_MARGIN times it).  A new key raises a bit-array
+ * filter's fill estimate by at most 1/(1 - fill) (about 2 near the design
+ * point), so the check lands on the very add that crosses the threshold;
+ * near it every new key is checked.
  *
  * Setting an alarm (or NULL to remove it) re-arms it: the next new key is
  * checked, and an alarm set on a filter already past its design point

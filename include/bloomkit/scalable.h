@@ -121,8 +121,10 @@ double bk_scalable_fpr_bound(const bk_scalable *filter);
 /* The whole chain (bloomkit/common.h): bits, bytes, capacity (sum over the
  * sub-filters allocated so far), keys, fill, current_fpr = 1 - prod (1 -
  * fill_i^k_i), filters = sub-filter count, hashes = k of the newest, and
- * past_design_point: some sub-filter is past its own design point, or the
- * chain is at capacity and may not grow (an add of a new key would fail). */
+ * past_design_point: the chain is at capacity and may not grow (an add of a
+ * new key would fail).  The chain counts the keys of every sub-filter and
+ * never fills one beyond its capacity, so it needs no fill-based test
+ * (which is noisy for small sub-filters: see docs/GROWTH.md). */
 void bk_scalable_stats(const bk_scalable *filter, bk_stats *out);
 
 /* Sub-filters, oldest (index 0) to newest (count - 1): what `info` lists. */

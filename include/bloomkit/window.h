@@ -153,7 +153,9 @@ const bk_hasher *bk_window_hasher(const bk_window *filter);
  * keys_estimated = sum of the live generations' estimates (a key added in
  * several spans counts once in each), fill_ratio over all generations,
  * current_fpr = 1 - prod over live generations (1 - fill_i^k), and
- * past_design_point when some live generation is past its design point. */
+ * past_design_point when some live generation holds more than
+ * BK_DESIGN_MARGIN times its capacity of distinct keys (counted, not
+ * estimated from the fill). */
 void bk_window_stats(const bk_window *filter, bk_stats *out);
 
 /* One generation alone (as bk_bloom_stats), index 0 .. g-1 in the ring.
