@@ -60,7 +60,11 @@
  *     0.008%, is 58% full; a classic filter for exactly 100,000 keys at 1%
  *     needs 9.6)
  * The measured FPR sits close to the bound because every sub-filter but
- * the newest is filled to exactly its design point.
+ * the newest is filled to exactly its design point.  At 1,000,000 keys
+ * (1000 x n0, 10 sub-filters): FPR 0.00979, bound 0.00996, 23.3 bits per
+ * key; per call, relative to one classic filter of 1,000,000 keys at 1% on
+ * the same (shared, loaded) machine: add 4.2x, absent query 4.6x, present
+ * query 1.7x -- each absent key visits every sub-filter.
  */
 #include "bloomkit/scalable.h"
 

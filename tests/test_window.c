@@ -192,6 +192,13 @@ static void test_time_window_clock_rules(void **state)
     assert_int_equal(bk_window_add_at(f, "d", 1, 1000000, NULL), BK_OK);
     assert_true(bk_window_contains(f, "d", 1));
     assert_false(bk_window_contains(f, "c", 1));
+    /* the last representable timestamp is refused, nothing changes */
+    assert_int_equal(bk_window_add_at(f, "e", 1, UINT64_MAX, NULL), BK_ERANGE);
+    assert_int_equal(bk_window_advance(f, UINT64_MAX), BK_ERANGE);
+    assert_int_equal(bk_window_clock(f), 1000000);
+    assert_int_equal(bk_window_add_at(f, "e", 1, UINT64_MAX - 1, NULL), BK_OK);
+    assert_true(bk_window_contains(f, "e", 1));
+    assert_false(bk_window_contains(f, "d", 1));
     /* insertion windows take no timestamps */
     bk_params counted = { .window_keys = 10 };
     bk_window *g = create_or_fail(&counted);

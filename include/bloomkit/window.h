@@ -100,7 +100,8 @@ bk_status bk_window_add(bk_window *filter, const void *key, size_t len, bool *wa
 bk_status bk_window_add_hash(bk_window *filter, bk_hash hash, bool *was_new);
 
 /* Adds a key at time `now` (time windows only: BK_EINVAL on an insertion
- * window), first ageing out the generations `now` leaves behind. */
+ * window), first ageing out the generations `now` leaves behind.
+ * Timestamps run from 0 to 2^64 - 2 (BK_ERANGE for 2^64 - 1). */
 bk_status bk_window_add_at(bk_window *filter, const void *key, size_t len, uint64_t now,
                            bool *was_new);
 bk_status bk_window_add_hash_at(bk_window *filter, bk_hash hash, uint64_t now, bool *was_new);
@@ -119,7 +120,8 @@ bool bk_window_contains_hash_at(const bk_window *filter, bk_hash hash, uint64_t 
 
 /* Moves a time window's clock to `now` (if later), clearing the
  * generations that age out, so that stats and saved files reflect `now`.
- * BK_EINVAL on an insertion window; BK_EIMMUTABLE if read-only. */
+ * BK_EINVAL on an insertion window; BK_ERANGE for now = 2^64 - 1;
+ * BK_EIMMUTABLE if read-only. */
 bk_status bk_window_advance(bk_window *filter, uint64_t now);
 
 /* Batch forms at the latest event, as bk_window_add / bk_window_contains.
