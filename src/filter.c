@@ -21,6 +21,9 @@ struct bk_filter {
     bk_fill_alarm alarm;
     void *alarm_context;
     uint64_t alarm_countdown; /* new keys until the next check; 0: none armed */
+    void *backing;        /* memory the object reads in place (mapped file), or NULL */
+    size_t backing_size;
+    void (*release_backing)(void *memory, size_t size);
 };
 
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status);
@@ -93,8 +96,19 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
         return BK_ENOMEM;
     filter->ops = ops;
     filter->object = object;
+    filter->backing = NULL;
+    filter->backing_size = 0;
+    filter->release_backing = NULL;
     *out = filter;
     return BK_OK;
+}
+
+void bk_filter_attach_backing(bk_filter *filter, void *memory, size_t size,
+                              void (*release)(void *memory, size_t size))
+{
+    filter->backing = memory;
+    filter->backing_size = size;
+    filter->release_backing = release;
 }
 
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter)
@@ -191,6 +205,8 @@ void bk_filter_free(bk_filter *filter)
     if (filter == NULL)
         return;
     filter->ops->destroy(filter->object);
+    if (filter->release_backing != NULL)
+        filter->release_backing(filter->backing, filter->backing_size);
     free(filter);
 }
 
