@@ -7,6 +7,7 @@
  * Statistical checks use fixed keys and binomial bounds: a count of events
  * of probability p among N trials stays below N p + 4 sqrt(N p (1 - p)).
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, in tests/roundtrip.h */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 
 #include "bloomkit.h"
 #include "filter.h"
+#include "roundtrip.h"
 
 static size_t make_key(char *buffer, const char *prefix, unsigned i)
 {
@@ -523,6 +525,47 @@ static void test_format_rejects_inconsistent_data(void **state)
     bk_window_free(f);
 }
 
+/* Through the container (src/format.c): buffer, file, load, map; and a
+ * loaded window keeps its clock. */
+static void test_file_round_trip(void **state)
+{
+    (void)state;
+    static const uint8_t secret[BK_SECRET_KEY_BYTES] = { 1, 2, 3 };
+    const bk_params cases[] = {
+        { .window_keys = 300, .fpr = 0.01 },
+        { .window_keys = 1000, .generations = 7, .fpr = 0.001, .seed = 11 },
+        { .window_seconds = 60, .capacity = 500, .hash_algorithm = BK_HASH_SIPHASH,
+          .secret_key = secret },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bk_filter *f;
+        assert_int_equal(bk_filter_create(BK_KIND_WINDOW, &cases[c], &f), BK_OK);
+        bk_window *w = bk_filter_object(f);
+        char key[32];
+        for (unsigned i = 0; i < 1500; i++) {
+            size_t len = make_key(key, "key", i);
+            if (bk_window_is_timed(w))
+                assert_int_equal(bk_window_add_at(w, key, len, 5000 + i / 10, NULL), BK_OK);
+            else
+                assert_int_equal(bk_filter_add(f, key, len, NULL), BK_OK);
+        }
+        bk_roundtrip_check(f, cases[c].secret_key, 2000);
+
+        size_t size;
+        uint8_t *bytes = bk_rt_serialize(f, &size);
+        bk_load_options options = { .secret_key = cases[c].secret_key };
+        bk_filter *loaded;
+        assert_int_equal(bk_filter_deserialize(bytes, size, &options, &loaded), BK_OK);
+        bk_window *v = bk_filter_object(loaded);
+        assert_int_equal(bk_window_clock(v), bk_window_clock(w));
+        assert_int_equal(bk_window_span(v), bk_window_span(w));
+        assert_int_equal(bk_window_is_timed(v), bk_window_is_timed(w));
+        free(bytes);
+        bk_filter_free(loaded);
+        bk_filter_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_generic_handle),
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_format_rejects_inconsistent_data),
+        cmocka_unit_test(test_file_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
