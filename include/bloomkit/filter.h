@@ -109,7 +109,8 @@ bk_status bk_filter_check_fill(const bk_filter *filter);
  *   BK_FILL_DEGRADED           past the design point AND the FPR estimated
  *       from the fill (bk_stats.current_fpr) is at least
  *       BK_FILL_DEGRADED_FACTOR (10) times the target FPR: rebuild it bigger.
- * The status never goes down while keys are only added (fills only rise).
+ * While keys are only added the status never goes down, except in a
+ * window filter, whose old generations age out (and clear can reset any).
  * `bloomkit info` prints the same test (bk_stats.past_design_point).
  */
 typedef enum bk_fill_status {
