@@ -165,6 +165,8 @@ void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
  * gives m >= -k n / ln(1 - p^{1/k}). */
 bk_status bk_size_for_fpr_at_most(uint64_t capacity, double fpr, bk_sizing *out)
 {
+    if (out == NULL)
+        return BK_EINVAL;
     bk_sizing sizing;
     bk_status status = bk_size_for_fpr(capacity, fpr, &sizing);
     if (status != BK_OK)

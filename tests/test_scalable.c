@@ -59,6 +59,39 @@ static void test_defaults(void **state)
     bk_scalable_free(f);
 }
 
+/* bk_size_for_fpr_at_most (src/sizing.c): the classic sizing, widened at
+ * its k only when rounding k left the prediction above p, to the smallest
+ * m that meets p. */
+static void test_sizing_at_most(void **state)
+{
+    (void)state;
+    const double rates[] = { 0.5, 0.1, 0.05, 0.01, 0.005, 0.0123, 0.001, 1e-4, 1e-6 };
+    const uint64_t counts[] = { 1, 10, 1000, 1000000 };
+    unsigned widened = 0;
+    for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++) {
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            bk_sizing classic, at_most;
+            assert_int_equal(bk_size_for_fpr(counts[c], rates[r], &classic), BK_OK);
+            assert_int_equal(bk_size_for_fpr_at_most(counts[c], rates[r], &at_most), BK_OK);
+            assert_true(at_most.predicted_fpr <= rates[r]);
+            assert_int_equal(at_most.hashes, classic.hashes);
+            if (classic.predicted_fpr <= rates[r]) {
+                assert_int_equal(at_most.bits, classic.bits);
+            } else {
+                widened++;
+                assert_true(at_most.bits > classic.bits);
+                assert_true(bk_predicted_fpr(counts[c], at_most.bits - 1, at_most.hashes) >
+                            rates[r]);
+            }
+        }
+    }
+    assert_true(widened > 0); /* 1% is one of them: 0.01003 before */
+    bk_sizing unused;
+    assert_int_equal(bk_size_for_fpr_at_most(0, 0.01, &unused), BK_EINVAL);
+    assert_int_equal(bk_size_for_fpr_at_most(10, 0, &unused), BK_EINVAL);
+    assert_int_equal(bk_size_for_fpr_at_most(10, 0.01, NULL), BK_EINVAL);
+}
+
 static void test_add_reports_whether_new(void **state)
 {
     (void)state;
@@ -561,6 +594,7 @@ int main(int argc, char **argv)
         return growth_golden_write(argv[2], goldens, sizeof goldens / sizeof goldens[0]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_sizing_at_most),
         cmocka_unit_test(test_add_reports_whether_new),
         cmocka_unit_test(test_fpr_bound_over_100x_growth),
         cmocka_unit_test(test_levels_are_independent),
