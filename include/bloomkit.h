@@ -16,5 +16,7 @@
 #include "bloomkit/format.h"
 #include "bloomkit/counting.h"
 #include "bloomkit/cuckoo.h"
+#include "bloomkit/scalable.h"
+#include "bloomkit/window.h"
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "filter.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,16 +17,25 @@
 struct bk_filter {
     const bk_kind_ops *ops;
     void *object;
+    /* Fill alarm (see the end of this file). */
+    bk_fill_alarm alarm;
+    void *alarm_context;
+    uint64_t alarm_countdown; /* new keys until the next check; 0: none armed */
     void *backing;        /* memory the object reads in place (mapped file), or NULL */
     size_t backing_size;
     void (*release_backing)(void *memory, size_t size);
 };
+
+static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status);
+static void alarm_rearm(bk_filter *filter);
 
 /* Every kind this build implements. */
 static const bk_kind_ops *const kind_table[] = {
     &bk_bloom_ops,
     &bk_counting_ops,
     &bk_cuckoo_ops,
+    &bk_scalable_ops,
+    &bk_window_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
@@ -83,7 +93,7 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
 {
     if (ops == NULL || object == NULL || out == NULL)
         return BK_EINVAL;
-    bk_filter *filter = malloc(sizeof *filter);
+    bk_filter *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
         return BK_ENOMEM;
     filter->ops = ops;
@@ -219,7 +229,10 @@ bk_status bk_filter_clear(bk_filter *filter)
         return BK_EINVAL;
     if (filter->ops->clear == NULL)
         return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
-    return filter->ops->clear(filter->object);
+    bk_status status = filter->ops->clear(filter->object);
+    if (status == BK_OK)
+        alarm_rearm(filter);
+    return status;
 }
 
 bk_kind bk_filter_kind(const bk_filter *filter)
@@ -248,7 +261,14 @@ bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
         return BK_EINVAL;
     if (filter->ops->add_hash == NULL)
         return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
-    return filter->ops->add_hash(filter->object, hash, was_new);
+    if (filter->alarm_countdown == 0)
+        return filter->ops->add_hash(filter->object, hash, was_new);
+    bool fresh = false;
+    bk_status status = filter->ops->add_hash(filter->object, hash, &fresh);
+    if (was_new != NULL)
+        *was_new = fresh;
+    alarm_after_adds(filter, fresh, status);
+    return status;
 }
 
 bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new)
@@ -306,8 +326,13 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
         }
         size_t chunk_new = 0;
         bk_status status;
-        if (filter->ops->add_hash_batch != NULL) {
+        /* Near a fill alarm's next check, key by key so it fires on time. */
+        bool alarm_due = filter->alarm_countdown != 0 &&
+                         (filter->alarm_countdown <= n || filter->ops->past_design_point != NULL);
+        if (filter->ops->add_hash_batch != NULL && !alarm_due) {
             status = filter->ops->add_hash_batch(filter->object, hashes, n, &chunk_new);
+            if (filter->alarm_countdown != 0)
+                alarm_after_adds(filter, chunk_new, status);
         } else {
             status = BK_OK;
             for (size_t i = 0; i < n && status == BK_OK; i++) {
@@ -412,9 +437,104 @@ bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out)
 
 bk_status bk_filter_check_fill(const bk_filter *filter)
 {
-    if (filter == NULL)
+    bk_fill_status fill;
+    bk_status status = bk_filter_fill_status(filter, &fill);
+    if (status != BK_OK)
+        return status;
+    return fill == BK_FILL_OK ? BK_OK : BK_EFULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fill alarms (contract in bloomkit/filter.h)                              */
+/* ------------------------------------------------------------------------ */
+
+bk_fill_status bk_fill_status_from_stats(const bk_stats *stats)
+{
+    if (stats == NULL || !stats->past_design_point)
+        return BK_FILL_OK;
+    if (stats->target_fpr > 0 &&
+        stats->current_fpr >= BK_FILL_DEGRADED_FACTOR * stats->target_fpr)
+        return BK_FILL_DEGRADED;
+    return BK_FILL_PAST_DESIGN_POINT;
+}
+
+const char *bk_fill_status_name(bk_fill_status status)
+{
+    switch (status) {
+    case BK_FILL_OK: return "ok";
+    case BK_FILL_PAST_DESIGN_POINT: return "past design point";
+    case BK_FILL_DEGRADED: return "degraded";
+    }
+    return "unknown";
+}
+
+bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out)
+{
+    if (filter == NULL || out == NULL)
         return BK_EINVAL;
     bk_stats stats;
     filter->ops->stats(filter->object, &stats);
-    return stats.past_design_point ? BK_EFULL : BK_OK;
+    *out = bk_fill_status_from_stats(&stats);
+    return BK_OK;
+}
+
+static void alarm_rearm(bk_filter *filter)
+{
+    filter->alarm_countdown = filter->alarm != NULL ? 1 : 0;
+}
+
+bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    filter->alarm = alarm;
+    filter->alarm_context = context;
+    alarm_rearm(filter);
+    return BK_OK;
+}
+
+/* New keys until the next check: a quarter of the smallest positive
+ * distance from a load measure (the fill's key estimate, and the keys
+ * added) to a threshold (the capacity, and BK_DESIGN_MARGIN times it), so
+ * neither measure can jump a threshold between two checks.  A filter beyond
+ * every threshold yet not past its design point (a kind whose test is not a
+ * key count, e.g. a window holding more than one window of keys) is checked
+ * every capacity/64 new keys. */
+static uint64_t keys_until_next_check(const bk_stats *stats)
+{
+    const double loads[2] = { stats->keys_estimated, (double)stats->keys_added };
+    const double capacity = (double)stats->capacity;
+    const double thresholds[2] = { capacity, capacity * BK_DESIGN_MARGIN };
+    double nearest = INFINITY;
+    for (int l = 0; l < 2; l++)
+        for (int t = 0; t < 2; t++)
+            if (thresholds[t] > loads[l] && thresholds[t] - loads[l] < nearest)
+                nearest = thresholds[t] - loads[l];
+    if (nearest == INFINITY)
+        return stats->capacity >= 128 ? stats->capacity / 64 : 1;
+    return nearest >= 8 ? (uint64_t)(nearest / 4) : 1;
+}
+
+static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status)
+{
+    if (filter->ops->past_design_point != NULL) {
+        /* a cheap exact test: after every new key */
+        if ((new_keys == 0 && status != BK_EFULL) ||
+            !filter->ops->past_design_point(filter->object))
+            return;
+    } else if (status != BK_EFULL) {
+        if (new_keys < filter->alarm_countdown) {
+            filter->alarm_countdown -= new_keys;
+            return;
+        }
+    }
+    bk_stats stats;
+    filter->ops->stats(filter->object, &stats);
+    bk_fill_status fill = bk_fill_status_from_stats(&stats);
+    if (fill == BK_FILL_OK) {
+        filter->alarm_countdown = keys_until_next_check(&stats);
+        return;
+    }
+    filter->alarm_countdown = 0; /* once */
+    filter->alarm(filter, fill, filter->alarm_context);
 }

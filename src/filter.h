@@ -71,12 +71,20 @@ typedef struct bk_kind_ops {
     bk_status (*read)(const uint8_t *params, size_t params_size, const uint8_t *payload,
                       uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                       bool in_place, void **out);
+
+    /* Optional: stats.past_design_point computed cheaply (no pass over the
+     * memory), for kinds that count their keys exactly.  The fill alarm
+     * (filter.c) then tests it after every new key; without it the alarm
+     * checks the full stats on a schedule. */
+    bool (*past_design_point)(const void *filter);
 } bk_kind_ops;
 
 /* The ops of each kind this build implements. */
 extern const bk_kind_ops bk_bloom_ops;
 extern const bk_kind_ops bk_counting_ops;
 extern const bk_kind_ops bk_cuckoo_ops;
+extern const bk_kind_ops bk_scalable_ops;
+extern const bk_kind_ops bk_window_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);

@@ -160,3 +160,26 @@ void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
     e.jaccard = e.union_size > 0 ? e.intersection_size / e.union_size : 0.0;
     *out = e;
 }
+
+/* Sizing at a fixed k (see sizing.h): solving (1 - e^{-kn/m})^k <= p for m
+ * gives m >= -k n / ln(1 - p^{1/k}). */
+bk_status bk_size_for_fpr_at_most(uint64_t capacity, double fpr, bk_sizing *out)
+{
+    if (out == NULL)
+        return BK_EINVAL;
+    bk_sizing sizing;
+    bk_status status = bk_size_for_fpr(capacity, fpr, &sizing);
+    if (status != BK_OK)
+        return status;
+    if (sizing.predicted_fpr > fpr) {
+        double per_probe = pow(fpr, 1.0 / sizing.hashes);
+        double bits = ceil(-(double)sizing.hashes * (double)capacity / log1p(-per_probe));
+        if (!(bits <= (double)BK_MAX_BITS))
+            return BK_ERANGE;
+        status = bk_size_explicit(capacity, (uint64_t)bits, sizing.hashes, &sizing);
+        if (status != BK_OK)
+            return status;
+    }
+    *out = sizing;
+    return BK_OK;
+}

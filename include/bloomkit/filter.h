@@ -87,8 +87,74 @@ void bk_filter_stats(const bk_filter *filter, bk_stats *out);
 bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out);
 
 /* Fill alarm, common to every kind: BK_OK while the filter is within its
- * design point, BK_EFULL once it is past it (see bk_fill_past_design_point). */
+ * design point, BK_EFULL once it is past it, i.e. exactly when
+ * bk_filter_fill_status reports anything but BK_FILL_OK. */
 bk_status bk_filter_check_fill(const bk_filter *filter);
+
+/* ------------------------------------------------------------------------ */
+/* Fill alarms, common to every kind                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * How full a filter is, relative to what it was built for.  Thresholds:
+ *   BK_FILL_OK                 within the design point.
+ *   BK_FILL_PAST_DESIGN_POINT  bk_stats.past_design_point: the kind's fill
+ *       is beyond what BK_DESIGN_MARGIN (1.05, bloomkit/sizing.h) times its
+ *       capacity gives -- for the bit-array kinds, a fill above
+ *       1 - e^{-k 1.05 n / m}, i.e. more than 5% more keys than designed;
+ *       each kind documents its own test (a scalable chain: when it is at
+ *       capacity and may not grow; a window: when a live generation holds
+ *       more than 1.05 times its capacity).  The FPR is above the one the
+ *       filter was built for, and rising.
+ *   BK_FILL_DEGRADED           past the design point AND the FPR estimated
+ *       from the fill (bk_stats.current_fpr) is at least
+ *       BK_FILL_DEGRADED_FACTOR (10) times the target FPR: rebuild it bigger.
+ * While keys are only added the status never goes down, except in a
+ * window filter, whose old generations age out (and clear can reset any).
+ * `bloomkit info` prints the same test (bk_stats.past_design_point).
+ */
+typedef enum bk_fill_status {
+    BK_FILL_OK = 0,
+    BK_FILL_PAST_DESIGN_POINT = 1,
+    BK_FILL_DEGRADED = 2
+} bk_fill_status;
+
+#define BK_FILL_DEGRADED_FACTOR 10.0
+
+/* The status that a filter's statistics imply (the thresholds above). */
+bk_fill_status bk_fill_status_from_stats(const bk_stats *stats);
+
+/* "ok", "past design point", "degraded"; "unknown" otherwise. */
+const char *bk_fill_status_name(bk_fill_status status);
+
+/* Polled form: computes the filter's stats (a pass over its memory) and
+ * their status.  BK_EINVAL for NULL arguments. */
+bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out);
+
+/*
+ * Callback form.  `alarm(filter, status, context)` is called once, from
+ * inside the add (bk_filter_add, _add_hash, _add_batch) after which the
+ * filter's status first leaves BK_FILL_OK, or from an add that fails with
+ * BK_EFULL; `status` is the new status.  The alarm must not free the filter
+ * or add to it; it may read it (stats, contains).
+ *
+ * Cost: kinds that count their keys exactly (scalable, window) answer the
+ * test in O(1) and it is made after every new key.  For the others the
+ * handle does not recompute the stats (a pass over the memory) after every
+ * add: it counts new keys (adds that report was_new) and checks after
+ * max(1, floor(d / 4)) of them, d being the smallest distance in keys from
+ * the load (the fill's key estimate, or the keys added) to a threshold (the
+ * capacity, then BK_DESIGN_MARGIN times it).  A new key raises a bit-array
+ * filter's fill estimate by at most 1/(1 - fill) (about 2 near the design
+ * point), so the check lands on the very add that crosses the threshold;
+ * near it every new key is checked.
+ *
+ * Setting an alarm (or NULL to remove it) re-arms it: the next new key is
+ * checked, and an alarm set on a filter already past its design point
+ * fires then.  bk_filter_clear re-arms it too.  BK_EINVAL for a NULL filter.
+ */
+typedef void (*bk_fill_alarm)(bk_filter *filter, bk_fill_status status, void *context);
+bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,15 @@ typedef struct bk_set_estimate {
 void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
                       uint64_t bits_set_b, uint64_t bits_set_union, bk_set_estimate *out);
 
+
+/* Sizing with a guarantee: the classic m and k for (n, p), then, if rounding
+ * k to an integer left the predicted FPR (1 - e^{-kn/m})^k above p (it
+ * gives 0.01003 for p = 0.01), m widened at that k to the smallest m whose
+ * prediction is <= p: m = ceil(-k n / ln(1 - p^{1/k})).  Used where FPRs of
+ * several filters are summed against a bound (scalable, window).
+ * Errors as bk_size_for_fpr. */
+bk_status bk_size_for_fpr_at_most(uint64_t capacity, double fpr, bk_sizing *out);
+
 #ifdef __cplusplus
 }
 #endif
