@@ -142,6 +142,12 @@ bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bi
 {
     double margin_keys = (double)capacity * BK_DESIGN_MARGIN;
     double threshold = -expm1(-(double)hashes * margin_keys / (double)bits);
+    /* The fill of a filter at capacity spreads around its mean with standard
+     * deviation ~ sqrt(f (1 - f) / m); on a small filter that noise alone
+     * exceeds the 5% margin (capacity 67: 7% false alarms without this term),
+     * so the threshold also allows 3 of those deviations. */
+    double design_fill = bk_expected_fill(capacity, bits, hashes);
+    threshold += BK_DESIGN_NOISE_SIGMAS * sqrt(design_fill * (1 - design_fill) / (double)bits);
     return fill_ratio > threshold;
 }
 

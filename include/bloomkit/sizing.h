@@ -75,9 +75,14 @@ double bk_fpr_from_fill(double fill_ratio, unsigned hashes);
 
 /* Design point.  At capacity a filter at the optimal k has half its bits
  * set.  A filter is "past its design point" when its fill exceeds the fill
- * that BK_DESIGN_MARGIN times its capacity would give: past that, its FPR is
- * measurably above the one it was built for, and keeps rising. */
+ * that BK_DESIGN_MARGIN times its capacity would give, plus
+ * BK_DESIGN_NOISE_SIGMAS standard deviations of the fill of a filter at
+ * capacity, sqrt(f (1 - f) / m), so that the random spread of a small
+ * filter's fill does not raise false alarms (the term is below 0.002 for
+ * m >= 10^5).  Past that point the FPR is measurably above the one the
+ * filter was built for, and keeps rising. */
 #define BK_DESIGN_MARGIN 1.05
+#define BK_DESIGN_NOISE_SIGMAS 3.0
 bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bits,
                                unsigned hashes);
 
