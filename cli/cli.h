@@ -109,7 +109,8 @@ typedef struct cli_args {
  * operands may be mixed; "--" ends the options.  Numbers are checked here,
  * each with its own message.  Returns CLI_OK, CLI_ERROR after printing the
  * problem, or -1 when --help was given (the caller prints its usage).
- * `positional` is allocated: release it with cli_args_free.
+ * After CLI_OK, `positional` is allocated: release it with cli_args_free
+ * (on the other results nothing is left to release).
  */
 int cli_parse(int argc, char **argv, unsigned allowed, cli_args *out);
 void cli_args_free(cli_args *args);

@@ -406,8 +406,10 @@ int cli_parse(int argc, char **argv, unsigned allowed, cli_args *out)
             return result;
         }
     }
-    if (out->given[OPT_HELP])
+    if (out->given[OPT_HELP]) {
+        cli_args_free(out);
         return -1;
+    }
     if (settle_hashing(out) != CLI_OK) {
         cli_args_free(out);
         return CLI_ERROR;
