@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -56,7 +57,9 @@ static int query_keys(const cli_args *args, const bk_filter *filter, key_reader 
         return cli_error("out of memory");
     }
     progress bar;
-    progress_start(&bar, "queried", args->quiet);
+    /* Not over keys printed to the same terminal. */
+    bool keys_to_terminal = !args->count_only && isatty(STDOUT_FILENO);
+    progress_start(&bar, "queried", args->quiet || keys_to_terminal);
     uint64_t selected = 0;
     size_t count;
     while ((count = key_reader_next(reader, keys, CLI_BATCH)) > 0) {
