@@ -55,7 +55,12 @@ bk_status bk_filter_deserialize(const void *buffer, size_t size,
 /* Saves to `path` atomically: written to a temporary file in the same
  * directory, flushed (fsync), then renamed over `path`, so a crash never
  * leaves a half-written filter where a good one was.  BK_EIO on a system
- * error (errno is preserved). */
+ * error (errno is preserved); on any failure before the rename the
+ * temporary file is removed and `path` is untouched.  (If only the final
+ * fsync of the directory fails, the new file is in place but BK_EIO is
+ * returned: its survival of a crash is not assured.)  The new file gets
+ * mode 0666 less the umask; a symbolic link at `path` is replaced, not
+ * followed.  Memory: one extra buffer of the serialised size. */
 bk_status bk_filter_save(const bk_filter *filter, const char *path);
 
 /* Loads a whole file into memory. */
@@ -78,6 +83,29 @@ bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_fil
  * chunks.  BK_ECHECKSUM if it does not match.  Does not look at the kind's
  * parameters (use bk_filter_load for that). */
 bk_status bk_file_verify(const char *path);
+
+/* What a file's header says, read without loading the filter or knowing
+ * its secret key: for `bloomkit info` and for tools that sort files. */
+typedef struct bk_file_info {
+    unsigned version;
+    bk_kind kind;                     /* possibly one this build lacks */
+    bk_hash_algorithm hash_algorithm;
+    uint64_t seed;                    /* the seed, or SipHash's key identifier */
+    uint64_t keys_added;
+    uint64_t params_size;             /* bytes of the kind's parameter block */
+    uint64_t payload_offset;          /* = header size, a multiple of 64 */
+    uint64_t payload_size;
+    uint64_t total_size;              /* bytes of the whole file */
+} bk_file_info;
+
+/* Checks the header of buffer[0..size) and the size it declares (steps 1-11
+ * of docs/FORMAT.md: not the checksum, kind, key or kind parameters) and
+ * describes it.  Errors as bk_filter_deserialize. */
+bk_status bk_buffer_inspect(const void *buffer, size_t size, bk_file_info *out);
+
+/* The same for a file, reading only its header (and the parameter block's
+ * padding): constant time whatever the file's size. */
+bk_status bk_file_inspect(const char *path, bk_file_info *out);
 
 /*
  * Errors common to the loaders (bk_filter_deserialize, _load, _map), in the
