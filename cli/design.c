@@ -61,6 +61,17 @@ static const char build_usage[] =
     "defaults to the number of keys read.\n"
     "\n" KIND_OPTIONS;
 
+/* What a kind needs beyond -n, for the message when its design fails. */
+static const char *kind_requirements(bk_kind kind)
+{
+    switch (kind) {
+    case BK_KIND_WINDOW: return " (a window filter needs --window-keys N or --window-seconds S)";
+    case BK_KIND_CUCKOO: return " (cuckoo takes --fingerprint-bits 8, 12 or 16)";
+    case BK_KIND_SCALABLE: return " (scalable: --expansion >= 1, 0 < --tightening < 1)";
+    default: return "";
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* size                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -125,7 +136,8 @@ static int run_size(const cli_args *args)
         if (status != BK_OK) {
             failed++;
             if (!args->json)
-                printf("%-10s (%s)\n", bk_kind_name(kind), bk_strerror(status));
+                printf("%-10s (%s%s)\n", bk_kind_name(kind), bk_strerror(status),
+                       status == BK_EINVAL ? kind_requirements(kind) : "");
             continue;
         }
         if (args->json)
@@ -189,8 +201,9 @@ static int create_filter(const cli_args *args, const char *path)
     bk_filter *filter;
     bk_status status = bk_filter_create(kind, &args->params, &filter);
     if (status != BK_OK)
-        return cli_error("cannot create a %s filter with these parameters: %s",
-                         bk_kind_name(kind), bk_strerror(status));
+        return cli_error("cannot create a %s filter with these parameters: %s%s",
+                         bk_kind_name(kind), bk_strerror(status),
+                         status == BK_EINVAL ? kind_requirements(kind) : "");
     int result = cli_save(filter, path);
     if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
         print_summary(path, filter, "empty");
@@ -238,8 +251,9 @@ static int build_filter(const cli_args *args, const char *path)
         bk_filter *filter;
         bk_status status = bk_filter_build(kind, &args->params, keys, count, &filter);
         if (status != BK_OK) {
-            result = cli_error("cannot build a %s filter of %zu keys: %s", bk_kind_name(kind),
-                               count, bk_strerror(status));
+            result = cli_error("cannot build a %s filter of %zu keys: %s%s", bk_kind_name(kind),
+                               count, bk_strerror(status),
+                               status == BK_EINVAL ? kind_requirements(kind) : "");
         } else {
             result = cli_save(filter, path);
             if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)

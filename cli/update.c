@@ -94,8 +94,9 @@ static int add_error(const update_job *job, bk_status status)
         return cli_error("%s is a static %s filter: keys cannot be added (rebuild it with "
                          "'bloomkit build')", name, bk_kind_name(kind));
     case BK_EFULL:
-        return cli_error("%s is full after %llu keys: nothing written (create a bigger "
-                         "filter)", name, (unsigned long long)job->reader.keys_read);
+        return cli_error("%s filled up while adding keys (%llu read so far): nothing "
+                         "written (create it with a larger -n)", name,
+                         (unsigned long long)job->reader.keys_read);
     default:
         return cli_error("cannot add to %s: %s (nothing written)", name, bk_strerror(status));
     }
@@ -179,8 +180,8 @@ static int remove_error(const update_job *job, bk_status status)
         return cli_error("%s is a %s filter, which cannot remove keys (counting and cuckoo "
                          "filters can)", name, bk_kind_name(kind));
     if (status == BK_EIMMUTABLE)
-        return cli_error("%s is a static %s filter: keys cannot be removed (rebuild it with "
-                         "'bloomkit build')", name, bk_kind_name(kind));
+        return cli_error("%s is a static %s filter, which cannot remove keys (rebuild it "
+                         "with 'bloomkit build')", name, bk_kind_name(kind));
     return cli_error("cannot remove from %s: %s (nothing written)", name, bk_strerror(status));
 }
 
