@@ -178,8 +178,13 @@ typedef struct key_reader {
     uint64_t keys_read;
 } key_reader;
 
-/* Keys from operands when operand_count > 0, otherwise from stdin. */
-void key_reader_init(key_reader *reader, char **operands, size_t operand_count, bool nul);
+/* True when the keys come from stdin: no key operands, or just "-". */
+bool keys_from_stdin(char **operands, size_t operand_count);
+
+/* Keys from the operands, or from stdin (keys_from_stdin); when stdin is a
+ * terminal, says so on stderr unless `quiet`. */
+void key_reader_init(key_reader *reader, char **operands, size_t operand_count, bool nul,
+                     bool quiet);
 void key_reader_free(key_reader *reader);
 
 /* Up to `max` keys into keys[]; they stay valid until the next call.

@@ -117,6 +117,18 @@ static void print_size_json(const bk_stats *design, bool first)
     printf("}");
 }
 
+static void print_size_json_error(bk_kind kind, bk_status status, bool first)
+{
+    printf("%s\n  {\"kind\": ", first ? "" : ",");
+    json_string(stdout, bk_kind_name(kind));
+    printf(", \"static\": %s, \"error\": ", bk_kind_is_static(kind) ? "true" : "false");
+    char message[200];
+    snprintf(message, sizeof message, "%s%s", bk_strerror(status),
+             status == BK_EINVAL ? kind_requirements(kind) : "");
+    json_string(stdout, message);
+    printf("}");
+}
+
 static int run_size(const cli_args *args)
 {
     bk_kind only = BK_KIND_NONE;
@@ -134,14 +146,16 @@ static int run_size(const cli_args *args)
         bk_stats design;
         bk_status status = bk_kind_design(kind, &args->params, &design);
         if (status != BK_OK) {
-            failed++;
-            if (!args->json)
+            if (args->json)
+                print_size_json_error(kind, status, shown + failed == 0);
+            else
                 printf("%-10s (%s%s)\n", bk_kind_name(kind), bk_strerror(status),
                        status == BK_EINVAL ? kind_requirements(kind) : "");
+            failed++;
             continue;
         }
         if (args->json)
-            print_size_json(&design, shown == 0);
+            print_size_json(&design, shown + failed == 0);
         else
             print_size_row(&design);
         shown++;
@@ -152,7 +166,6 @@ static int run_size(const cli_args *args)
         return CLI_ERROR;
     if (shown == 0)
         return cli_error("no kind can be built with these parameters");
-    (void)failed;
     return CLI_OK;
 }
 
@@ -243,7 +256,7 @@ static int build_filter(const cli_args *args, const char *path)
         return CLI_ERROR;
     key_reader reader;
     key_reader_init(&reader, args->positional + 1, (size_t)args->positional_count - 1,
-                    args->nul);
+                    args->nul, args->quiet);
     bk_key *keys = NULL;
     size_t count = 0;
     int result = key_reader_all(&reader, &keys, &count);

@@ -27,14 +27,25 @@
 
 #define READ_BUFFER_BYTES ((size_t)1 << 20)
 
-void key_reader_init(key_reader *reader, char **operands, size_t operand_count, bool nul)
+bool keys_from_stdin(char **operands, size_t operand_count)
+{
+    return operand_count == 0 || (operand_count == 1 && strcmp(operands[0], "-") == 0);
+}
+
+void key_reader_init(key_reader *reader, char **operands, size_t operand_count, bool nul,
+                     bool quiet)
 {
     memset(reader, 0, sizeof *reader);
     reader->delimiter = nul ? '\0' : '\n';
-    reader->operands = operands;
-    reader->operand_count = operand_count;
-    if (operand_count == 0)
-        reader->stream = stdin;
+    if (!keys_from_stdin(operands, operand_count)) {
+        reader->operands = operands;
+        reader->operand_count = operand_count;
+        return;
+    }
+    reader->stream = stdin;
+    if (!quiet && isatty(STDIN_FILENO))
+        fprintf(stderr, "bloomkit: reading keys from the terminal, one per line (end with "
+                        "Ctrl-D)\n");
 }
 
 void key_reader_free(key_reader *reader)

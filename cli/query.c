@@ -99,7 +99,7 @@ int cli_query(int argc, char **argv)
     bk_filter *filter = NULL;
     if (path == NULL)
         result = cli_usage_error(query_usage, "query needs a FILE");
-    else if (strcmp(path, "-") == 0 && operand_count == 0)
+    else if (strcmp(path, "-") == 0 && keys_from_stdin(args.positional + 1, operand_count))
         result = cli_error("the filter comes from standard input ('-'), so the keys must be "
                            "given as arguments");
     else
@@ -107,7 +107,7 @@ int cli_query(int argc, char **argv)
     if (result == CLI_OK) {
         output_init();
         key_reader reader;
-        key_reader_init(&reader, args.positional + 1, operand_count, args.nul);
+        key_reader_init(&reader, args.positional + 1, operand_count, args.nul, args.quiet);
         uint64_t present = 0;
         result = query_keys(&args, filter, &reader, &present);
         key_reader_free(&reader);

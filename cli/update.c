@@ -61,7 +61,7 @@ static int start_job(update_job *job, const cli_args *args, const char *verb)
     job->path = args->positional[0];
     size_t operand_count = (size_t)args->positional_count - 1;
     bool filter_from_stdin = strcmp(job->path, "-") == 0;
-    if (filter_from_stdin && operand_count == 0)
+    if (filter_from_stdin && keys_from_stdin(args->positional + 1, operand_count))
         return cli_error("the filter comes from standard input ('-'), so the keys must be "
                          "given as arguments");
     if (filter_from_stdin && cli_check_output(args, "-") != CLI_OK)
@@ -69,7 +69,7 @@ static int start_job(update_job *job, const cli_args *args, const char *verb)
     job->report = filter_from_stdin ? stderr : stdout;
     if (cli_load(args, job->path, false, &job->filter) != CLI_OK)
         return CLI_ERROR;
-    key_reader_init(&job->reader, args->positional + 1, operand_count, args->nul);
+    key_reader_init(&job->reader, args->positional + 1, operand_count, args->nul, args->quiet);
     progress_start(&job->progress, verb, args->quiet);
     return CLI_OK;
 }
