@@ -10,6 +10,10 @@
  * bad checksums each return their own bk_status, never read out of bounds
  * and never allocate more than the input justifies.  On error *out is
  * untouched.
+ *
+ * Thread safety: serialising or saving reads the filter; no thread may add
+ * to it meanwhile (even a BK_FLAG_CONCURRENT filter), or the snapshot may
+ * pair bits with a stale count.  Loading and mapping share nothing.
  */
 #ifndef BLOOMKIT_FORMAT_H
 #define BLOOMKIT_FORMAT_H
@@ -39,16 +43,22 @@ typedef struct bk_load_options {
     bk_kind expected_kind;
 } bk_load_options;
 
-/* Bytes bk_filter_serialize will write. */
+/* Bytes bk_filter_serialize will write (header, kind parameters, padding
+ * and payload).  BK_EINVAL for NULL arguments, BK_EUNSUPPORTED for a kind
+ * without format hooks, BK_ERANGE if the size does not fit a size_t. */
 bk_status bk_filter_serialized_size(const bk_filter *filter, size_t *size);
 
-/* Writes the filter into buffer[0..size).  BK_ERANGE if size is too small
- * (nothing written).  *written (may be NULL) receives the byte count. */
+/* Writes the filter into buffer[0..size), which the caller owns.  BK_ERANGE
+ * if size is too small (nothing written).  *written (may be NULL) receives
+ * the byte count.  The filter is not changed; its bytes are the same on
+ * every host. */
 bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size,
                               size_t *written);
 
 /* Reads a filter from buffer[0..size) (copies what it needs; the buffer may
- * be freed afterwards).  `options` may be NULL. */
+ * be freed afterwards).  `options` may be NULL (any kind, no key).  On
+ * success *out is a new, writable filter the caller frees with
+ * bk_filter_free.  Errors: see "Errors common to the loaders" below. */
 bk_status bk_filter_deserialize(const void *buffer, size_t size,
                                 const bk_load_options *options, bk_filter **out);
 
@@ -63,7 +73,10 @@ bk_status bk_filter_deserialize(const void *buffer, size_t size,
  * followed.  Memory: one extra buffer of the serialised size. */
 bk_status bk_filter_save(const bk_filter *filter, const char *path);
 
-/* Loads a whole file into memory. */
+/* Loads a whole file into memory: a new, writable filter, independent of
+ * the file.  The header is checked and the declared size compared with the
+ * file's before anything is allocated.  Reads pipes too.  Errors: see
+ * below; BK_EIO (errno) if the file cannot be opened or read. */
 bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out);
 
 /* Maps a file read-only (mmap) and queries it in place: a filter of any size
