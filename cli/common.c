@@ -11,7 +11,8 @@
  *     bloomkit: -p must be between 0 and 1, got 2
  *
  * Numbers: counts take an optional decimal suffix (k, M, G, T: 10^3 ..
- * 10^12, so `-n 10M`); rates take an optional '%' (`-p 1%` = 0.01).
+ * 10^12, so `-n 10M`) or scientific notation (`-n 1e6`); rates take an
+ * optional '%' (`-p 1%` = 0.01).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -69,16 +70,34 @@ int cli_usage_error(const char *usage, const char *problem)
 /* Numbers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* A whole number with an optional decimal suffix k/M/G/T, or 0x hex. */
-static bool parse_whole(const char *text, uint64_t *out)
+typedef enum whole_result { WHOLE_OK, WHOLE_BAD, WHOLE_TOO_LARGE } whole_result;
+
+/* 1e6, 2.5e3: a real number that is whole. */
+static whole_result parse_scientific(const char *text, uint64_t *out)
+{
+    char *end;
+    double value = strtod(text, &end);
+    if (*end != '\0' || !(value >= 0) || value != floor(value))
+        return WHOLE_BAD;
+    if (value >= 18446744073709551616.0) /* 2^64 */
+        return WHOLE_TOO_LARGE;
+    *out = (uint64_t)value;
+    return WHOLE_OK;
+}
+
+/* A whole number: decimal with an optional suffix k/M/G/T (10^3..10^12),
+ * 0x hexadecimal, or scientific notation with a whole value (1e6). */
+static whole_result parse_whole(const char *text, uint64_t *out)
 {
     if (text[0] < '0' || text[0] > '9')
-        return false;
+        return WHOLE_BAD;
     errno = 0;
     char *end;
     unsigned long long value = strtoull(text, &end, 0);
-    if (errno != 0)
-        return false;
+    if (errno == ERANGE)
+        return WHOLE_TOO_LARGE;
+    if (*end == '.' || *end == 'e' || *end == 'E')
+        return parse_scientific(text, out);
     uint64_t scale = 1;
     switch (*end) {
     case 'k': case 'K': scale = 1000ull; end++; break;
@@ -87,22 +106,25 @@ static bool parse_whole(const char *text, uint64_t *out)
     case 'T': scale = 1000000000000ull; end++; break;
     default: break;
     }
-    if (*end != '\0' || (value != 0 && scale > UINT64_MAX / value))
-        return false;
+    if (*end != '\0')
+        return WHOLE_BAD;
+    if (value != 0 && scale > UINT64_MAX / value)
+        return WHOLE_TOO_LARGE;
     *out = (uint64_t)value * scale;
-    return true;
+    return WHOLE_OK;
 }
 
 static int parse_count(const char *option, const char *text, uint64_t min, uint64_t max,
                        uint64_t *out)
 {
-    uint64_t value;
-    if (!parse_whole(text, &value))
+    uint64_t value = 0;
+    whole_result parsed = parse_whole(text, &value);
+    if (parsed == WHOLE_BAD)
         return cli_error("%s must be a whole number, got '%s'", option, text);
-    if (value < min)
+    if (value < min && parsed == WHOLE_OK)
         return cli_error("%s must be at least %llu, got %s", option, (unsigned long long)min,
                          text);
-    if (value > max)
+    if (value > max || parsed == WHOLE_TOO_LARGE)
         return cli_error("%s must be at most %llu, got %s", option, (unsigned long long)max,
                          text);
     *out = value;

@@ -82,6 +82,8 @@ check "size exits 0" test $? -eq 0
 check "size prints the classic design for bloom" grep -Eq '^bloom +9585059 +7 ' out
 "$BK" size -n 1M -p 1% --json > size.json 2> err
 check "size --json is valid JSON" python3 -m json.tool size.json > /dev/null
+"$BK" size -n 1e6 -p 1e-2 --json > size_1e6.json 2> err
+check "-n 1e6 -p 1e-2 is -n 1M -p 1%" cmp -s size.json size_1e6.json
 check "size -n 1M -p 1% is -n 1000000 -p 0.01" python3 -c '
 import json, sys
 rows = {r["kind"]: r for r in json.load(open("size.json"))}
@@ -301,6 +303,8 @@ expect_error "-p must be a number, got 'x'" "$BK" create new.bf -n 100 -p x
 expect_error '-n must be at least 1, got 0' "$BK" create new.bf -n 0
 expect_error "-n must be a whole number, got 'abc'" "$BK" create new.bf -n abc
 expect_error "-n must be a whole number, got '-5'" "$BK" create new.bf -n -5
+expect_error "-n must be a whole number, got '1.5'" "$BK" create new.bf -n 1.5
+expect_error '-n must be at most 72057594037927936, got 99999999999999999999' "$BK" create new.bf -n 99999999999999999999
 expect_error '-n (the number of keys' "$BK" create new.bf
 expect_error '--hashes must be at most 255, got 300' "$BK" create new.bf -n 9 --bits 99 --hashes 300
 expect_error '--bits and --hashes go together' "$BK" create new.bf -n 100 --bits 1000
