@@ -243,10 +243,30 @@ while read -r kind mode; do
     fi
     "$BK" query -c kind.bf < kind_keys.txt > out 2> err
     check "$kind: no false negatives" test "$(cat out)" = 2000
+    cp kind.bf kind.orig
+    if [ "$mode" = static ]; then
+        "$BK" add kind.bf one-more-key > out 2> err
+        check "$kind: add to a static filter exits 2" test $? -eq 2
+        check "$kind: add to a static filter says why" grep -q 'keys cannot be added' err
+    else
+        # Overfilled 100 times: either it takes the keys (warning at most
+        # once) or it fails (exit 2) and leaves the file as it was.
+        "$BK" create over.bf --kind "$kind" $KIND_OPTIONS -n 200 --force -q
+        cp over.bf over.orig
+        "$BK" add -q over.bf < kind_keys.txt > /dev/null 2> err
+        status=$?
+        case $status in
+        0) check "$kind: overfilled add warns at most once" test "$(wc -l < err)" -le 1 ;;
+        2) check "$kind: failed overfilled add leaves the file unchanged" cmp -s over.bf over.orig
+           check "$kind: failed overfilled add says why in one line" test "$(wc -l < err)" -eq 1 ;;
+        *) fail "$kind: overfilled add exits $status" ;;
+        esac
+        rm -f over.bf over.orig
+    fi
+    check "$kind: a refused add leaves the file unchanged" cmp -s kind.bf kind.orig
     "$BK" info --json kind.bf > kind.json 2> err
     check "$kind: info --json valid" json_fields kind.json
     check "$kind: info --json names the kind" test "$(json_field kind.json kind)" = "$kind"
-    cp kind.bf kind.orig
     "$BK" remove kind.bf < kind_removed.txt > out 2> err
     status=$?
     if grep -q 'cannot remove keys' err; then
