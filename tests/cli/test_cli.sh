@@ -249,7 +249,7 @@ while read -r kind mode; do
         check "$kind: add to a static filter exits 2" test $? -eq 2
         check "$kind: add to a static filter says why" grep -q 'keys cannot be added' err
     else
-        # Overfilled 100 times: either it takes the keys (warning at most
+        # Overfilled 10 times: either it takes the keys (warning at most
         # once) or it fails (exit 2) and leaves the file as it was.
         "$BK" create over.bf --kind "$kind" $KIND_OPTIONS -n 200 --force -q
         cp over.bf over.orig
