@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -817,6 +818,69 @@ static void test_save_failure_keeps_old_file(void **state)
     free(dir);
 }
 
+/* Saves racing with loads: a reader never sees a half-written file, only
+ * the old filter or the new one. */
+typedef struct save_race {
+    const char *path;
+    bk_filter *filters[2];
+    int saves;
+    int failures;
+} save_race;
+
+static void *race_saver(void *arg)
+{
+    save_race *race = arg;
+    for (int i = 0; i < race->saves; i++)
+        if (bk_filter_save(race->filters[i & 1], race->path) != BK_OK)
+            race->failures++;
+    return NULL;
+}
+
+static void test_save_is_atomic_for_readers(void **state)
+{
+    (void)state;
+    char *dir = bk_rt_make_temp_dir();
+    char *path = bk_rt_join(dir, "race.bkf");
+    bk_params p = { .capacity = 20000, .fpr = 0.01 };
+    save_race race = { path, { make_bloom(&p, 100), make_bloom(&p, 5000) }, 40, 0 };
+    size_t size[2];
+    uint8_t *expected[2] = { bk_rt_serialize(race.filters[0], &size[0]),
+                             bk_rt_serialize(race.filters[1], &size[1]) };
+    assert_int_equal(bk_filter_save(race.filters[0], path), BK_OK);
+
+    pthread_t saver;
+    assert_int_equal(pthread_create(&saver, NULL, race_saver, &race), 0);
+    size_t loads = 0;
+    for (int i = 0; i < 200; i++) {
+        bk_filter *loaded = NULL;
+        bk_status status = i % 2 ? bk_filter_load(path, NULL, &loaded)
+                                 : bk_filter_map(path, NULL, &loaded);
+        if (status != BK_OK)
+            fail_msg("load during save: %s", bk_strerror(status));
+        size_t got_size;
+        uint8_t *got = bk_rt_serialize(loaded, &got_size);
+        bool matches_one = (got_size == size[0] && memcmp(got, expected[0], got_size) == 0) ||
+                           (got_size == size[1] && memcmp(got, expected[1], got_size) == 0);
+        assert_true(matches_one);
+        free(got);
+        bk_filter_free(loaded);
+        loads++;
+    }
+    assert_int_equal(pthread_join(saver, NULL), 0);
+    assert_int_equal(race.failures, 0);
+    assert_int_equal(loads, 200);
+    assert_int_equal(count_directory_entries(dir), 1); /* no temporary left */
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    for (int i = 0; i < 2; i++) {
+        free(expected[i]);
+        bk_filter_free(race.filters[i]);
+    }
+    free(path);
+    free(dir);
+}
+
 static void test_bloom_wrappers(void **state)
 {
     (void)state;
@@ -1110,6 +1174,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_load_from_pipe),
         cmocka_unit_test(test_mapped_filter),
         cmocka_unit_test(test_save_failure_keeps_old_file),
+        cmocka_unit_test(test_save_is_atomic_for_readers),
         cmocka_unit_test(test_bloom_wrappers),
         cmocka_unit_test(test_inspect),
         cmocka_unit_test(test_in_place_needs_alignment),
