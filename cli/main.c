@@ -1,5 +1,11 @@
 /*
  * cli/main.c -- the `bloomkit` command: dispatch to the subcommands.
+ *
+ * Each subcommand lives in its own file (design.c: size, create, build;
+ * update.c: add, remove; query.c: query, info; sets.c: merge, intersect,
+ * estimate; demo.c) and shares cli/common.c (options, messages, filter
+ * files) and cli/keys.c (reading keys, progress, output).  The user's
+ * documentation is docs/bloomkit.1.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +20,17 @@ typedef struct subcommand {
 } subcommand;
 
 static const subcommand subcommands[] = {
-    { "demo", cli_demo, "the embedded-default demonstration" },
+    { "size", cli_size, "m, k, bytes, bits/key, predicted FPR, lower bound, per kind" },
+    { "create", cli_create, "create an empty filter file for N keys at FPR P" },
+    { "add", cli_add, "add keys; prints how many were new" },
+    { "query", cli_query, "print the keys that may be present (-v: the absent ones)" },
+    { "info", cli_info, "describe a filter: size, fill, estimated keys, FPR, status" },
+    { "merge", cli_merge, "union of filters" },
+    { "intersect", cli_intersect, "intersection of filters" },
+    { "estimate", cli_estimate, "estimated |A|, |B|, |A u B|, |A n B|, Jaccard" },
+    { "remove", cli_remove, "remove keys (kinds with deletion)" },
+    { "build", cli_build, "build a filter holding exactly the keys read (static kinds)" },
+    { "demo", cli_demo, "the embedded-default demonstration (make demo)" },
 };
 
 static void usage(FILE *out)
@@ -22,7 +38,9 @@ static void usage(FILE *out)
     fprintf(out, "usage: bloomkit COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-    fprintf(out, "\n'bloomkit COMMAND --help' describes each command.\n");
+    fprintf(out, "\nKeys are lines of standard input (-0: NUL-terminated), or the arguments\n"
+                 "after FILE.  Exit status: 0 success, 1 no (no key present, key not found),\n"
+                 "2 error.  'bloomkit COMMAND --help' describes each command; man bloomkit.\n");
 }
 
 int main(int argc, char **argv)
@@ -31,7 +49,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
         usage(stdout);
         return 0;
     }
