@@ -412,6 +412,7 @@ void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
     s.bits_per_key = (double)filter->bits / (double)filter->capacity;
     s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity,
                                                     filter->bits, filter->hashes);
+    s.design_point_keys = bk_design_point_keys(filter->capacity, filter->bits, filter->hashes);
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;
     *out = s;

@@ -588,6 +588,7 @@ void bk_counting_stats(const bk_counting *filter, bk_stats *out)
     s.current_fpr = bk_fpr_from_fill(s.fill_ratio, filter->hashes);
     s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity,
                                                     filter->counters, filter->hashes);
+    s.design_point_keys = bk_design_point_keys(filter->capacity, filter->counters, filter->hashes);
     s.saturated_counters = census.saturated;
     s.seed = filter->hasher.seed;
     *out = s;

@@ -495,7 +495,8 @@ bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void 
 
 /* New keys until the next check: a quarter of the smallest positive
  * distance from a load measure (the fill's key estimate, and the keys
- * added) to a threshold (the capacity, and BK_DESIGN_MARGIN times it), so
+ * added) to a threshold (the capacity, and the design point in keys:
+ * stats.design_point_keys, or BK_DESIGN_MARGIN times the capacity), so
  * neither measure can jump a threshold between two checks.  A filter beyond
  * every threshold yet not past its design point (a kind whose test is not a
  * key count, e.g. a window holding more than one window of keys) is checked
@@ -504,7 +505,9 @@ static uint64_t keys_until_next_check(const bk_stats *stats)
 {
     const double loads[2] = { stats->keys_estimated, (double)stats->keys_added };
     const double capacity = (double)stats->capacity;
-    const double thresholds[2] = { capacity, capacity * BK_DESIGN_MARGIN };
+    const double design_point = stats->design_point_keys > 0 ? stats->design_point_keys
+                                                             : capacity * BK_DESIGN_MARGIN;
+    const double thresholds[2] = { capacity, design_point };
     double nearest = INFINITY;
     for (int l = 0; l < 2; l++)
         for (int t = 0; t < 2; t++)

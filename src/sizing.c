@@ -137,18 +137,29 @@ double bk_fpr_from_fill(double fill_ratio, unsigned hashes)
     return pow(fill_ratio, (double)hashes);
 }
 
-bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bits,
-                               unsigned hashes)
+double bk_design_point_keys(uint64_t capacity, uint64_t bits, unsigned hashes)
 {
     double margin_keys = (double)capacity * BK_DESIGN_MARGIN;
-    double threshold = -expm1(-(double)hashes * margin_keys / (double)bits);
+    if (bits == 0 || hashes == 0)
+        return margin_keys;
     /* The fill of a filter at capacity spreads around its mean with standard
      * deviation ~ sqrt(f (1 - f) / m); on a small filter that noise alone
      * exceeds the 5% margin (capacity 67: 7% false alarms without this term),
-     * so the threshold also allows 3 of those deviations. */
+     * so the threshold also allows BK_DESIGN_NOISE_SIGMAS of those. */
     double design_fill = bk_expected_fill(capacity, bits, hashes);
-    threshold += BK_DESIGN_NOISE_SIGMAS * sqrt(design_fill * (1 - design_fill) / (double)bits);
-    return fill_ratio > threshold;
+    double noise = sqrt(design_fill * (1 - design_fill) / (double)bits);
+    double threshold_fill = -expm1(-(double)hashes * margin_keys / (double)bits) +
+                            BK_DESIGN_NOISE_SIGMAS * noise;
+    if (threshold_fill >= 1)
+        return INFINITY;
+    return -((double)bits / hashes) * log1p(-threshold_fill);
+}
+
+bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bits,
+                               unsigned hashes)
+{
+    double keys = bk_design_point_keys(capacity, bits, hashes);
+    return fill_ratio > -expm1(-(double)hashes * keys / (double)bits);
 }
 
 void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,

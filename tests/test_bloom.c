@@ -316,6 +316,27 @@ static void test_design_point_reported_past_capacity(void **state)
     bk_bloom_free(f);
 }
 
+static void test_small_filters_at_capacity_raise_no_alarm(void **state)
+{
+    (void)state;
+    /* A filter exactly at capacity is at its design point, not past it.  The
+     * threshold allows 3 standard deviations of the fill's noise, so the
+     * one-sided false-alarm rate per filter is below 0.135% (the margin of
+     * 5% more keys only lowers it): over 2000 filters of 67 keys, expect at
+     * most 2.7, bound 2.7 + 4 sqrt(2.7). */
+    const unsigned trials = 2000, capacity = 67;
+    unsigned alarms = 0;
+    for (unsigned t = 0; t < trials; t++) {
+        bk_params p = { .capacity = capacity, .fpr = 0.01, .seed = t };
+        bk_bloom *f = make_filter(&p);
+        add_keys(f, 2000 + t, 0, capacity);
+        alarms += bk_bloom_past_design_point(f);
+        bk_bloom_free(f);
+    }
+    double expected = trials * 0.00135;
+    assert_true(alarms <= expected + 4 * sqrt(expected));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Set algebra                                                              */
 /* ------------------------------------------------------------------------ */
@@ -536,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_fpr_with_k_one),
         cmocka_unit_test(test_count_estimates_within_two_percent),
         cmocka_unit_test(test_design_point_reported_past_capacity),
+        cmocka_unit_test(test_small_filters_at_capacity_raise_no_alarm),
         cmocka_unit_test(test_union_is_the_filter_of_the_union),
         cmocka_unit_test(test_intersection_contains_common_keys),
         cmocka_unit_test(test_set_estimates),

@@ -91,7 +91,7 @@ static void test_bloom_alarm_fires_once_at_the_design_point(void **state)
     bk_stats s;
     bk_filter_stats(f, &s);
     print_message("bloom: alarm at add %u (keys %lu); the fill's threshold is %.0f keys\n",
-                  log.add_index, (unsigned long)log.keys_at_call, 1000 * BK_DESIGN_MARGIN);
+                  log.add_index, (unsigned long)log.keys_at_call, s.design_point_keys);
     /* 3000 keys in a filter for 1000: ten times the FPR and more */
     assert_int_equal(poll_status(f), BK_FILL_DEGRADED);
     assert_true(s.current_fpr >= BK_FILL_DEGRADED_FACTOR * s.target_fpr);

@@ -139,6 +139,12 @@ static void test_design_point(void **state)
     assert_false(bk_fill_past_design_point(bk_expected_fill(n * 104 / 100, m, k), n, m, k));
     assert_true(bk_fill_past_design_point(bk_expected_fill(n * 106 / 100, m, k), n, m, k));
     assert_true(bk_fill_past_design_point(bk_expected_fill(2 * n, m, k), n, m, k));
+    /* the threshold in keys agrees with the fill test on both sides */
+    double keys = bk_design_point_keys(n, m, k);
+    assert_true(keys > 1.05 * n && keys < 1.06 * n);
+    assert_false(bk_fill_past_design_point(-expm1(-(double)k * (keys - 1) / (double)m), n, m, k));
+    assert_true(bk_fill_past_design_point(-expm1(-(double)k * (keys + 1) / (double)m), n, m, k));
+    assert_true(bk_design_point_keys(n, 0, 0) == n * BK_DESIGN_MARGIN);
 }
 
 static void test_set_estimates(void **state)

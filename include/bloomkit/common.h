@@ -168,6 +168,10 @@ typedef struct bk_stats {
     unsigned fingerprint_bits;   /* cuckoo, xor, fuse */
     bk_hash_algorithm hash_algorithm;
     uint64_t seed;               /* seed, or secret-key identifier for SipHash */
+    /* Keys (as keys_estimated counts them) beyond which the filter is past
+     * its design point (bk_design_point_keys); 0 where the kind's test is
+     * not a key estimate. */
+    double design_point_keys;
 } bk_stats;
 
 #ifdef __cplusplus

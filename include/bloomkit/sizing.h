@@ -86,6 +86,11 @@ double bk_fpr_from_fill(double fill_ratio, unsigned hashes);
 bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bits,
                                unsigned hashes);
 
+/* The same threshold as a number of keys (as bk_estimate_keys counts them):
+ * a filter is past its design point exactly when the keys estimated from
+ * its fill exceed this.  capacity * BK_DESIGN_MARGIN when bits or hashes is 0. */
+double bk_design_point_keys(uint64_t capacity, uint64_t bits, unsigned hashes);
+
 /* Estimated sizes of two sets from their filters (same m and k) and the
  * filter of their union (the bitwise OR):
  *   |A|, |B|, |A u B| by bk_estimate_keys; |A n B| = |A| + |B| - |A u B|,
