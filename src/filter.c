@@ -21,6 +21,8 @@ struct bk_filter {
 /* Every kind this build implements. */
 static const bk_kind_ops *const kind_table[] = {
     &bk_bloom_ops,
+    &bk_blocked_ops,
+    &bk_sbbf_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])

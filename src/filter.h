@@ -75,6 +75,8 @@ typedef struct bk_kind_ops {
 
 /* The ops of each kind this build implements. */
 extern const bk_kind_ops bk_bloom_ops;
+extern const bk_kind_ops bk_blocked_ops;
+extern const bk_kind_ops bk_sbbf_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);
