@@ -429,7 +429,7 @@ static bool keys_valid(const bk_key *keys, size_t count)
     return true;
 }
 
-#define KEY_CHUNK 64
+#define KEY_CHUNK 256
 
 static size_t hash_chunk(const bk_sbbf *filter, const bk_key *keys, size_t count,
                          bk_hash hashes[KEY_CHUNK])

@@ -45,6 +45,6 @@ size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, siz
 bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2);
 bool bk_sbbf_uses_simd(const bk_sbbf *filter);
 
-#define BK_SBBF_PREFETCH_DISTANCE 16u
+#define BK_SBBF_PREFETCH_DISTANCE 32u
 
 #endif
