@@ -4,10 +4,11 @@
  * of src/sizing.c.  A program, not a test (it prints the table quoted in
  * src/blocked.c, src/sbbf.c and docs/BLOCKED.md):
  *
- *     build/release/tests/blocked_fpr_table [keys] [absent]
+ *     build/release/tests/blocked_fpr_table [keys] [absent] [xxh3|xxh64]
  *
  * Keys are the 8-byte integers 0..n-1, absent keys n..n+absent-1
- * (little-endian), hashed with the kind's default hash, seed 0.
+ * (little-endian), hashed with the kind's default hash (or the one named),
+ * seed 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +43,14 @@ static uint64_t count_false_positives(bk_filter *filter, uint64_t keys, uint64_t
     return positives;
 }
 
+static bk_hash_algorithm algorithm = BK_HASH_XXH3;
+
 static void row(bk_kind kind, double bits_per_key, unsigned k, uint64_t keys, uint64_t absent)
 {
     bk_params params = { .capacity = keys };
     params.bits = (uint64_t)(bits_per_key * (double)keys);
     params.hashes = k;
+    params.hash_algorithm = algorithm;
     bk_filter *filter;
     if (bk_filter_create(kind, &params, &filter) != BK_OK) {
         fprintf(stderr, "create failed\n");
@@ -69,6 +73,8 @@ int main(int argc, char **argv)
 {
     uint64_t keys = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
     uint64_t absent = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000;
+    if (argc > 3 && strcmp(argv[3], "xxh64") == 0)
+        algorithm = BK_HASH_XXH64;
     printf("%llu keys, %llu absent keys per row\n", (unsigned long long)keys,
            (unsigned long long)absent);
     printf("kind     bits/key  k   measured   predicted   m/p-1    classic Bloom\n");
