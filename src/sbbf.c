@@ -37,14 +37,26 @@
  *     FPR = sum_i Pois(i; 256/c) (1 - (31/32)^i)^8
  *
  * The spec's sizing rule c = -8 / ln(1 - p^{1/8}) is the classic formula
- * with k = 8 and ignores the uneven block loads: it promises 1% at 9.6 bits
- * per key where the formula above (and measurement) needs 10.53.  Sizing
- * here uses the formula above.
+ * with k = 8 and ignores the uneven block loads: it promises 1% at 9.68
+ * bits per key where the formula above (and measurement) needs 10.53, and
+ * 0.5% at 11.54 where the filter gives 0.65%.  Sizing here uses the formula
+ * above.  (Since each word is tested at one bit, the formula is exact: no
+ * Jensen gap as in the blocked kind.)
  *
- * Measured: MEASURED_TABLE_PENDING
+ * Measured (tests/blocked_fpr_table.c: 1,000,000 8-byte keys, 10,000,000
+ * absent keys per row, XXH64 seed 0):
+ *
+ *     bits/key   measured FPR   predicted   classic Bloom, k = 8
+ *        6         9.935 %       9.933 %       8.648 %
+ *        8         3.314 %       3.321 %       2.549 %
+ *       10         1.263 %       1.265 %       0.846 %
+ *       12         0.5405 %      0.5420 %      0.314 %
+ *       16         0.1293 %      0.1316 %      0.057 %
+ *       20         0.0403 %      0.0420 %      0.014 %
  *
  * Fill: expected 1 - e^{-lambda/32} with lambda keys per block, inverted
- * for the key estimate (approximate, as for the blocked kind).
+ * for the key estimate (approximate, as for the blocked kind; measured
+ * within 0.07% of the true count from 1e5 to 2e6 keys in a filter for 1e6).
  */
 #include "sbbf.h"
 

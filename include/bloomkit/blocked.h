@@ -5,7 +5,8 @@
  * picks one block and sets its k bits there, so a query costs one cache
  * miss however large the filter is (a classic Bloom filter pays up to k).
  * The price is a slightly higher FPR for the same memory: 0.96% instead of
- * 0.82% at 10 bits per key; sizing from a target FPR accounts for it.
+ * 0.82% at 10 bits per key, so 1% takes 9.92 bits per key instead of 9.59;
+ * sizing from a target FPR accounts for it.
  * Design, memory layout, formulas and measured figures: src/blocked.c and
  * docs/BLOCKED.md.
  *

@@ -24,7 +24,7 @@
  * .bits_per_key: that budget; otherwise .fpr (default 0.01): the smallest
  * size reaching it by the split-block formula (bloomkit/sizing.h), e.g.
  * 10.53 bits per key at 1% (the spec's own rule of thumb, derived from the
- * classic formula, gives 9.6 and is optimistic).  The block count may be
+ * classic formula, gives 9.68 and is optimistic).  The block count may be
  * any number from 1 to 2^32; Parquet writers (parquet-mr, Arrow) use powers
  * of two, which any reader accepts: pass .bits = 8 x the bytes wanted to
  * get one.
