@@ -79,6 +79,7 @@
 #include "blocked.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,6 +177,8 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     if (design->block_count == 0 || design->block_count > MAX_BLOCKS || design->hashes == 0 ||
         design->hashes > BK_MAX_HASHES || design->capacity == 0)
         return BK_ERANGE;
+    if (design->block_count > SIZE_MAX / (BK_BLOCK_BITS / 8))
+        return BK_ERANGE; /* 32-bit hosts */
     bk_blocked *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
         return BK_ENOMEM;

@@ -61,6 +61,7 @@
 #include "sbbf.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +161,8 @@ static bk_status create_from_design(const sbbf_design *design, const bk_hasher *
     if (design->block_count == 0 || design->block_count > BK_SBBF_MAX_BLOCKS ||
         design->capacity == 0)
         return BK_ERANGE;
+    if (design->block_count > SIZE_MAX / (BK_SBBF_BLOCK_BYTES))
+        return BK_ERANGE; /* 32-bit hosts */
     bk_sbbf *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
         return BK_ENOMEM;
@@ -254,8 +257,15 @@ bool bk_sbbf_uses_simd(const bk_sbbf *filter)
 /* The hot path, portable: the spec's loops                                 */
 /* ------------------------------------------------------------------------ */
 
+/* XXH64 inline for the Parquet hash (the result equals bk_hash_key's). */
 bk_hash bk_sbbf_hash(const bk_sbbf *filter, const void *key, size_t len)
 {
+    if (filter->hasher.algorithm == BK_HASH_XXH64) {
+        bk_hash hash;
+        hash.h1 = XXH64(key, len, filter->hasher.seed);
+        hash.h2 = bk_mix64(hash.h1);
+        return hash;
+    }
     return bk_hash_key(&filter->hasher, key, len);
 }
 

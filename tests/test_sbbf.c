@@ -71,6 +71,9 @@ static void test_xxh64_reference_values(void **state)
     assert_true(bk_sbbf_hash(f, "", 0).h1 == 0xef46db3751d8e999ULL);
     assert_true(bk_sbbf_hash(f, "a", 1).h1 == 0xd24ec4f1a98c6e5bULL);
     assert_true(bk_sbbf_hash(f, "abc", 3).h1 == 0x44bc2cf5ad770999ULL);
+    bk_hash inline_hash = bk_sbbf_hash(f, "hello", 5);
+    bk_hash library_hash = bk_hash_key(bk_sbbf_hasher(f), "hello", 5);
+    assert_true(inline_hash.h1 == library_hash.h1 && inline_hash.h2 == library_hash.h2);
     assert_int_equal(bk_sbbf_hasher(f)->algorithm, BK_HASH_XXH64);
     assert_true(bk_sbbf_hasher(f)->seed == 0);
     bk_sbbf_free(f);
