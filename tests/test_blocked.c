@@ -439,6 +439,80 @@ static void test_generic_handle_and_big_filter(void **state)
     bk_filter_free(f);
 }
 
+/* The file-format hooks: parameter block and payload out, filter back in. */
+static void test_format_hooks_round_trip(void **state)
+{
+    (void)state;
+    const bk_kind_ops *ops = bk_kind_ops_for(BK_KIND_BLOCKED);
+    assert_non_null(ops);
+    bk_blocked *f = make_filter(500, 20 * 512, 5);
+    for (uint64_t i = 0; i < 500; i++)
+        bk_blocked_add(f, &i, sizeof i, NULL);
+    size_t params_size = ops->params_size(f);
+    assert_int_equal(params_size, 32);
+    uint64_t payload_size = ops->payload_size(f);
+    assert_int_equal(payload_size, 20 * 64);
+    uint8_t params[32];
+    uint8_t *payload = aligned_alloc(64, payload_size);
+    assert_non_null(payload);
+    ops->write_params(f, params);
+    ops->write_payload(f, payload);
+    void *object = NULL;
+    assert_int_equal(ops->read(params, params_size, payload, payload_size, bk_blocked_hasher(f),
+                               bk_blocked_keys_added(f), false, &object),
+                     BK_OK);
+    bk_blocked *g = object;
+    assert_memory_equal(bk_blocked_words(g), bk_blocked_words(f), payload_size);
+    assert_int_equal(bk_blocked_hashes(g), 5);
+    assert_int_equal(bk_blocked_capacity(g), 500);
+    assert_int_equal(bk_blocked_keys_added(g), bk_blocked_keys_added(f));
+    for (uint64_t i = 0; i < 500; i++)
+        assert_true(bk_blocked_contains(g, &i, sizeof i));
+    bk_blocked_free(g);
+    /* in place: answers from the caller's bytes, read-only */
+    assert_int_equal(ops->read(params, params_size, payload, payload_size, bk_blocked_hasher(f),
+                               0, true, &object),
+                     BK_OK);
+    g = object;
+    assert_ptr_equal(bk_blocked_words(g), (const uint64_t *)(const void *)payload);
+    uint64_t key = 7;
+    assert_true(bk_blocked_contains(g, &key, sizeof key));
+    assert_int_equal(bk_blocked_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
+    assert_int_equal(bk_blocked_clear(g), BK_EIMMUTABLE);
+    bk_blocked_free(g);
+    /* each inconsistency is refused before anything is allocated */
+    struct { size_t offset; unsigned width; uint64_t value; bk_status expected; } damage[] = {
+        { 12, 4, 256, BK_ECORRUPT },                  /* block bits not 512 */
+        { 8, 4, 0, BK_ECORRUPT },                     /* k = 0 */
+        { 8, 4, BK_MAX_HASHES + 1, BK_ERANGE },       /* k too large */
+        { 0, 8, 0, BK_ECORRUPT },                     /* no blocks */
+        { 0, 8, 21, BK_ECORRUPT },                    /* payload too short for 21 blocks */
+        { 0, 8, ((uint64_t)1 << 47) + 1, BK_ERANGE }, /* beyond BK_MAX_BITS */
+        { 16, 8, 0, BK_ECORRUPT },                    /* capacity 0 */
+        { 24, 8, 0x7ff8000000000000ULL, BK_ECORRUPT }, /* FPR NaN */
+        { 24, 8, 0x4000000000000000ULL, BK_ECORRUPT }, /* FPR 2.0 */
+    };
+    for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
+        uint8_t bad[32];
+        memcpy(bad, params, 32);
+        for (unsigned byte = 0; byte < damage[i].width; byte++)
+            bad[damage[i].offset + byte] = (uint8_t)(damage[i].value >> (8 * byte));
+        object = (void *)0x1;
+        assert_int_equal(ops->read(bad, 32, payload, payload_size, bk_blocked_hasher(f), 0, false,
+                                   &object),
+                         damage[i].expected);
+        assert_ptr_equal(object, (void *)0x1);
+    }
+    assert_int_equal(ops->read(params, 31, payload, payload_size, bk_blocked_hasher(f), 0, false,
+                               &object),
+                     BK_ECORRUPT);
+    assert_int_equal(ops->read(params, 32, payload, payload_size - 64, bk_blocked_hasher(f), 0,
+                               false, &object),
+                     BK_ECORRUPT);
+    free(payload);
+    bk_blocked_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_bad_params_rejected),
         cmocka_unit_test(test_set_algebra),
         cmocka_unit_test(test_generic_handle_and_big_filter),
+        cmocka_unit_test(test_format_hooks_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "filter.h"
 #include "sbbf.h"
 
 /* ---- an independent implementation of the spec, for comparison ---------- */
@@ -409,6 +410,67 @@ static void test_generic_handle(void **state)
     bk_filter_free(g);
 }
 
+/* The file-format hooks: the payload is the Parquet bitset itself. */
+static void test_format_hooks_round_trip(void **state)
+{
+    (void)state;
+    const bk_kind_ops *ops = bk_kind_ops_for(BK_KIND_SBBF);
+    assert_non_null(ops);
+    bk_sbbf *f = make_filter(300, 11 * 256);
+    for (uint64_t i = 0; i < 300; i++)
+        bk_sbbf_add(f, &i, sizeof i, NULL);
+    assert_int_equal(ops->params_size(f), 32);
+    uint64_t payload_size = ops->payload_size(f);
+    assert_int_equal(payload_size, 11 * 32);
+    uint8_t params[32];
+    uint8_t *payload = aligned_alloc(64, 384);
+    uint8_t parquet[11 * 32];
+    assert_non_null(payload);
+    ops->write_params(f, params);
+    ops->write_payload(f, payload);
+    assert_int_equal(bk_sbbf_export_parquet(f, parquet, sizeof parquet, NULL), BK_OK);
+    assert_memory_equal(payload, parquet, sizeof parquet);
+    void *object = NULL;
+    assert_int_equal(ops->read(params, 32, payload, payload_size, bk_sbbf_hasher(f), 300, false,
+                               &object),
+                     BK_OK);
+    bk_sbbf *g = object;
+    assert_memory_equal(bk_sbbf_words(g), bk_sbbf_words(f), payload_size);
+    assert_int_equal(bk_sbbf_capacity(g), 300);
+    assert_int_equal(bk_sbbf_keys_added(g), 300);
+    bk_sbbf_free(g);
+    assert_int_equal(ops->read(params, 32, payload, payload_size, bk_sbbf_hasher(f), 0, true,
+                               &object),
+                     BK_OK);
+    g = object;
+    uint64_t key = 9;
+    assert_true(bk_sbbf_contains(g, &key, sizeof key));
+    assert_int_equal(bk_sbbf_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
+    bk_sbbf_free(g);
+    struct { size_t offset; unsigned width; uint64_t value; bk_status expected; } damage[] = {
+        { 8, 4, 7, BK_ECORRUPT },                     /* k must be 8 */
+        { 12, 4, 512, BK_ECORRUPT },                  /* block bits must be 256 */
+        { 0, 8, 0, BK_ECORRUPT },                     /* no blocks */
+        { 0, 8, 12, BK_ECORRUPT },                    /* payload size mismatch */
+        { 0, 8, ((uint64_t)1 << 32) + 1, BK_ERANGE }, /* beyond 2^32 blocks */
+        { 16, 8, 0, BK_ECORRUPT },                    /* capacity 0 */
+        { 24, 8, 0xbff0000000000000ULL, BK_ECORRUPT }, /* FPR -1 */
+    };
+    for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
+        uint8_t bad[32];
+        memcpy(bad, params, 32);
+        for (unsigned byte = 0; byte < damage[i].width; byte++)
+            bad[damage[i].offset + byte] = (uint8_t)(damage[i].value >> (8 * byte));
+        object = (void *)0x1;
+        assert_int_equal(ops->read(bad, 32, payload, payload_size, bk_sbbf_hasher(f), 0, false,
+                                   &object),
+                         damage[i].expected);
+        assert_ptr_equal(object, (void *)0x1);
+    }
+    free(payload);
+    bk_sbbf_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_bad_params_rejected),
         cmocka_unit_test(test_union_and_intersection),
         cmocka_unit_test(test_generic_handle),
+        cmocka_unit_test(test_format_hooks_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
