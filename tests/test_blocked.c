@@ -17,6 +17,7 @@
 #include "bloomkit.h"
 #include "blocked.h"
 #include "filter.h"
+#include "sbbf.h"
 
 /* splitmix64: the test's own reproducible random numbers */
 static uint64_t next_random(uint64_t *state)
@@ -513,6 +514,27 @@ static void test_format_hooks_round_trip(void **state)
     bk_blocked_free(f);
 }
 
+/* Run a second time by CTest with BLOOMKIT_PORTABLE=1 (test_blocked_portable):
+ * then no filter may take the AVX2 path, and asking for it is refused. */
+static void test_portable_environment(void **state)
+{
+    (void)state;
+    const char *portable = getenv("BLOOMKIT_PORTABLE");
+    bk_blocked *f = make_filter(100, 4096, 6);
+    bk_params p = { .capacity = 100 };
+    bk_sbbf *g;
+    assert_int_equal(bk_sbbf_create(&p, &g), BK_OK);
+    if (portable != NULL && portable[0] == '1') {
+        assert_false(bk_blocked_uses_simd(f));
+        assert_int_equal(bk_blocked_set_simd(f, true), BK_EUNSUPPORTED);
+        assert_int_equal(bk_sbbf_set_simd(g, true), BK_EUNSUPPORTED);
+    }
+    assert_int_equal(bk_blocked_set_simd(f, false), BK_OK);
+    assert_false(bk_blocked_uses_simd(f));
+    bk_sbbf_free(g);
+    bk_blocked_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_set_algebra),
         cmocka_unit_test(test_generic_handle_and_big_filter),
         cmocka_unit_test(test_format_hooks_round_trip),
+        cmocka_unit_test(test_portable_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
