@@ -76,7 +76,9 @@ bool bk_blocked_contains_hash(const bk_blocked *filter, bk_hash hash);
  * their blocks prefetched, so the memory reads of many keys overlap.
  * *new_count (may be NULL): keys that flipped a bit.  `results` (may be
  * NULL): one answer per key; the return value counts the positives.
- * Answers are identical to the single-key forms. */
+ * Answers are identical to the single-key forms.  A NULL filter, or a key
+ * with NULL data and len > 0, gives BK_EINVAL (adds: nothing is added) or
+ * 0 positives with no results written (queries). */
 bk_status bk_blocked_add_batch(bk_blocked *filter, const bk_key *keys, size_t count,
                                size_t *new_count);
 bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, size_t count,

@@ -79,7 +79,8 @@ bool bk_sbbf_contains(const bk_sbbf *filter, const void *key, size_t len);
 bool bk_sbbf_contains_hash(const bk_sbbf *filter, bk_hash hash);
 bool bk_sbbf_contains_hash64(const bk_sbbf *filter, uint64_t hash);
 
-/* Batch forms, with prefetch; same answers as the single forms. */
+/* Batch forms, with prefetch; same answers as the single forms.  Invalid
+ * arguments as bloomkit/blocked.h: BK_EINVAL (nothing added) or 0. */
 bk_status bk_sbbf_add_batch(bk_sbbf *filter, const bk_key *keys, size_t count,
                             size_t *new_count);
 bk_status bk_sbbf_add_hash_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count,
