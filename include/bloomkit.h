@@ -12,6 +12,8 @@
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
 #include "bloomkit/bloom.h"
+#include "bloomkit/blocked.h"
+#include "bloomkit/sbbf.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/format.h"
 #include "bloomkit/counting.h"

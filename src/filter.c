@@ -36,6 +36,8 @@ static const bk_kind_ops *const kind_table[] = {
     &bk_cuckoo_ops,
     &bk_scalable_ops,
     &bk_window_ops,
+    &bk_blocked_ops,
+    &bk_sbbf_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])

@@ -85,6 +85,8 @@ extern const bk_kind_ops bk_counting_ops;
 extern const bk_kind_ops bk_cuckoo_ops;
 extern const bk_kind_ops bk_scalable_ops;
 extern const bk_kind_ops bk_window_ops;
+extern const bk_kind_ops bk_blocked_ops;
+extern const bk_kind_ops bk_sbbf_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);

@@ -114,6 +114,47 @@ void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
  * several filters are summed against a bound (scalable, window).
  * Errors as bk_size_for_fpr. */
 bk_status bk_size_for_fpr_at_most(uint64_t capacity, double fpr, bk_sizing *out);
+/* ------------------------------------------------------------------------ */
+/* Blocked and split-block Bloom filters (formulas in src/sizing.c)         */
+/* ------------------------------------------------------------------------ */
+
+/* FPR of a blocked Bloom filter with `block_bits`-bit blocks, k probes
+ * (positions with replacement) inside the key's block, at `bits_per_key`:
+ * sum_i Pois(i; B/c) (1 - (1 - 1/B)^{k i})^k (Putze, Sanders, Singler 2007).
+ * 1.0 for a non-positive bits_per_key or zero k or B. */
+double bk_blocked_predicted_fpr(double bits_per_key, unsigned hashes, unsigned block_bits);
+
+/* FPR of a split-block filter (blocks of `words` words of `word_bits` bits,
+ * one bit set per word per key: the Parquet SBBF is 8 x 32):
+ * sum_i Pois(i; w W / c) (1 - (1 - 1/W)^i)^w. */
+double bk_split_block_predicted_fpr(double bits_per_key, unsigned words, unsigned word_bits);
+
+/* The k minimising bk_blocked_predicted_fpr at this bits_per_key (lower
+ * than the classic round(c ln 2): 6 rather than 7 at 10 bits per key). */
+unsigned bk_blocked_best_hashes(double bits_per_key, unsigned block_bits);
+
+/* Smallest bits per key at which a blocked filter (at its best k, returned
+ * in *hashes if not NULL) reaches `fpr`.  BK_EINVAL: fpr not in (0,1),
+ * block_bits 0 or NULL output.  BK_ERANGE: not reachable below 1024 bits
+ * per key. */
+bk_status bk_blocked_bits_per_key_for_fpr(double fpr, unsigned block_bits, double *bits_per_key,
+                                          unsigned *hashes);
+
+/* The same for the Parquet split-block filter (8 words of 32 bits). */
+bk_status bk_split_block_bits_per_key_for_fpr(double fpr, double *bits_per_key);
+
+/* Expected fraction of set bits with `keys_per_block` keys per block on
+ * average: 1 - e^{-lambda (1 - s)}, s = (1 - 1/B)^k (blocked) or 1 - 1/W
+ * (split block). */
+double bk_blocked_expected_fill(double keys_per_block, unsigned hashes, unsigned block_bits);
+double bk_split_block_expected_fill(double keys_per_block, unsigned word_bits);
+
+/* Keys estimated from the fill ratio of `blocks` blocks (inverse of the
+ * above; unbiased only on average over the Poisson block loads, so an
+ * approximation -- within about 1% of the truth up to the design fill). */
+double bk_blocked_estimate_keys(uint64_t blocks, unsigned hashes, unsigned block_bits,
+                                double fill_ratio);
+double bk_split_block_estimate_keys(uint64_t blocks, unsigned word_bits, double fill_ratio);
 
 #ifdef __cplusplus
 }

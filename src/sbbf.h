@@ -1,0 +1,50 @@
+/*
+ * src/sbbf.h -- the Parquet split-block filter's structure and probe
+ * arithmetic, shared by the portable path (sbbf.c) and the AVX2 path
+ * (sbbf_avx2.c).
+ */
+#ifndef BK_SRC_SBBF_H
+#define BK_SRC_SBBF_H
+
+#include "bloomkit/sbbf.h"
+#include "hash.h"
+
+#define BK_SBBF_WORDS 8u        /* 32-bit words per 256-bit block */
+#define BK_SBBF_WORD_BITS 32u
+
+struct bk_sbbf {
+    uint32_t *words;      /* block_count * 8 words, host order, 64-byte aligned */
+    uint64_t block_count; /* 1 .. 2^32 */
+    uint64_t capacity;
+    double target_fpr;
+    uint64_t keys_added;
+    bk_hasher hasher;
+    unsigned flags;
+    bool borrowed;        /* words belong to a mapped file: read-only */
+    bool use_avx2;
+};
+
+/* The eight odd constants of the Parquet specification (BloomFilter.md). */
+#define BK_SBBF_SALTS                                                       \
+    { 0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,                   \
+      0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u }
+
+/* Block index of the spec: ((hash >> 32) * z) >> 32, z <= 2^32 blocks. */
+static inline uint32_t *bk_sbbf_block(const bk_sbbf *filter, uint64_t hash)
+{
+    return filter->words + ((hash >> 32) * filter->block_count >> 32) * BK_SBBF_WORDS;
+}
+
+bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key);
+bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key);
+size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count);
+size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
+                               bool *results);
+
+/* Path selection for tests and benchmarks, as bk_blocked_set_simd. */
+bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2);
+bool bk_sbbf_uses_simd(const bk_sbbf *filter);
+
+#define BK_SBBF_PREFETCH_DISTANCE 32u
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * tests/test_concurrent.c -- BK_FLAG_CONCURRENT on the blocked kinds:
+ * several threads add keys at once while others query, and a query never
+ * misses a key whose add has completed.  Run it under ThreadSanitizer:
+ *
+ *     cmake --preset tsan && cmake --build --preset tsan -j2 &&
+ *     ctest --preset tsan -R concurrent
+ *
+ * Each writer adds its own keys in order (singly, or in batches of 32) and
+ * after each add (batch) publishes how many it has finished with a release
+ * store; readers load that count with acquire and check keys below it.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+
+enum { WRITERS = 4, READERS = 2, KEYS_PER_WRITER = 6000, BATCH = 32 };
+
+typedef struct shared {
+    bk_filter *filter;
+    bool batched;
+    uint64_t finished[WRITERS];   /* keys of writer w whose add returned */
+    int writers_done;
+    uint64_t false_negatives;
+    uint64_t checks;
+} shared;
+
+static uint64_t key_of(unsigned writer, uint64_t index)
+{
+    return ((uint64_t)writer << 40) | index;
+}
+
+typedef struct writer_arg {
+    shared *shared;
+    unsigned writer;
+} writer_arg;
+
+static void *writer_main(void *argument)
+{
+    writer_arg *arg = argument;
+    shared *s = arg->shared;
+    uint64_t values[BATCH];
+    bk_key keys[BATCH];
+    for (uint64_t i = 0; i < KEYS_PER_WRITER;) {
+        size_t n = s->batched ? BATCH : 1;
+        if (i + n > KEYS_PER_WRITER)
+            n = KEYS_PER_WRITER - i;
+        for (size_t j = 0; j < n; j++) {
+            values[j] = key_of(arg->writer, i + j);
+            keys[j] = (bk_key){ &values[j], sizeof values[j] };
+        }
+        bk_status status = s->batched ? bk_filter_add_batch(s->filter, keys, n, NULL)
+                                      : bk_filter_add(s->filter, &values[0], 8, NULL);
+        if (status != BK_OK)
+            __atomic_fetch_add(&s->false_negatives, 1000000, __ATOMIC_RELAXED);
+        i += n;
+        __atomic_store_n(&s->finished[arg->writer], i, __ATOMIC_RELEASE);
+    }
+    __atomic_fetch_add(&s->writers_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *reader_main(void *argument)
+{
+    shared *s = argument;
+    uint64_t rng = 0x1234567 ^ (uint64_t)(uintptr_t)&rng;
+    uint64_t misses = 0, checks = 0;
+    for (;;) {
+        bool last_round = __atomic_load_n(&s->writers_done, __ATOMIC_ACQUIRE) == WRITERS;
+        for (unsigned w = 0; w < WRITERS; w++) {
+            uint64_t finished = __atomic_load_n(&s->finished[w], __ATOMIC_ACQUIRE);
+            if (finished == 0)
+                continue;
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            uint64_t probes[2] = { finished - 1, (rng >> 33) % finished };
+            for (int p = 0; p < 2; p++) {
+                uint64_t value = key_of(w, probes[p]);
+                misses += !bk_filter_contains(s->filter, &value, sizeof value);
+                checks++;
+            }
+        }
+        if (last_round)
+            break;
+    }
+    __atomic_fetch_add(&s->false_negatives, misses, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->checks, checks, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void hammer(const char *kind_name, bool batched)
+{
+    bk_kind kind;
+    assert_int_equal(bk_kind_from_name(kind_name, &kind), BK_OK);
+    bk_params params = { .capacity = WRITERS * KEYS_PER_WRITER, .fpr = 0.01,
+                         .flags = BK_FLAG_CONCURRENT };
+    static shared s;
+    memset(&s, 0, sizeof s);
+    s.batched = batched;
+    assert_int_equal(bk_filter_create(kind, &params, &s.filter), BK_OK);
+    pthread_t writers[WRITERS], readers[READERS];
+    writer_arg args[WRITERS];
+    for (unsigned r = 0; r < READERS; r++)
+        assert_int_equal(pthread_create(&readers[r], NULL, reader_main, &s), 0);
+    for (unsigned w = 0; w < WRITERS; w++) {
+        args[w] = (writer_arg){ &s, w };
+        assert_int_equal(pthread_create(&writers[w], NULL, writer_main, &args[w]), 0);
+    }
+    for (unsigned w = 0; w < WRITERS; w++)
+        pthread_join(writers[w], NULL);
+    for (unsigned r = 0; r < READERS; r++)
+        pthread_join(readers[r], NULL);
+    assert_int_equal(s.false_negatives, 0);
+    assert_true(s.checks >= 2 * WRITERS); /* the readers did look */
+    /* afterwards every key is there, and the count of new keys is sane */
+    for (unsigned w = 0; w < WRITERS; w++) {
+        for (uint64_t i = 0; i < KEYS_PER_WRITER; i++) {
+            uint64_t value = key_of(w, i);
+            assert_true(bk_filter_contains(s.filter, &value, sizeof value));
+        }
+    }
+    bk_stats stats;
+    bk_filter_stats(s.filter, &stats);
+    assert_true(stats.keys_added <= WRITERS * KEYS_PER_WRITER);
+    /* keys that looked old when added: at most the FPR at capacity (4 sigma) */
+    double total = WRITERS * KEYS_PER_WRITER, p = stats.target_fpr;
+    assert_true(total - (double)stats.keys_added <= total * p + 4 * sqrt(total * p));
+    bk_filter_free(s.filter);
+}
+
+static void test_blocked_single_adds(void **state) { (void)state; hammer("blocked", false); }
+static void test_blocked_batch_adds(void **state) { (void)state; hammer("blocked", true); }
+static void test_sbbf_single_adds(void **state) { (void)state; hammer("sbbf", false); }
+static void test_sbbf_batch_adds(void **state) { (void)state; hammer("sbbf", true); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blocked_single_adds),
+        cmocka_unit_test(test_blocked_batch_adds),
+        cmocka_unit_test(test_sbbf_single_adds),
+        cmocka_unit_test(test_sbbf_batch_adds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
