@@ -14,5 +14,6 @@
 #include "bloomkit/bloom.h"
 #include "bloomkit/filter.h"
 #include "bloomkit/format.h"
+#include "bloomkit/fuse.h"
 
 #endif

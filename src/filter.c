@@ -21,6 +21,10 @@ struct bk_filter {
 /* Every kind this build implements. */
 static const bk_kind_ops *const kind_table[] = {
     &bk_bloom_ops,
+    &bk_xor8_ops,
+    &bk_fuse8_ops,
+    &bk_fuse16_ops,
+    &bk_fuse8_4_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])

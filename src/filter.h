@@ -75,6 +75,10 @@ typedef struct bk_kind_ops {
 
 /* The ops of each kind this build implements. */
 extern const bk_kind_ops bk_bloom_ops;
+extern const bk_kind_ops bk_xor8_ops;
+extern const bk_kind_ops bk_fuse8_ops;
+extern const bk_kind_ops bk_fuse16_ops;
+extern const bk_kind_ops bk_fuse8_4_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);
