@@ -496,28 +496,38 @@ static size_t sort_unique_hashes(const bk_hash *input, size_t count, uint64_t se
 /* Construction, steps 1-3: count, peel, assign                             */
 /* ------------------------------------------------------------------------ */
 
-/* The working memory of a build. */
+/* The working memory of a build.  Big arrays come from bk_alloc_zeroed:
+ * huge pages (fewer page faults and TLB misses on the random accesses of
+ * the sort and the peel) and already zero. */
 typedef struct build_scratch {
     uint64_t *sorted;        /* the attempt's unique hashes; then the peel stack */
     uint8_t *peeled_index;   /* stack: which of the key's slots was its own */
     uint32_t *bucket_start;  /* sort buckets */
+    size_t key_room;         /* entries of sorted and peeled_index */
     unsigned bucket_bits;
     uint8_t *slot_keys;      /* keys using each slot (wraps: checked) */
     uint64_t *slot_hashes;   /* xor of the hashes of those keys */
     uint32_t *single_slots;  /* queue of slots used by exactly one key */
+    uint64_t slots;
+    bool slots_zero;         /* slot_keys and slot_hashes still all zero */
 } build_scratch;
+
+static size_t bucket_count(unsigned bucket_bits)
+{
+    return ((size_t)1 << bucket_bits) + 1;
+}
 
 static uint64_t scratch_bytes(uint64_t keys, const fuse_geometry *g)
 {
-    uint64_t buckets = ((uint64_t)1 << bucket_bits_for(keys)) + 1;
-    return keys * (8 + 1) + buckets * 4 + g->slots * (1 + 8 + 4);
+    uint64_t room = keys ? keys : 1;
+    return room * (8 + 1) + bucket_count(bucket_bits_for(keys)) * 4 + g->slots * (1 + 8 + 4);
 }
 
 static void scratch_free_slots(build_scratch *s)
 {
-    free(s->slot_keys);
-    free(s->slot_hashes);
-    free(s->single_slots);
+    bk_free_zeroed(s->slot_keys, s->slots);
+    bk_free_zeroed(s->slot_hashes, s->slots * sizeof *s->slot_hashes);
+    bk_free_zeroed(s->single_slots, s->slots * sizeof *s->single_slots);
     s->slot_keys = NULL;
     s->slot_hashes = NULL;
     s->single_slots = NULL;
@@ -525,20 +535,20 @@ static void scratch_free_slots(build_scratch *s)
 
 static void scratch_free(build_scratch *s)
 {
-    free(s->sorted);
-    free(s->peeled_index);
-    free(s->bucket_start);
+    bk_free_zeroed(s->sorted, s->key_room * sizeof *s->sorted);
+    bk_free_zeroed(s->peeled_index, s->key_room);
+    bk_free_zeroed(s->bucket_start, bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
     scratch_free_slots(s);
 }
 
 static bk_status scratch_alloc_keys(build_scratch *s, size_t count)
 {
     memset(s, 0, sizeof *s);
-    size_t n = count ? count : 1;
+    s->key_room = count ? count : 1;
     s->bucket_bits = bucket_bits_for(count);
-    s->sorted = malloc(n * sizeof *s->sorted);
-    s->peeled_index = malloc(n);
-    s->bucket_start = malloc((((size_t)1 << s->bucket_bits) + 1) * sizeof *s->bucket_start);
+    s->sorted = bk_alloc_zeroed(s->key_room * sizeof *s->sorted);
+    s->peeled_index = bk_alloc_zeroed(s->key_room);
+    s->bucket_start = bk_alloc_zeroed(bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
     if (s->sorted == NULL || s->peeled_index == NULL || s->bucket_start == NULL) {
         scratch_free(s);
         return BK_ENOMEM;
@@ -548,23 +558,28 @@ static bk_status scratch_alloc_keys(build_scratch *s, size_t count)
 
 static bk_status scratch_alloc_slots(build_scratch *s, uint64_t slots)
 {
-    s->slot_keys = malloc(slots);
-    s->slot_hashes = malloc(slots * sizeof *s->slot_hashes);
-    s->single_slots = malloc(slots * sizeof *s->single_slots);
+    s->slots = slots;
+    s->slot_keys = bk_alloc_zeroed(slots);
+    s->slot_hashes = bk_alloc_zeroed(slots * sizeof *s->slot_hashes);
+    s->single_slots = bk_alloc_zeroed(slots * sizeof *s->single_slots);
     if (s->slot_keys == NULL || s->slot_hashes == NULL || s->single_slots == NULL) {
         scratch_free_slots(s);
         return BK_ENOMEM;
     }
+    s->slots_zero = true;
     return BK_OK;
 }
 
 /* Step 1.  False if a slot count wrapped (more than 255 keys in one slot:
  * never for distinct random hashes; the attempt is then retried). */
-static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, const build_scratch *s, size_t keys,
+static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, build_scratch *s, size_t keys,
                                       bk_kind kind)
 {
-    memset(s->slot_keys, 0, g->slots);
-    memset(s->slot_hashes, 0, g->slots * sizeof *s->slot_hashes);
+    if (!s->slots_zero) {
+        memset(s->slot_keys, 0, g->slots);
+        memset(s->slot_hashes, 0, g->slots * sizeof *s->slot_hashes);
+    }
+    s->slots_zero = false;
     unsigned wrapped = 0;
     for (size_t i = 0; i < keys; i++) {
         uint64_t h = s->sorted[i], slot[4];
