@@ -16,6 +16,9 @@
 struct bk_filter {
     const bk_kind_ops *ops;
     void *object;
+    void *backing;        /* memory the object reads in place (mapped file), or NULL */
+    size_t backing_size;
+    void (*release_backing)(void *memory, size_t size);
 };
 
 /* Every kind this build implements. */
@@ -87,8 +90,19 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
         return BK_ENOMEM;
     filter->ops = ops;
     filter->object = object;
+    filter->backing = NULL;
+    filter->backing_size = 0;
+    filter->release_backing = NULL;
     *out = filter;
     return BK_OK;
+}
+
+void bk_filter_attach_backing(bk_filter *filter, void *memory, size_t size,
+                              void (*release)(void *memory, size_t size))
+{
+    filter->backing = memory;
+    filter->backing_size = size;
+    filter->release_backing = release;
 }
 
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter)
@@ -185,6 +199,8 @@ void bk_filter_free(bk_filter *filter)
     if (filter == NULL)
         return;
     filter->ops->destroy(filter->object);
+    if (filter->release_backing != NULL)
+        filter->release_backing(filter->backing, filter->backing_size);
     free(filter);
 }
 

@@ -90,4 +90,9 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
 /* The ops of a handle. */
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter);
 
+/* Memory the handle's object reads in place (a mapped file): `release`
+ * (memory, size) runs in bk_filter_free after the object is destroyed. */
+void bk_filter_attach_backing(bk_filter *filter, void *memory, size_t size,
+                              void (*release)(void *memory, size_t size));
+
 #endif

@@ -6,6 +6,7 @@
  * adversarially similar small and medium sets; bad input; the generic
  * handle; the file-format hooks (and the format module's round trips).
  */
+#define _GNU_SOURCE /* mkdtemp, in tests/roundtrip.h */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "bloomkit.h"
 #include "filter.h"
 #include "hash.h"
+#include "roundtrip.h"
 
 static const bk_kind all_kinds[] = { BK_KIND_XOR8, BK_KIND_FUSE8, BK_KIND_FUSE16,
                                      BK_KIND_FUSE8_4 };
@@ -583,6 +585,59 @@ static void test_format_hooks_reject_corrupt(void **state)
     free(hashes);
 }
 
+/* Through the format module: buffer, file, load, map (tests/roundtrip.h),
+ * for each kind, with each hash algorithm, for empty to medium sets. */
+static void test_format_round_trips(void **state)
+{
+    (void)state;
+    static const uint8_t secret[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+    const size_t sizes[] = { 0, 1, 2, 100, 5000 };
+    enum { MAX_KEYS = 5000 };
+    static char text[MAX_KEYS][16];
+    static bk_key keys[MAX_KEYS];
+    for (size_t i = 0; i < MAX_KEYS; i++) {
+        int len = snprintf(text[i], sizeof text[i], "key:%zu", i);
+        keys[i].data = text[i];
+        keys[i].len = (size_t)len;
+    }
+    for (size_t k = 0; k < KIND_COUNT; k++) {
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            bk_params params[3] = {
+                { .hash_algorithm = BK_HASH_XXH3, .seed = 5 },
+                { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret },
+                { .hash_algorithm = BK_HASH_XXH64, .seed = 9 },
+            };
+            for (int a = 0; a < 3; a++) {
+                bk_filter *f;
+                assert_int_equal(bk_filter_build(all_kinds[k], &params[a], keys, sizes[s], &f),
+                                 BK_OK);
+                bk_roundtrip_check(f, a == 1 ? secret : NULL, sizes[s] + 200);
+                bk_filter_free(f);
+            }
+        }
+    }
+}
+
+/* A file of one kind refused as another, and a damaged block refused by
+ * the container with the kind's code. */
+static void test_format_refuses_damage(void **state)
+{
+    (void)state;
+    bk_key keys[2] = { { "x", 1 }, { "y", 1 } };
+    bk_params params = { .seed = 1 };
+    bk_filter *f, *g = NULL;
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE16, &params, keys, 2, &f), BK_OK);
+    size_t size;
+    uint8_t *bytes = bk_rt_serialize(f, &size);
+    bk_load_options want_fuse8 = { .expected_kind = BK_KIND_FUSE8 };
+    assert_int_equal(bk_filter_deserialize(bytes, size, &want_fuse8, &g), BK_EKIND);
+    assert_null(g);
+    assert_int_equal(bk_filter_deserialize(bytes, size - 1, NULL, &g), BK_ETRUNCATED);
+    assert_null(g);
+    free(bytes);
+    bk_filter_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -599,6 +654,8 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_format_hooks_round_trip),
         cmocka_unit_test(test_format_hooks_reject_corrupt),
+        cmocka_unit_test(test_format_round_trips),
+        cmocka_unit_test(test_format_refuses_damage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,12 +14,21 @@
 #ifndef BLOOMKIT_FORMAT_H
 #define BLOOMKIT_FORMAT_H
 
+#include "bloomkit/bloom.h"
 #include "bloomkit/common.h"
 #include "bloomkit/filter.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The format version this build writes and reads. */
+#define BK_FORMAT_VERSION 1
+/* Bytes of the common header; the payload offset is a multiple of it. */
+#define BK_FORMAT_HEADER_SIZE 64
+/* Largest header (common header + kind parameters + padding) a reader
+ * accepts: BK_ERANGE beyond it. */
+#define BK_FORMAT_MAX_HEADER_SIZE ((size_t)1 << 20)
 
 typedef struct bk_load_options {
     /* 16-byte secret key for filters hashed with SipHash (checked against
@@ -54,12 +63,49 @@ bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_fi
 
 /* Maps a file read-only (mmap) and queries it in place: a filter of any size
  * answers its first query without reading the file.  The checksum is not
- * verified (that would read the whole file): call bk_filter_verify for it.
- * Writes return BK_EIMMUTABLE; bk_filter_free unmaps. */
+ * verified (that would read the whole file): call bk_file_verify for it.
+ * Writes return BK_EIMMUTABLE; bk_filter_free unmaps.  (On a big-endian
+ * host the kind converts a private copy of the payload instead, which is
+ * writable; the file is never written either way.)  The file must not be
+ * truncated or rewritten in place while mapped: replace it by renaming a
+ * new file over it, as bk_filter_save does.  BK_EUNSUPPORTED if `path` is
+ * not a regular file. */
 bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_filter **out);
 
-/* Verifies the checksum of a file on disk without loading it. */
+/* Verifies the checksum of a file on disk without loading it: checks the
+ * header (magic, version, sizes: the same codes as the loaders), compares
+ * the file's size with the declared one, then reads the file in 1 MiB
+ * chunks.  BK_ECHECKSUM if it does not match.  Does not look at the kind's
+ * parameters (use bk_filter_load for that). */
 bk_status bk_file_verify(const char *path);
+
+/*
+ * Errors common to the loaders (bk_filter_deserialize, _load, _map), in the
+ * order they are checked (docs/FORMAT.md, "What a reader checks"):
+ *   BK_EMAGIC      not a bloomkit filter
+ *   BK_ETRUNCATED  the input ends before the data its header declares
+ *   BK_EVERSION    a format version this build does not read
+ *   BK_ECORRUPT    reserved bytes set, unknown hash algorithm, inconsistent
+ *                  sizes, or parameters that contradict the payload
+ *   BK_ERANGE      a size beyond the format's or the host's limits
+ *   BK_EOVERSIZE   bytes after the declared end
+ *   BK_ECHECKSUM   damaged data (not checked by bk_filter_map)
+ *   BK_EKIND       a kind this build lacks, or not options->expected_kind
+ *   BK_EKEY        SipHash filter without its key, or with another key
+ *   BK_EIO         (files) a system call failed; errno says why
+ *   BK_EUNSUPPORTED (bk_filter_map) not a regular file
+ *   BK_EINVAL      NULL path, buffer or out
+ *
+ * A caller holding a bk_bloom directly (not a bk_filter handle) can use
+ * these two; they write and read the same files as the bk_filter_* calls.
+ */
+
+/* bk_filter_save for a bk_bloom. */
+bk_status bk_bloom_save(const bk_bloom *filter, const char *path);
+
+/* bk_filter_load that accepts only bloom files (BK_EKIND for any other kind,
+ * or if options->expected_kind names another kind). */
+bk_status bk_bloom_load(const char *path, const bk_load_options *options, bk_bloom **out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,67 @@
+/*
+ * src/format.h -- the container's internals (src/format.c), for the tests
+ * and the fuzz target.  Byte layout: docs/FORMAT.md.
+ */
+#ifndef BK_SRC_FORMAT_H
+#define BK_SRC_FORMAT_H
+
+#include "bloomkit/format.h"
+#include "filter.h"
+
+/* Byte offsets of the common header's fields. */
+enum {
+    BK_FORMAT_OFFSET_MAGIC = 0,
+    BK_FORMAT_OFFSET_VERSION = 8,
+    BK_FORMAT_OFFSET_KIND = 10,
+    BK_FORMAT_OFFSET_HEADER_SIZE = 12,
+    BK_FORMAT_OFFSET_PAYLOAD_SIZE = 16,
+    BK_FORMAT_OFFSET_HASH_ALGORITHM = 24,
+    BK_FORMAT_OFFSET_RESERVED_A = 25, /* 3 bytes */
+    BK_FORMAT_OFFSET_PARAMS_SIZE = 28,
+    BK_FORMAT_OFFSET_SEED = 32,
+    BK_FORMAT_OFFSET_KEYS_ADDED = 40,
+    BK_FORMAT_OFFSET_RESERVED_B = 48, /* 8 bytes */
+    BK_FORMAT_OFFSET_CHECKSUM = 56,
+    BK_FORMAT_PARAMS_OFFSET = 64
+};
+
+/* The common header's fields, as decoded (not yet checked against a kind). */
+typedef struct bk_format_header {
+    uint16_t version;
+    uint16_t kind;
+    uint32_t header_size;
+    uint64_t payload_size;
+    uint8_t hash_algorithm;
+    uint32_t params_size;
+    uint64_t seed;
+    uint64_t keys_added;
+    uint64_t checksum;
+    size_t total_size;    /* header_size + payload_size, known to fit */
+} bk_format_header;
+
+/* Steps 1-8 of docs/FORMAT.md on the first `available` bytes of an input
+ * (the whole of it or just its start): magic, length of the header, version,
+ * reserved fields, hash algorithm, sizes and their overflow. */
+bk_status bk_format_parse_header(const uint8_t *bytes, size_t available,
+                                 bk_format_header *out);
+
+/* XXH3-64 of bytes[0..size) with the checksum field (bytes 56..63) read as
+ * zero.  size must be at least BK_FORMAT_HEADER_SIZE. */
+uint64_t bk_format_checksum(const uint8_t *bytes, size_t size);
+
+/* Every step of docs/FORMAT.md on a complete input: returns the kind's ops
+ * and a new object of that kind.  `verify_checksum` false skips step 12
+ * (mapped files).  `in_place` lets the kind keep pointers into `bytes`
+ * (which must then outlive the object); it is honoured only on a
+ * little-endian host with the payload 64-byte aligned. */
+bk_status bk_format_decode(const uint8_t *bytes, size_t size, const bk_load_options *options,
+                           bool verify_checksum, bool in_place, const bk_kind_ops **ops_out,
+                           void **object_out);
+
+/* Serialises any kind's object (the writer behind bk_filter_serialize and
+ * bk_bloom_save). */
+bk_status bk_format_encoded_size(const bk_kind_ops *ops, const void *object, size_t *size);
+bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                           size_t size, size_t *written);
+
+#endif
