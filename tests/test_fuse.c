@@ -449,7 +449,7 @@ static void test_deterministic(void **state)
     assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &h0, 0, hashes, 1000, &b), BK_OK);
     assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &h1, 0, hashes, 1000, &c), BK_OK);
     assert_int_equal(bk_fuse_seed(a), bk_fuse_seed(b));
-    assert_int_not_equal(bk_fuse_seed(a), bk_fuse_seed(c));
+    assert_true(bk_fuse_seed(a) != bk_fuse_seed(c));
     assert_all_present(c, hashes, 1000);
     bk_fuse_free(a);
     bk_fuse_free(b);
@@ -509,7 +509,10 @@ static void test_format_hooks_round_trip(void **state)
         encoded e = encode(ops, f);
         assert_int_equal(e.params_size, 48);
         assert_int_equal(e.payload_size, bk_fuse_bytes(f));
-        for (int in_place = 0; in_place <= 1; in_place++) {
+        /* In place only where the container would offer it: little-endian. */
+        const uint16_t probe = 1;
+        int in_place_max = *(const uint8_t *)&probe == 1;
+        for (int in_place = 0; in_place <= in_place_max; in_place++) {
             bk_fuse *g;
             assert_int_equal(decode(ops, &e, in_place, &g), BK_OK);
             assert_int_equal(bk_fuse_keys(g), N);
@@ -578,7 +581,7 @@ static void test_format_hooks_reject_corrupt(void **state)
         assert_int_equal(decode(ops, &bad, true, &g), BK_ECORRUPT);
         /* Another kind's hooks refuse this kind's block. */
         const bk_kind_ops *other = bk_kind_ops_for(all_kinds[(k + 1) % KIND_COUNT]);
-        assert_int_not_equal(decode(other, &good, false, &g), BK_OK);
+        assert_true(decode(other, &good, false, &g) != BK_OK);
         free(good.payload);
         bk_fuse_free(f);
     }
