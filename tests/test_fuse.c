@@ -641,8 +641,149 @@ static void test_format_refuses_damage(void **state)
     bk_filter_free(f);
 }
 
-int main(void)
+/* ------------------------------------------------------------------------ */
+/* Golden files (tests/data/README.md)                                      */
+/* ------------------------------------------------------------------------ */
+
+#ifndef BK_TEST_DATA_DIR
+#define BK_TEST_DATA_DIR "tests/data"
+#endif
+
+static const uint8_t golden_secret[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+typedef struct golden {
+    const char *name;
+    bk_kind kind;
+    bk_params params;
+    size_t keys;       /* "golden:0" .. "golden:<keys-1>" ... */
+    size_t repeats;    /* ... then "golden:0" .. "golden:<repeats-1>" again */
+    size_t probes;     /* "golden:0" .. "golden:<probes-1>" recorded */
+} golden;
+
+static const golden goldens[] = {
+    { "xor8-xxh3.bkf", BK_KIND_XOR8, { .seed = 0 }, 300, 0, 3000 },
+    { "fuse8-xxh3-duplicates.bkf", BK_KIND_FUSE8, { .seed = 7 }, 1000, 100, 5000 },
+    { "fuse16-siphash.bkf", BK_KIND_FUSE16,
+      { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = golden_secret }, 200, 0, 2000 },
+    { "fuse8_4-xxh64.bkf", BK_KIND_FUSE8_4, { .hash_algorithm = BK_HASH_XXH64, .seed = 42 }, 500,
+      0, 3000 },
+    { "fuse8-empty.bkf", BK_KIND_FUSE8, { .seed = 0 }, 0, 0, 1000 },
+};
+
+#define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])
+
+static bk_filter *golden_build(const golden *g)
 {
+    size_t count = g->keys + g->repeats;
+    char (*text)[24] = malloc((count ? count : 1) * sizeof *text);
+    bk_key *keys = malloc((count ? count : 1) * sizeof *keys);
+    assert_non_null(text);
+    assert_non_null(keys);
+    for (size_t i = 0; i < count; i++) {
+        int len = snprintf(text[i], sizeof text[i], "golden:%zu", i < g->keys ? i : i - g->keys);
+        keys[i].data = text[i];
+        keys[i].len = (size_t)len;
+    }
+    bk_filter *filter = NULL;
+    assert_int_equal(bk_filter_build(g->kind, &g->params, keys, count, &filter), BK_OK);
+    free(keys);
+    free(text);
+    return filter;
+}
+
+static bool golden_probe(const bk_filter *filter, size_t i)
+{
+    char key[32];
+    int len = snprintf(key, sizeof key, "golden:%zu", i);
+    return bk_filter_contains(filter, key, (size_t)len);
+}
+
+static int write_golden(const char *dir)
+{
+    for (size_t g = 0; g < GOLDEN_COUNT; g++) {
+        bk_filter *filter = golden_build(&goldens[g]);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, goldens[g].name);
+        if (bk_filter_save(filter, path) != BK_OK)
+            return 1;
+        snprintf(path, sizeof path, "%s/%s.answers", dir, goldens[g].name);
+        FILE *f = fopen(path, "w");
+        if (f == NULL)
+            return 1;
+        bk_stats stats;
+        bk_filter_stats(filter, &stats);
+        fprintf(f, "keys_added %llu\n", (unsigned long long)stats.keys_added);
+        for (size_t i = 0; i < goldens[g].probes; i++)
+            fputc(golden_probe(filter, i) ? '1' : '0', f);
+        fputc('\n', f);
+        fclose(f);
+        printf("wrote %s/%s\n", dir, goldens[g].name);
+        bk_filter_free(filter);
+    }
+    return 0;
+}
+
+/* Each golden file loads (buffer, file, map) and answers every recorded
+ * probe as when it was written; today's writer reproduces its bytes, and
+ * today's construction from the same keys builds the same bytes. */
+static void test_golden_files(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n < GOLDEN_COUNT; n++) {
+        const golden *g = &goldens[n];
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.answers", BK_TEST_DATA_DIR, g->name);
+        size_t answers_size;
+        uint8_t *answers_file = bk_rt_read_file(path, &answers_size);
+        answers_file[answers_size] = '\0';
+        unsigned long long keys_added;
+        int consumed = 0;
+        assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed),
+                         1);
+        assert_int_equal(keys_added, g->keys);
+        const uint8_t *answers = answers_file + consumed;
+        assert_int_equal(answers_size - (size_t)consumed, g->probes + 1);
+
+        snprintf(path, sizeof path, "%s/%s", BK_TEST_DATA_DIR, g->name);
+        size_t size;
+        uint8_t *bytes = bk_rt_read_file(path, &size);
+        bk_load_options options = { .secret_key = g->params.secret_key, .expected_kind = g->kind };
+        bk_filter *loaded[3] = { NULL, NULL, NULL };
+        assert_int_equal(bk_filter_deserialize(bytes, size, &options, &loaded[0]), BK_OK);
+        assert_int_equal(bk_filter_load(path, &options, &loaded[1]), BK_OK);
+        assert_int_equal(bk_filter_map(path, &options, &loaded[2]), BK_OK);
+        for (size_t c = 0; c < 3; c++) {
+            bk_stats s;
+            bk_filter_stats(loaded[c], &s);
+            assert_int_equal(s.kind, g->kind);
+            assert_int_equal(s.keys_added, g->keys);
+            for (size_t i = 0; i < g->probes; i++)
+                assert_int_equal(golden_probe(loaded[c], i), answers[i] == '1');
+            for (size_t i = 0; i < g->keys; i++)
+                assert_int_equal(answers[i], '1'); /* no false negatives */
+            size_t again_size;
+            uint8_t *again = bk_rt_serialize(loaded[c], &again_size);
+            assert_int_equal(again_size, size);
+            assert_memory_equal(again, bytes, size);
+            free(again);
+            bk_filter_free(loaded[c]);
+        }
+        bk_filter *rebuilt = golden_build(g);
+        size_t rebuilt_size;
+        uint8_t *rebuilt_bytes = bk_rt_serialize(rebuilt, &rebuilt_size);
+        assert_int_equal(rebuilt_size, size);
+        assert_memory_equal(rebuilt_bytes, bytes, size);
+        free(rebuilt_bytes);
+        bk_filter_free(rebuilt);
+        free(bytes);
+        free(answers_file);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-golden") == 0)
+        return write_golden(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_registered),
         cmocka_unit_test(test_string_keys_no_false_negatives),
@@ -659,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_format_hooks_reject_corrupt),
         cmocka_unit_test(test_format_round_trips),
         cmocka_unit_test(test_format_refuses_damage),
+        cmocka_unit_test(test_golden_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
