@@ -815,6 +815,7 @@ static void fill_design(bk_kind kind, uint64_t keys, const fuse_geometry *g, bk_
     out->target_fpr = ldexp(1.0, -(int)bits);
     out->current_fpr = out->target_fpr;
     out->bits_per_key = keys ? (double)out->bits / (double)keys : 0.0;
+    out->load_factor = (double)keys / (double)g->slots; /* 1/1.125 = 0.89 for large fuse8 */
     out->fingerprint_bits = bits;
 }
 

@@ -416,6 +416,8 @@ static void test_design_and_targets(void **state)
             assert_int_equal(design.fingerprint_bits, built.fingerprint_bits);
             assert_true(design.bits_per_key == built.bits_per_key);
             assert_true(built.target_fpr == ldexp(1.0, -(int)built.fingerprint_bits));
+            assert_true(built.load_factor == (double)sizes[s] / (double)bk_fuse_slots(f));
+            assert_true(built.load_factor < 1.0);
             bk_fuse_free(f);
             free(hashes);
         }

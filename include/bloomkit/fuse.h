@@ -117,7 +117,8 @@ uint64_t bk_fuse_bytes(const bk_fuse *filter);
 /* Statistics for `info`: bits = slots * fingerprint_bits, hashes = the
  * number of memory accesses (3 or 4), capacity = keys_added = distinct keys
  * stored, target_fpr = current_fpr = 2^-fingerprint_bits, bits_per_key =
- * bits / keys (0 for an empty filter).  Its ratio to the lower bound is
+ * bits / keys (0 for an empty filter), load_factor = keys / slots.  The
+ * ratio of bits per key to the lower bound is
  * bits_per_key / log2(1 / target_fpr). */
 void bk_fuse_stats(const bk_fuse *filter, bk_stats *out);
 
