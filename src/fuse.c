@@ -520,14 +520,14 @@ static size_t bucket_count(unsigned bucket_bits)
 static uint64_t scratch_bytes(uint64_t keys, const fuse_geometry *g)
 {
     uint64_t room = keys ? keys : 1;
-    return room * (8 + 1) + bucket_count(bucket_bits_for(keys)) * 4 + g->slots * (1 + 8 + 4);
+    return room * (8 + 1) + bucket_count(bucket_bits_for(keys)) * 4 + g->slots * (1 + 8 + 4) + 4;
 }
 
 static void scratch_free_slots(build_scratch *s)
 {
     bk_free_zeroed(s->slot_keys, s->slots);
     bk_free_zeroed(s->slot_hashes, s->slots * sizeof *s->slot_hashes);
-    bk_free_zeroed(s->single_slots, s->slots * sizeof *s->single_slots);
+    bk_free_zeroed(s->single_slots, (s->slots + 1) * sizeof *s->single_slots);
     s->slot_keys = NULL;
     s->slot_hashes = NULL;
     s->single_slots = NULL;
@@ -561,7 +561,7 @@ static bk_status scratch_alloc_slots(build_scratch *s, uint64_t slots)
     s->slots = slots;
     s->slot_keys = bk_alloc_zeroed(slots);
     s->slot_hashes = bk_alloc_zeroed(slots * sizeof *s->slot_hashes);
-    s->single_slots = bk_alloc_zeroed(slots * sizeof *s->single_slots);
+    s->single_slots = bk_alloc_zeroed((slots + 1) * sizeof *s->single_slots);
     if (s->slot_keys == NULL || s->slot_hashes == NULL || s->single_slots == NULL) {
         scratch_free_slots(s);
         return BK_ENOMEM;
@@ -597,10 +597,13 @@ static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, build_scratch *s, 
  * s->sorted / s->peeled_index). */
 static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_kind kind)
 {
+    /* Pushes are branch-free: the slot is always written and the queue
+     * grows only if it now has one key (the queue has slots + 1 entries). */
     size_t queued = 0, stacked = 0;
-    for (uint64_t i = 0; i < g->slots; i++)
-        if (s->slot_keys[i] == 1)
-            s->single_slots[queued++] = (uint32_t)i;
+    for (uint64_t i = 0; i < g->slots; i++) {
+        s->single_slots[queued] = (uint32_t)i;
+        queued += s->slot_keys[i] == 1;
+    }
     while (queued > 0) {
         uint32_t own = s->single_slots[--queued];
         if (s->slot_keys[own] != 1)
@@ -611,8 +614,8 @@ static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_ki
         for (unsigned j = 0; j < g->arity; j++) {
             own_index = slot[j] == own ? j : own_index;
             s->slot_hashes[slot[j]] ^= h;
-            if (--s->slot_keys[slot[j]] == 1)
-                s->single_slots[queued++] = (uint32_t)slot[j];
+            s->single_slots[queued] = (uint32_t)slot[j];
+            queued += --s->slot_keys[slot[j]] == 1;
         }
         s->sorted[stacked] = h;
         s->peeled_index[stacked] = (uint8_t)own_index;
