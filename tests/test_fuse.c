@@ -316,7 +316,12 @@ static void test_many_sets_always_build(void **state)
         }
     }
     assert_true(sets > 3000);
-    assert_true(max_attempts >= 1 && max_attempts < BK_FUSE_MAX_ATTEMPTS);
+    /* Some small sets needed a retry (so the retry path, which starts from
+     * the failed attempt's leftovers, is exercised and gave no false
+     * negative), and none came near the bound: attempts fail with
+     * probability below 0.2 even for the smallest sets, so 10 attempts
+     * happen with probability 0.2^9 = 5e-7 per set. */
+    assert_true(max_attempts >= 2 && max_attempts <= 10);
 }
 
 static void test_bad_input_rejected(void **state)
