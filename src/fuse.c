@@ -86,13 +86,17 @@
  * (4 s) + bucket counters (4 min(2^20, n/8)): about 24 bytes per key for
  * fuse (s = 1.125 n), 25 for xor (bk_fuse_build_scratch_bytes).
  *
- * Measured (gcc 12 -O2, this 2-core machine, shared; 1e6 random keys,
- * 1e6 absent keys, hash time excluded; see docs/STATIC.md for the table):
- *     kind     bits/key  FPR        build ns/key  query ns (present/absent)
- *     xor8     9.84      0.39%      ~90           see docs/STATIC.md
- *     fuse8    9.04      0.39%      ~80
- *     fuse16   18.08     0.0015%    ~85
- *     fuse8_4  8.64      0.39%      ~95
+ * Measured (gcc 12 -O2, this 2-core shared machine while quiet; 10^6
+ * random keys as hashes, hashing excluded; 10^7 absent queries for the
+ * FPR; build cold = fresh process, warm = scratch pages already faulted;
+ * docs/STATIC.md has the details):
+ *     kind     bits/key  x log2(1/p)  FPR        build ns/key   query ns absent/present
+ *                                                cold / warm    single     batch
+ *     xor8     9.84      1.23         0.3952%    156-172 / -    5.7/5.6    4.1/5.5
+ *     fuse8    9.04      1.13         0.3906%    107-115 / 56   5.2/5.3    4.2/4.1
+ *     fuse16   18.09     1.13         0.00149%   111 / 55       6.6/6.6    4.2/4.2
+ *     fuse8_4  8.62      1.08         0.3901%    107 / 54       5.8/6.0    4.7/4.7
+ *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8); scratch 24.1 bytes/key.
  */
 #include "bloomkit/fuse.h"
 
