@@ -956,7 +956,7 @@ static bk_status read_geometry(bk_kind kind, const uint8_t *params, fuse_geometr
 
 static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_size,
                            const uint8_t *payload, uint64_t payload_size, const bk_hasher *hasher,
-                           bool in_place, void **out)
+                           uint64_t keys_added, bool in_place, void **out)
 {
     if (params_size != FUSE_PARAMS_SIZE || bk_load_le32(params + 44) != 0)
         return BK_ECORRUPT;
@@ -968,8 +968,8 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
     unsigned attempts = bk_load_le32(params + 40);
     if (keys > BK_FUSE_MAX_KEYS)
         return BK_ERANGE;
-    if (keys > g.slots || attempts == 0 || attempts > BK_FUSE_MAX_ATTEMPTS ||
-        payload_size != fingerprint_bytes(kind, g.slots))
+    if (keys > g.slots || keys != keys_added || attempts == 0 ||
+        attempts > BK_FUSE_MAX_ATTEMPTS || payload_size != fingerprint_bytes(kind, g.slots))
         return BK_ECORRUPT;
     bk_fuse *filter = new_filter(kind, hasher);
     if (filter == NULL)
@@ -1049,9 +1049,8 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
                                        const bk_hasher *hasher, uint64_t keys_added,          \
                                        bool in_place, void **out)                             \
     {                                                                                         \
-        (void)keys_added; /* the parameter block records the keys */                          \
-        return read_kind(KIND, params, params_size, payload, payload_size, hasher, in_place,  \
-                         out);                                                                \
+        return read_kind(KIND, params, params_size, payload, payload_size, hasher,            \
+                         keys_added, in_place, out);                                          \
     }                                                                                         \
     const bk_kind_ops bk_##suffix##_ops = {                                                   \
         .kind = KIND,                                                                         \

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "endian.h"
 #include "filter.h"
 #include "hash.h"
 #include "roundtrip.h"
@@ -488,14 +489,22 @@ static encoded encode(const bk_kind_ops *ops, const bk_fuse *filter)
     return e;
 }
 
-static bk_status decode(const bk_kind_ops *ops, const encoded *e, bool in_place, bk_fuse **out)
+static bk_status decode_counting(const bk_kind_ops *ops, const encoded *e, uint64_t keys_added,
+                                 bool in_place, bk_fuse **out)
 {
     bk_hasher hasher = default_hasher();
     void *object = NULL;
     bk_status status = ops->read(e->params, e->params_size, e->payload, e->payload_size,
-                                 &hasher, 0, in_place, &object);
+                                 &hasher, keys_added, in_place, &object);
     *out = object;
     return status;
+}
+
+/* As the container calls it: keys_added from the header, which the writer
+ * took from the stats (= the keys field of the parameter block). */
+static bk_status decode(const bk_kind_ops *ops, const encoded *e, bool in_place, bk_fuse **out)
+{
+    return decode_counting(ops, e, bk_load_le64(e->params + 16), in_place, out);
 }
 
 static void test_format_hooks_round_trip(void **state)
@@ -578,6 +587,9 @@ static void test_format_hooks_reject_corrupt(void **state)
             if (decode(ops, &bad, false, &g) != cases[c].expected)
                 fail_msg("%s: case %zu accepted or wrong code", bk_kind_name(all_kinds[k]), c);
         }
+        /* The header's key count must agree with the block's. */
+        assert_int_equal(decode_counting(ops, &good, bk_fuse_keys(f) + 1, false, &g), BK_ECORRUPT);
+        assert_int_equal(decode_counting(ops, &good, 0, true, &g), BK_ECORRUPT);
         encoded bad = good;
         bad.params_size = 47;
         assert_int_equal(decode(ops, &bad, false, &g), BK_ECORRUPT);
