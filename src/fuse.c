@@ -64,8 +64,9 @@
  * large n, against the lower bound w = log2(1/p) (Carter et al. 1978).
  *
  * Hashes.  Every key arrives as the 128-bit bk_hash.  An attempt with seed
- * a uses the 64-bit hash  mix64(h1 + a) ^ h2  (bk_mix64), so each retry
- * sees a fresh, independent-looking hypergraph.  The fingerprint is the low
+ * a uses the 64-bit hash  mix64((h1 ^ rotl(h2, 32)) + a)  (bk_mix64), so
+ * each retry sees a fresh, independent-looking hypergraph, and hashes that
+ * a caller supplies need randomness in only one of their halves.  The fingerprint is the low
  * w bits of hash ^ (hash >> 32).  Attempt seeds are mix64(hash seed +
  * attempt * golden ratio): deterministic, so the same keys and hash seed
  * give the same filter byte for byte.
@@ -229,21 +230,22 @@ static bk_status geometry_for(bk_kind kind, uint64_t keys, fuse_geometry *g)
 /* The hot path                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* The 64-bit hash of a key under attempt seed `seed`. */
+static ALWAYS_INLINE uint64_t rotl64(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> ((64 - r) & 63));
+}
+
+/* The 64-bit hash of a key under attempt seed `seed`: all 128 bits folded,
+ * then mixed, so a caller's hashes need randomness in either half only. */
 static ALWAYS_INLINE uint64_t attempt_hash(bk_hash hash, uint64_t seed)
 {
-    return bk_mix64(hash.h1 + seed) ^ hash.h2;
+    return bk_mix64((hash.h1 ^ rotl64(hash.h2, 32)) + seed);
 }
 
 static ALWAYS_INLINE uint32_t fingerprint_of(uint64_t hash, bk_kind kind)
 {
     uint64_t folded = hash ^ (hash >> 32);
     return (uint32_t)(kind == BK_KIND_FUSE16 ? (uint16_t)folded : (uint8_t)folded);
-}
-
-static ALWAYS_INLINE uint64_t rotl64(uint64_t x, unsigned r)
-{
-    return (x << r) | (x >> ((64 - r) & 63));
 }
 
 /* The d slots of a 64-bit hash; `kind` is a constant where this is inlined,

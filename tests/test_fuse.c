@@ -325,6 +325,35 @@ static void test_many_sets_always_build(void **state)
     assert_true(max_attempts >= 2 && max_attempts <= 10);
 }
 
+/* Caller-supplied hashes with randomness in one half only, or none (a
+ * counter in either half, or spread over both), still build. */
+static void test_structured_caller_hashes(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    bk_hash *hashes = malloc(N * sizeof *hashes);
+    assert_non_null(hashes);
+    for (int pattern = 0; pattern < 4; pattern++) {
+        for (uint64_t i = 0; i < N; i++) {
+            bk_hash h = { 0, 0 };
+            switch (pattern) {
+            case 0: h.h1 = i; break;                         /* counter, h2 = 0 */
+            case 1: h.h2 = i; break;                         /* h1 = 0, counter */
+            case 2: h.h1 = 42; h.h2 = i << 40; break;         /* high bits only */
+            case 3: h.h1 = bk_mix64(i); h.h2 = 7; break;      /* random h1 */
+            }
+            hashes[i] = h;
+        }
+        for (size_t k = 0; k < KIND_COUNT; k++) {
+            bk_fuse *f = build_from_hashes(all_kinds[k], hashes, N);
+            assert_int_equal(bk_fuse_keys(f), N);
+            assert_all_present(f, hashes, N);
+            bk_fuse_free(f);
+        }
+    }
+    free(hashes);
+}
+
 static void test_bad_input_rejected(void **state)
 {
     (void)state;
@@ -811,6 +840,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_duplicates_removed),
         cmocka_unit_test(test_empty_and_tiny_sets),
         cmocka_unit_test(test_many_sets_always_build),
+        cmocka_unit_test(test_structured_caller_hashes),
         cmocka_unit_test(test_bad_input_rejected),
         cmocka_unit_test(test_generic_handle),
         cmocka_unit_test(test_design_and_targets),
