@@ -31,13 +31,21 @@
  * the kind read its payload in place on little-endian hosts: the first query
  * of a multi-gigabyte filter costs a page fault, not a read of the file.
  *
- * Measured on the development machine (2 cores, page cache warm, a 1e8-key
- * 1% filter = 114 MiB; see the README paragraph in the format report):
- * figures are filled in below.
+ * Measured on the development machine (a 2-core VM shared with other
+ * builds, so ranges over runs; page cache warm), for a 1e8-key 1% bloom
+ * filter = a 114.3 MiB file, with a throwaway timing program:
  *
- *     serialise to memory   ~ memory bandwidth (one copy + XXH3 pass)
- *     bk_filter_map         opens and answers its first query in microseconds,
- *                           independent of the file's size
+ *     bk_filter_map + first query     0.3 - 0.6 ms   (0.2 ms for a 1.1 MiB file:
+ *                                                     independent of the size)
+ *     bk_file_verify                  20 - 80 ms     (1.5 - 6 GB/s, XXH3 + read)
+ *     bk_filter_serialize             20 - 90 ms     (into a buffer already touched)
+ *     bk_filter_load                  150 - 260 ms   (read, checksum, copy; it was
+ *                                                     1 - 2 s with a malloc'd 4 KiB-page
+ *                                                     buffer: page faults dominate)
+ *     bk_filter_save                  1.2 - 2.3 s    (the fsync: disk bound)
+ *
+ * Fuzzing: about 55,000 inputs a second under ASan+UBSan (1.7 million in
+ * the 30 s CI run), no failure.
  */
 #define _GNU_SOURCE
 #include "format.h"
@@ -55,6 +63,7 @@
 #include "bloom.h"
 #include "endian.h"
 #include "hash.h"
+#include "memory.h"
 
 static const uint8_t format_magic[8] = { 0x89, 'B', 'K', 'F', '\r', '\n', 0x1a, '\n' };
 
@@ -417,49 +426,87 @@ static bk_status expect_end_of_file(int fd)
 }
 
 /*
- * Reads bytes [64, total) after the header into a buffer that grows only as
- * bytes arrive (a pipe that promises a terabyte gets a buffer the size of
- * what it actually sent), then checks the end of file.
+ * A whole input in memory.  A regular file's size is known and checked, so
+ * its buffer comes from bk_alloc_zeroed, which maps big blocks with a
+ * transparent huge-page hint: on the development machine, first touches of
+ * 114 MiB of fresh 4 KiB pages cost about a second, of 2 MiB pages a few
+ * tens of milliseconds.  A pipe's buffer grows with realloc only as bytes
+ * arrive (a pipe that promises a terabyte gets a buffer the size of what it
+ * actually sent).
  */
-static bk_status read_rest(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZE], size_t total,
-                           bool regular, uint8_t **out)
+typedef struct input_bytes {
+    uint8_t *data;
+    size_t size;
+    bool from_alloc_zeroed;
+} input_bytes;
+
+static void release_input(input_bytes *input)
 {
-    size_t capacity = regular ? total : (total < IO_CHUNK ? total : IO_CHUNK);
-    uint8_t *buffer = malloc(capacity);
-    if (buffer == NULL)
+    int saved = errno;
+    if (input->from_alloc_zeroed)
+        bk_free_zeroed(input->data, input->size);
+    else
+        free(input->data);
+    input->data = NULL;
+    errno = saved;
+}
+
+static bk_status read_regular_rest(int fd, size_t total, input_bytes *input)
+{
+    input->data = bk_alloc_zeroed(total);
+    if (input->data == NULL)
         return BK_ENOMEM;
-    memcpy(buffer, head, BK_FORMAT_HEADER_SIZE);
+    input->size = total;
+    input->from_alloc_zeroed = true;
+    size_t want = total - BK_FORMAT_HEADER_SIZE;
+    ssize_t got = read_full(fd, input->data + BK_FORMAT_HEADER_SIZE, want);
+    if (got < 0)
+        return BK_EIO;
+    return (size_t)got < want ? BK_ETRUNCATED : BK_OK;
+}
+
+static bk_status read_stream_rest(int fd, size_t total, input_bytes *input)
+{
+    size_t capacity = total < IO_CHUNK ? total : IO_CHUNK;
+    input->data = malloc(capacity);
+    if (input->data == NULL)
+        return BK_ENOMEM;
+    input->size = capacity;
+    input->from_alloc_zeroed = false;
     size_t have = BK_FORMAT_HEADER_SIZE;
-    bk_status status = BK_OK;
-    while (have < total && status == BK_OK) {
+    while (have < total) {
         if (have == capacity) {
             size_t grown = capacity > total / 2 ? total : capacity * 2;
-            uint8_t *bigger = realloc(buffer, grown);
-            if (bigger == NULL) {
-                status = BK_ENOMEM;
-                break;
-            }
-            buffer = bigger;
-            capacity = grown;
+            uint8_t *bigger = realloc(input->data, grown);
+            if (bigger == NULL)
+                return BK_ENOMEM;
+            input->data = bigger;
+            input->size = capacity = grown;
         }
-        ssize_t got = read_full(fd, buffer + have, capacity - have);
+        ssize_t got = read_full(fd, input->data + have, capacity - have);
         if (got < 0)
-            status = BK_EIO;
-        else if ((size_t)got < capacity - have)
-            status = BK_ETRUNCATED;
-        else
-            have += (size_t)got;
+            return BK_EIO;
+        if ((size_t)got < capacity - have)
+            return BK_ETRUNCATED;
+        have += (size_t)got;
     }
-    if (status == BK_OK)
-        status = expect_end_of_file(fd);
-    if (status != BK_OK) {
-        int saved = errno;
-        free(buffer);
-        errno = saved;
-        return status;
-    }
-    *out = buffer;
     return BK_OK;
+}
+
+/* Reads the input after its (already checked) 64-byte header, then checks
+ * that nothing follows. */
+static bk_status read_rest(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZE], size_t total,
+                           bool regular, input_bytes *input)
+{
+    bk_status status = regular ? read_regular_rest(fd, total, input)
+                               : read_stream_rest(fd, total, input);
+    if (status == BK_OK) {
+        memcpy(input->data, head, BK_FORMAT_HEADER_SIZE);
+        status = expect_end_of_file(fd);
+    }
+    if (status != BK_OK && input->data != NULL)
+        release_input(input);
+    return status;
 }
 
 static bk_status load_object(const char *path, const bk_load_options *options,
@@ -471,15 +518,15 @@ static bk_status load_object(const char *path, const bk_load_options *options,
     uint8_t head[BK_FORMAT_HEADER_SIZE];
     bk_format_header h;
     bool regular;
+    input_bytes input = { NULL, 0, false };
     bk_status status = read_checked_header(fd, head, &h, &regular);
-    uint8_t *bytes = NULL;
     if (status == BK_OK)
-        status = read_rest(fd, head, h.total_size, regular, &bytes);
+        status = read_rest(fd, head, h.total_size, regular, &input);
     close_keeping_errno(fd);
     if (status != BK_OK)
         return status;
-    status = bk_format_decode(bytes, h.total_size, options, true, false, ops, object);
-    free(bytes);
+    status = bk_format_decode(input.data, h.total_size, options, true, false, ops, object);
+    release_input(&input);
     return status;
 }
 
@@ -499,10 +546,20 @@ bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_fi
 /* Saving atomically                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Creates "PATH.<pid>.<n>.tmp" exclusively; its name goes to *temp_path. */
+/* Longest part of the target's name kept in the temporary's name, so that
+ * the suffix never pushes a long name past NAME_MAX. */
+#define TEMP_NAME_KEEP 160
+
+/* Creates "PATH.<pid>.<n>.tmp" exclusively (PATH's last component cut to
+ * TEMP_NAME_KEEP bytes); its name goes to *temp_path. */
 static int create_temp_beside(const char *path, char **temp_path)
 {
-    size_t room = strlen(path) + 64;
+    const char *slash = strrchr(path, '/');
+    size_t base_start = slash == NULL ? 0 : (size_t)(slash - path) + 1;
+    size_t keep = strlen(path) - base_start;
+    if (keep > TEMP_NAME_KEEP)
+        keep = TEMP_NAME_KEEP;
+    size_t room = base_start + keep + 64;
     char *name = malloc(room);
     if (name == NULL) {
         errno = ENOMEM;
@@ -512,7 +569,8 @@ static int create_temp_beside(const char *path, char **temp_path)
     clock_gettime(CLOCK_REALTIME, &now);
     unsigned long long salt = (unsigned long long)now.tv_nsec;
     for (unsigned attempt = 0; attempt < 100; attempt++) {
-        snprintf(name, room, "%s.%ld.%llu.tmp", path, (long)getpid(), salt + attempt);
+        snprintf(name, room, "%.*s.%ld.%llu.tmp", (int)(base_start + keep), path,
+                 (long)getpid(), salt + attempt);
         int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             *temp_path = name;
@@ -583,14 +641,14 @@ static bk_status save_object(const bk_kind_ops *ops, const void *object, const c
     bk_status status = bk_format_encoded_size(ops, object, &size);
     if (status != BK_OK)
         return status;
-    uint8_t *bytes = malloc(size);
+    uint8_t *bytes = bk_alloc_zeroed(size); /* huge pages for big filters, as above */
     if (bytes == NULL)
         return BK_ENOMEM;
     status = bk_format_encode(ops, object, bytes, size, NULL);
     if (status == BK_OK)
         status = write_file_atomically(path, bytes, size);
     int saved = errno;
-    free(bytes);
+    bk_free_zeroed(bytes, size);
     errno = saved;
     return status;
 }
@@ -706,6 +764,81 @@ bk_status bk_file_verify(const char *path)
     close_keeping_errno(fd);
     if (status == BK_OK && checksum != h.checksum)
         status = BK_ECHECKSUM;
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Inspection: the header alone                                             */
+/* ------------------------------------------------------------------------ */
+
+static void describe(const bk_format_header *h, bk_file_info *out)
+{
+    bk_file_info info;
+    memset(&info, 0, sizeof info);
+    info.version = h->version;
+    info.kind = (bk_kind)h->kind;
+    info.hash_algorithm = (bk_hash_algorithm)h->hash_algorithm;
+    info.seed = h->seed;
+    info.keys_added = h->keys_added;
+    info.params_size = h->params_size;
+    info.payload_offset = h->header_size;
+    info.payload_size = h->payload_size;
+    info.total_size = h->total_size;
+    *out = info;
+}
+
+bk_status bk_buffer_inspect(const void *buffer, size_t size, bk_file_info *out)
+{
+    if ((buffer == NULL && size != 0) || out == NULL)
+        return BK_EINVAL;
+    const uint8_t *bytes = buffer;
+    bk_format_header h;
+    bk_status status = bk_format_parse_header(bytes, size, &h);
+    if (status != BK_OK)
+        return status;
+    if (size < h.total_size)
+        return BK_ETRUNCATED;
+    if (size > h.total_size)
+        return BK_EOVERSIZE;
+    size_t padding_start = BK_FORMAT_PARAMS_OFFSET + h.params_size;
+    if (!all_zero(bytes + padding_start, h.header_size - padding_start))
+        return BK_ECORRUPT;
+    describe(&h, out);
+    return BK_OK;
+}
+
+bk_status bk_file_inspect(const char *path, bk_file_info *out)
+{
+    if (path == NULL || out == NULL)
+        return BK_EINVAL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return BK_EIO;
+    uint8_t head[BK_FORMAT_HEADER_SIZE];
+    bk_format_header h;
+    bool regular;
+    bk_status status = read_checked_header(fd, head, &h, &regular);
+    uint8_t *rest = NULL;
+    size_t rest_size = 0;
+    if (status == BK_OK) {
+        rest_size = h.header_size - BK_FORMAT_HEADER_SIZE; /* <= 1 MiB */
+        rest = malloc(rest_size ? rest_size : 1);
+        if (rest == NULL)
+            status = BK_ENOMEM;
+    }
+    if (status == BK_OK) {
+        ssize_t got = read_full(fd, rest, rest_size);
+        if (got < 0)
+            status = BK_EIO;
+        else if ((size_t)got < rest_size)
+            status = BK_ETRUNCATED;
+        else if (!all_zero(rest + h.params_size, rest_size - h.params_size))
+            status = BK_ECORRUPT;
+    }
+    close_keeping_errno(fd);
+    free(rest);
+    if (status == BK_OK)
+        describe(&h, out);
     return status;
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -791,6 +792,16 @@ static void test_save_failure_keeps_old_file(void **state)
         free(now);
     }
 
+    /* 5. A name as long as the file system allows still saves (the
+     * temporary's name is cut to fit). */
+    char long_name[256];
+    memset(long_name, 'n', 255);
+    long_name[255] = '\0';
+    char *long_path = bk_rt_join(dir, long_name);
+    assert_int_equal(bk_filter_save(big, long_path), BK_OK);
+    assert_int_equal(unlink(long_path), 0);
+    free(long_path);
+
     /* And a save that can succeed replaces the file. */
     assert_int_equal(bk_filter_save(big, path), BK_OK);
     assert_int_equal(bk_file_verify(path), BK_OK);
@@ -803,6 +814,69 @@ static void test_save_failure_keeps_old_file(void **state)
     free(nowhere);
     free(inside);
     free(blocker);
+    free(path);
+    free(dir);
+}
+
+/* Saves racing with loads: a reader never sees a half-written file, only
+ * the old filter or the new one. */
+typedef struct save_race {
+    const char *path;
+    bk_filter *filters[2];
+    int saves;
+    int failures;
+} save_race;
+
+static void *race_saver(void *arg)
+{
+    save_race *race = arg;
+    for (int i = 0; i < race->saves; i++)
+        if (bk_filter_save(race->filters[i & 1], race->path) != BK_OK)
+            race->failures++;
+    return NULL;
+}
+
+static void test_save_is_atomic_for_readers(void **state)
+{
+    (void)state;
+    char *dir = bk_rt_make_temp_dir();
+    char *path = bk_rt_join(dir, "race.bkf");
+    bk_params p = { .capacity = 20000, .fpr = 0.01 };
+    save_race race = { path, { make_bloom(&p, 100), make_bloom(&p, 5000) }, 40, 0 };
+    size_t size[2];
+    uint8_t *expected[2] = { bk_rt_serialize(race.filters[0], &size[0]),
+                             bk_rt_serialize(race.filters[1], &size[1]) };
+    assert_int_equal(bk_filter_save(race.filters[0], path), BK_OK);
+
+    pthread_t saver;
+    assert_int_equal(pthread_create(&saver, NULL, race_saver, &race), 0);
+    size_t loads = 0;
+    for (int i = 0; i < 200; i++) {
+        bk_filter *loaded = NULL;
+        bk_status status = i % 2 ? bk_filter_load(path, NULL, &loaded)
+                                 : bk_filter_map(path, NULL, &loaded);
+        if (status != BK_OK)
+            fail_msg("load during save: %s", bk_strerror(status));
+        size_t got_size;
+        uint8_t *got = bk_rt_serialize(loaded, &got_size);
+        bool matches_one = (got_size == size[0] && memcmp(got, expected[0], got_size) == 0) ||
+                           (got_size == size[1] && memcmp(got, expected[1], got_size) == 0);
+        assert_true(matches_one);
+        free(got);
+        bk_filter_free(loaded);
+        loads++;
+    }
+    assert_int_equal(pthread_join(saver, NULL), 0);
+    assert_int_equal(race.failures, 0);
+    assert_int_equal(loads, 200);
+    assert_int_equal(count_directory_entries(dir), 1); /* no temporary left */
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    for (int i = 0; i < 2; i++) {
+        free(expected[i]);
+        bk_filter_free(race.filters[i]);
+    }
     free(path);
     free(dir);
 }
@@ -843,6 +917,85 @@ static void test_bloom_wrappers(void **state)
     assert_int_equal(rmdir(dir), 0);
     free(path);
     free(dir);
+}
+
+static void test_inspect(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
+                    .secret_key = test_key };
+    bk_filter *filter = make_bloom(&p, 40);
+    size_t size;
+    uint8_t *bytes = bk_rt_serialize(filter, &size);
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+
+    /* No key needed to read the header. */
+    bk_file_info info;
+    assert_int_equal(bk_buffer_inspect(bytes, size, &info), BK_OK);
+    assert_int_equal(info.version, BK_FORMAT_VERSION);
+    assert_int_equal(info.kind, BK_KIND_BLOOM);
+    assert_int_equal(info.hash_algorithm, BK_HASH_SIPHASH);
+    assert_int_equal(info.seed, bk_secret_key_id(test_key));
+    assert_int_equal(info.keys_added, stats.keys_added);
+    assert_int_equal(info.params_size, 32);
+    assert_int_equal(info.payload_offset, 128);
+    assert_int_equal(info.payload_size, stats.bytes);
+    assert_int_equal(info.total_size, size);
+
+    char *dir = bk_rt_make_temp_dir();
+    char *path = bk_rt_join(dir, "i.bkf");
+    write_bytes(path, bytes, size);
+    bk_file_info from_file;
+    assert_int_equal(bk_file_inspect(path, &from_file), BK_OK);
+    assert_memory_equal(&from_file, &info, sizeof info);
+
+    /* Header damage is reported as by the loaders; the checksum is not read. */
+    bytes[100] ^= 1; /* padding */
+    assert_int_equal(bk_buffer_inspect(bytes, size, &info), BK_ECORRUPT);
+    write_bytes(path, bytes, size);
+    assert_int_equal(bk_file_inspect(path, &info), BK_ECORRUPT);
+    bytes[100] ^= 1;
+    bytes[200] ^= 1; /* payload: only the checksum would see it */
+    assert_int_equal(bk_buffer_inspect(bytes, size, &info), BK_OK);
+    assert_int_equal(bk_buffer_inspect(bytes, size - 1, &info), BK_ETRUNCATED);
+    write_bytes(path, bytes, size - 1);
+    assert_int_equal(bk_file_inspect(path, &info), BK_ETRUNCATED);
+    assert_int_equal(bk_buffer_inspect(bytes, size, NULL), BK_EINVAL);
+    assert_int_equal(bk_file_inspect(NULL, &info), BK_EINVAL);
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(bk_file_inspect(path, &info), BK_EIO);
+    assert_int_equal(rmdir(dir), 0);
+    free(path);
+    free(dir);
+    free(bytes);
+    bk_filter_free(filter);
+}
+
+/* In-place decoding is only offered to the kind for an aligned payload on a
+ * little-endian host; otherwise the kind copies and the filter is writable. */
+static void test_in_place_needs_alignment(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *bytes = small_bloom_bytes(&size);
+    uint8_t *block = aligned_alloc(64, size + 64);
+    assert_non_null(block);
+    for (size_t shift = 0; shift < 64; shift += 8) {
+        memcpy(block + shift, bytes, size);
+        const bk_kind_ops *ops;
+        void *object;
+        assert_int_equal(bk_format_decode(block + shift, size, NULL, true, true, &ops, &object),
+                         BK_OK);
+        bool borrowed = bk_bloom_words(object) == (const uint64_t *)(block + shift + 128);
+        assert_int_equal(borrowed, shift == 0 && bk_host_is_little_endian());
+        bk_status expected = borrowed ? BK_EIMMUTABLE : BK_OK;
+        assert_int_equal(bk_bloom_add(object, "x", 1, NULL), expected);
+        ops->destroy(object);
+    }
+    free(block);
+    free(bytes);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1021,7 +1174,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_load_from_pipe),
         cmocka_unit_test(test_mapped_filter),
         cmocka_unit_test(test_save_failure_keeps_old_file),
+        cmocka_unit_test(test_save_is_atomic_for_readers),
         cmocka_unit_test(test_bloom_wrappers),
+        cmocka_unit_test(test_inspect),
+        cmocka_unit_test(test_in_place_needs_alignment),
         cmocka_unit_test(test_golden_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,7 @@
  * struct that `info` prints, and the names of the filter kinds.  Every other
  * public header includes this one.
  *
- * Conventions (see docs/API.md):
+ * Conventions (docs/API.md has the whole list):
  *   - Functions that can fail return bk_status: BK_OK (0) or a negative code.
  *     Results come back through out-parameters.  bk_strerror() names each code.
  *   - No function prints, exits or aborts on bad input; on error nothing the

@@ -10,6 +10,10 @@
  * bad checksums each return their own bk_status, never read out of bounds
  * and never allocate more than the input justifies.  On error *out is
  * untouched.
+ *
+ * Thread safety: serialising or saving reads the filter; no thread may add
+ * to it meanwhile (even a BK_FLAG_CONCURRENT filter), or the snapshot may
+ * pair bits with a stale count.  Loading and mapping share nothing.
  */
 #ifndef BLOOMKIT_FORMAT_H
 #define BLOOMKIT_FORMAT_H
@@ -39,26 +43,40 @@ typedef struct bk_load_options {
     bk_kind expected_kind;
 } bk_load_options;
 
-/* Bytes bk_filter_serialize will write. */
+/* Bytes bk_filter_serialize will write (header, kind parameters, padding
+ * and payload).  BK_EINVAL for NULL arguments, BK_EUNSUPPORTED for a kind
+ * without format hooks, BK_ERANGE if the size does not fit a size_t. */
 bk_status bk_filter_serialized_size(const bk_filter *filter, size_t *size);
 
-/* Writes the filter into buffer[0..size).  BK_ERANGE if size is too small
- * (nothing written).  *written (may be NULL) receives the byte count. */
+/* Writes the filter into buffer[0..size), which the caller owns.  BK_ERANGE
+ * if size is too small (nothing written).  *written (may be NULL) receives
+ * the byte count.  The filter is not changed; its bytes are the same on
+ * every host. */
 bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size,
                               size_t *written);
 
 /* Reads a filter from buffer[0..size) (copies what it needs; the buffer may
- * be freed afterwards).  `options` may be NULL. */
+ * be freed afterwards).  `options` may be NULL (any kind, no key).  On
+ * success *out is a new, writable filter the caller frees with
+ * bk_filter_free.  Errors: see "Errors common to the loaders" below. */
 bk_status bk_filter_deserialize(const void *buffer, size_t size,
                                 const bk_load_options *options, bk_filter **out);
 
 /* Saves to `path` atomically: written to a temporary file in the same
  * directory, flushed (fsync), then renamed over `path`, so a crash never
  * leaves a half-written filter where a good one was.  BK_EIO on a system
- * error (errno is preserved). */
+ * error (errno is preserved); on any failure before the rename the
+ * temporary file is removed and `path` is untouched.  (If only the final
+ * fsync of the directory fails, the new file is in place but BK_EIO is
+ * returned: its survival of a crash is not assured.)  The new file gets
+ * mode 0666 less the umask; a symbolic link at `path` is replaced, not
+ * followed.  Memory: one extra buffer of the serialised size. */
 bk_status bk_filter_save(const bk_filter *filter, const char *path);
 
-/* Loads a whole file into memory. */
+/* Loads a whole file into memory: a new, writable filter, independent of
+ * the file.  The header is checked and the declared size compared with the
+ * file's before anything is allocated.  Reads pipes too.  Errors: see
+ * below; BK_EIO (errno) if the file cannot be opened or read. */
 bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out);
 
 /* Maps a file read-only (mmap) and queries it in place: a filter of any size
@@ -78,6 +96,29 @@ bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_fil
  * chunks.  BK_ECHECKSUM if it does not match.  Does not look at the kind's
  * parameters (use bk_filter_load for that). */
 bk_status bk_file_verify(const char *path);
+
+/* What a file's header says, read without loading the filter or knowing
+ * its secret key: for `bloomkit info` and for tools that sort files. */
+typedef struct bk_file_info {
+    unsigned version;
+    bk_kind kind;                     /* possibly one this build lacks */
+    bk_hash_algorithm hash_algorithm;
+    uint64_t seed;                    /* the seed, or SipHash's key identifier */
+    uint64_t keys_added;
+    uint64_t params_size;             /* bytes of the kind's parameter block */
+    uint64_t payload_offset;          /* = header size, a multiple of 64 */
+    uint64_t payload_size;
+    uint64_t total_size;              /* bytes of the whole file */
+} bk_file_info;
+
+/* Checks the header of buffer[0..size) and the size it declares (steps 1-11
+ * of docs/FORMAT.md: not the checksum, kind, key or kind parameters) and
+ * describes it.  Errors as bk_filter_deserialize. */
+bk_status bk_buffer_inspect(const void *buffer, size_t size, bk_file_info *out);
+
+/* The same for a file, reading only its header (and the parameter block's
+ * padding): constant time whatever the file's size. */
+bk_status bk_file_inspect(const char *path, bk_file_info *out);
 
 /*
  * Errors common to the loaders (bk_filter_deserialize, _load, _map), in the
