@@ -93,10 +93,10 @@
  * docs/STATIC.md has the details):
  *     kind     bits/key  x log2(1/p)  FPR        build ns/key   query ns absent/present
  *                                                cold / warm    single     batch
- *     xor8     9.84      1.23         0.3952%    156-172 / -    5.7/5.6    4.1/5.5
- *     fuse8    9.04      1.13         0.3906%    107-115 / 56   5.2/5.3    4.2/4.1
- *     fuse16   18.09     1.13         0.00149%   111 / 55       6.6/6.6    4.2/4.2
- *     fuse8_4  8.62      1.08         0.3901%    107 / 54       5.8/6.0    4.7/4.7
+ *     xor8     9.84      1.23         0.3890%    156-172 / -    5.7/5.6    4.1/5.5
+ *     fuse8    9.04      1.13         0.3929%    107-115 / 56   5.2/5.3    4.2/4.1
+ *     fuse16   18.09     1.13         0.00167%   111 / 55       6.6/6.6    4.2/4.2
+ *     fuse8_4  8.62      1.08         0.3954%    107 / 54       5.8/6.0    4.7/4.7
  *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8); scratch 24.1 bytes/key.
  */
 #include "bloomkit/fuse.h"
