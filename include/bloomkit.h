@@ -20,5 +20,6 @@
 #include "bloomkit/cuckoo.h"
 #include "bloomkit/scalable.h"
 #include "bloomkit/window.h"
+#include "bloomkit/fuse.h"
 
 #endif

@@ -38,6 +38,10 @@ static const bk_kind_ops *const kind_table[] = {
     &bk_window_ops,
     &bk_blocked_ops,
     &bk_sbbf_ops,
+    &bk_xor8_ops,
+    &bk_fuse8_ops,
+    &bk_fuse16_ops,
+    &bk_fuse8_4_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])

@@ -87,6 +87,10 @@ extern const bk_kind_ops bk_scalable_ops;
 extern const bk_kind_ops bk_window_ops;
 extern const bk_kind_ops bk_blocked_ops;
 extern const bk_kind_ops bk_sbbf_ops;
+extern const bk_kind_ops bk_xor8_ops;
+extern const bk_kind_ops bk_fuse8_ops;
+extern const bk_kind_ops bk_fuse16_ops;
+extern const bk_kind_ops bk_fuse8_4_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);

@@ -1,0 +1,1079 @@
+/*
+ * src/fuse.c -- static filters: xor filters and binary fuse filters.
+ *
+ * The idea (Graf & Lemire, "Xor Filters: Faster and Smaller Than Bloom and
+ * Cuckoo Filters", JEA 2020; "Binary Fuse Filters: Fast and Smaller Than
+ * Xor Filters", JEA 2022): keep an array of s small fingerprints (8 or 16
+ * bits).  Each key x has a fingerprint f(x) and d = 3 (or 4) slots
+ * h_0(x) .. h_{d-1}(x), and the array is filled so that for every key of the
+ * set
+ *
+ *     f(x) = F[h_0(x)] ^ F[h_1(x)] ^ F[h_2(x)]   (^ F[h_3(x)] when d = 4)
+ *
+ * A query computes the right-hand side: equal for every key of the set (no
+ * false negatives), equal by chance with probability 2^-w for any other key
+ * (w = fingerprint bits).  Three or four loads, one compare, no branch.
+ *
+ * Construction is "peeling" a hypergraph whose vertices are slots and whose
+ * edges are keys: a slot that only one key uses can be set last, after
+ * every other slot of that key, to make that key's equation hold.  So:
+ *   1. count, for every slot, the keys that use it, and xor their hashes
+ *      together (a slot used by one key then holds that key's hash);
+ *   2. repeatedly take a slot used by exactly one key, push (key, slot) on a
+ *      stack and remove the key from its other slots;
+ *   3. if every key was pushed, pop them in reverse order and set
+ *      F[slot] = f(x) ^ (the key's other slots): a later-peeled key never
+ *      touches a slot set before it.
+ * Peeling succeeds with high probability when s is a little more than the
+ * number of keys; if it fails (the remaining keys form a 2-core) the whole
+ * build retries with another seed.
+ *
+ * Where the slots are (the two papers differ only here):
+ *
+ *   xor (2020):  three blocks of s/3 slots, one slot in each block,
+ *                h_i = reduce(rotl(hash, 21 i), s/3) + i s/3;
+ *                s = 1.23 n + 32 for peeling to succeed.
+ *
+ *   binary fuse (2022): s/L segments of L slots (L a power of two); a key
+ *                picks a segment j, from 0 to segment_count-1, and uses one
+ *                slot in each of the d consecutive segments j .. j+d-1:
+ *
+ *        segment:   0       1       2       3       4       5
+ *                [.......|...x...|.x.....|.....x.|.......|.......]
+ *                         h_0      h_1      h_2        (d = 3, j = 1)
+ *
+ *                h_0 = reduce(hash, segment_count * L) (segment j and an
+ *                offset in it), h_i = (h_0 + i L) xor (offset_i(hash) mod L)
+ *                which stays in segment j+i.  Keys that share a segment
+ *                overlap a lot, which makes peeling succeed at a much
+ *                smaller s: 1.125 n for d = 3, 1.075 n for d = 4 (large n).
+ *
+ *   Sizing (binary fuse paper, section 4; the constants are the paper's
+ *   empirical fits), for n >= 2 distinct keys:
+ *     d = 3:  L = 2^floor(ln n / ln 3.33 + 2.25)
+ *             s >= n * max(1.125, 0.875 + 0.25 ln(10^6) / ln n)
+ *     d = 4:  L = 2^floor(ln n / ln 2.91 - 0.5)
+ *             s >= n * max(1.075, 0.77 + 0.305 ln(6 10^5) / ln n)
+ *     L is kept within [4, 2^18]; segment_count = ceil(s/L) - (d-1) (at
+ *     least 1) and the array has (segment_count + d - 1) L slots.
+ *   Offsets: offset_1 = hash >> 18, offset_2 = hash (low bits), and for
+ *   d = 4 offset_3 = top bits of hash * 0x9E3779B97F4A7C15 (our choice: a
+ *   fourth independent-looking bit field without a second hash).
+ *
+ * Bits per key: w s / n, i.e. 1.23 w (xor), 1.125 w and 1.075 w (fuse) for
+ * large n, against the lower bound w = log2(1/p) (Carter et al. 1978).
+ *
+ * Hashes.  Every key arrives as the 128-bit bk_hash.  An attempt with seed
+ * a uses the 64-bit hash  mix64((h1 ^ rotl(h2, 32)) + a)  (bk_mix64), so
+ * each retry sees a fresh, independent-looking hypergraph, and hashes that
+ * a caller supplies need randomness in only one of their halves.  The fingerprint is the low
+ * w bits of hash ^ (hash >> 32).  Attempt seeds are mix64(hash seed +
+ * attempt * golden ratio): deterministic, so the same keys and hash seed
+ * give the same filter byte for byte.
+ *
+ * Duplicates.  Two equal hashes would form an unpeelable pair, so each
+ * attempt sorts the 64-bit hashes and drops repeats (also the rare distinct
+ * keys whose 64-bit hashes collide: their queries are identical, so storing
+ * one answers both).  The sort is one counting pass on the top bits and an
+ * insertion sort of each small bucket, and it also puts keys in slot order,
+ * which makes step 1 walk memory almost sequentially.
+ *
+ * Memory layout of a filter: one 64-byte aligned array of s fingerprints
+ * (uint8_t, or uint16_t little-endian in files), nothing else.
+ *
+ * Scratch during construction (n keys, s slots): sorted hashes, reused as
+ * the peel stack (8 n) + the peeled slot's index (1 n) + per slot a key
+ * count (1 s), an xor of hashes (8 s) and the queue of single-key slots
+ * (4 s) + bucket counters (4 min(2^20, n/8)): about 24 bytes per key for
+ * fuse (s = 1.125 n), 25 for xor (bk_fuse_build_scratch_bytes).
+ *
+ * Measured (gcc 12 -O2, this 2-core shared machine while quiet; 10^6
+ * random keys as hashes, hashing excluded; 10^7 absent queries for the
+ * FPR; build cold = fresh process, warm = scratch pages already faulted;
+ * docs/STATIC.md has the details):
+ *     kind     bits/key  x log2(1/p)  FPR        build ns/key   query ns absent/present
+ *                                                cold / warm    single     batch
+ *     xor8     9.84      1.23         0.3890%    156-172 / -    5.7/5.6    4.1/5.5
+ *     fuse8    9.04      1.13         0.3929%    107-115 / 56   5.2/5.3    4.2/4.1
+ *     fuse16   18.09     1.13         0.00167%   111 / 55       6.6/6.6    4.2/4.2
+ *     fuse8_4  8.62      1.08         0.3954%    107 / 54       5.8/6.0    4.7/4.7
+ *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8); scratch 24.1 bytes/key.
+ */
+#include "bloomkit/fuse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endian.h"
+#include "filter.h"
+#include "hash.h"
+#include "memory.h"
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define KNOWN_FLAGS BK_FLAG_CONCURRENT
+#define BATCH_CHUNK 32
+#define MAX_SEGMENT_LENGTH ((uint32_t)1 << 18)
+#define MIN_SEGMENT_LENGTH 4u
+#define GOLDEN_64 0x9E3779B97F4A7C15ULL
+
+/* Where a kind's slots are and how wide its fingerprints are. */
+typedef struct fuse_geometry {
+    unsigned arity;                /* d: 3 or 4 slots per key */
+    uint32_t segment_length;       /* fuse: L, a power of two; xor: block length s/3 */
+    uint32_t segment_mask;         /* fuse: L - 1; xor: 0 */
+    uint32_t segment_count;        /* fuse: segments a key may start in; xor: 3 blocks */
+    uint64_t segment_count_length; /* fuse: segment_count * L (range of h_0); xor: s/3 */
+    uint64_t slots;                /* s */
+} fuse_geometry;
+
+struct bk_fuse {
+    void *fingerprints;    /* s entries of 1 or 2 bytes, 64-byte aligned */
+    fuse_geometry geometry;
+    uint64_t seed;         /* of the attempt that peeled */
+    uint64_t keys;         /* distinct hashes stored */
+    bk_kind kind;
+    unsigned fingerprint_bits;
+    unsigned attempts;
+    bk_hasher hasher;
+    bool borrowed;         /* fingerprints belong to a mapped file */
+};
+
+bool bk_fuse_kind_valid(bk_kind kind)
+{
+    return kind == BK_KIND_XOR8 || kind == BK_KIND_FUSE8 || kind == BK_KIND_FUSE16 ||
+           kind == BK_KIND_FUSE8_4;
+}
+
+static unsigned fingerprint_bits_of(bk_kind kind)
+{
+    return kind == BK_KIND_FUSE16 ? 16 : 8;
+}
+
+static unsigned arity_of(bk_kind kind)
+{
+    return kind == BK_KIND_FUSE8_4 ? 4 : 3;
+}
+
+static uint64_t fingerprint_bytes(bk_kind kind, uint64_t slots)
+{
+    return slots * (fingerprint_bits_of(kind) / 8);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sizing (formulas from the two papers; see the opening comment)           */
+/* ------------------------------------------------------------------------ */
+
+static void xor_geometry(uint64_t keys, fuse_geometry *g)
+{
+    uint64_t capacity = 32 + (uint64_t)ceil(1.23 * (double)keys);
+    uint64_t block = (capacity + 2) / 3;
+    g->arity = 3;
+    g->segment_length = (uint32_t)block;
+    g->segment_mask = 0;
+    g->segment_count = 3;
+    g->segment_count_length = block;
+    g->slots = 3 * block;
+}
+
+static uint32_t fuse_segment_length(unsigned arity, uint64_t keys)
+{
+    if (keys < 2)
+        return MIN_SEGMENT_LENGTH;
+    double exponent = arity == 3 ? log((double)keys) / log(3.33) + 2.25
+                                 : log((double)keys) / log(2.91) - 0.5;
+    double length = ldexp(1.0, (int)floor(exponent));
+    if (length < MIN_SEGMENT_LENGTH)
+        return MIN_SEGMENT_LENGTH;
+    if (length > MAX_SEGMENT_LENGTH)
+        return MAX_SEGMENT_LENGTH;
+    return (uint32_t)length;
+}
+
+static double fuse_size_factor(unsigned arity, uint64_t keys)
+{
+    double log_n = log((double)keys);
+    double factor = arity == 3 ? 0.875 + 0.25 * log(1e6) / log_n
+                               : 0.77 + 0.305 * log(6e5) / log_n;
+    double floor_factor = arity == 3 ? 1.125 : 1.075;
+    return factor > floor_factor ? factor : floor_factor;
+}
+
+static void fuse_geometry_for(unsigned arity, uint64_t keys, fuse_geometry *g)
+{
+    uint32_t length = fuse_segment_length(arity, keys);
+    uint64_t wanted = keys < 2 ? 0 : (uint64_t)llround((double)keys * fuse_size_factor(arity, keys));
+    uint64_t segments = (wanted + length - 1) / length;
+    uint64_t count = segments > arity - 1 ? segments - (arity - 1) : 1;
+    g->arity = arity;
+    g->segment_length = length;
+    g->segment_mask = length - 1;
+    g->segment_count = (uint32_t)count;
+    g->segment_count_length = count * length;
+    g->slots = (count + arity - 1) * length;
+}
+
+static bk_status geometry_for(bk_kind kind, uint64_t keys, fuse_geometry *g)
+{
+    if (!bk_fuse_kind_valid(kind))
+        return BK_EKIND;
+    if (keys > BK_FUSE_MAX_KEYS)
+        return BK_ERANGE;
+    if (kind == BK_KIND_XOR8)
+        xor_geometry(keys, g);
+    else
+        fuse_geometry_for(arity_of(kind), keys, g);
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hot path                                                             */
+/* ------------------------------------------------------------------------ */
+
+static ALWAYS_INLINE uint64_t rotl64(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> ((64 - r) & 63));
+}
+
+/* The 64-bit hash of a key under attempt seed `seed`: all 128 bits folded,
+ * then mixed, so a caller's hashes need randomness in either half only. */
+static ALWAYS_INLINE uint64_t attempt_hash(bk_hash hash, uint64_t seed)
+{
+    return bk_mix64((hash.h1 ^ rotl64(hash.h2, 32)) + seed);
+}
+
+static ALWAYS_INLINE uint32_t fingerprint_of(uint64_t hash, bk_kind kind)
+{
+    uint64_t folded = hash ^ (hash >> 32);
+    return (uint32_t)(kind == BK_KIND_FUSE16 ? (uint16_t)folded : (uint8_t)folded);
+}
+
+/* The d slots of a 64-bit hash; `kind` is a constant where this is inlined,
+ * so each kind gets straight-line code. */
+static ALWAYS_INLINE void slots_of(const fuse_geometry *g, uint64_t hash, bk_kind kind,
+                                   uint64_t slot[4])
+{
+    if (kind == BK_KIND_XOR8) {
+        uint64_t block = g->segment_length;
+        slot[0] = bk_reduce(hash, block);
+        slot[1] = bk_reduce(rotl64(hash, 21), block) + block;
+        slot[2] = bk_reduce(rotl64(hash, 42), block) + 2 * block;
+        slot[3] = 0;
+        return;
+    }
+    uint64_t length = g->segment_length, mask = g->segment_mask;
+    uint64_t first = bk_reduce(hash, g->segment_count_length);
+    slot[0] = first;
+    slot[1] = (first + length) ^ ((hash >> 18) & mask);
+    slot[2] = (first + 2 * length) ^ (hash & mask);
+    slot[3] = kind == BK_KIND_FUSE8_4 ? (first + 3 * length) ^ (((hash * GOLDEN_64) >> 46) & mask)
+                                      : 0;
+}
+
+/* F[h_0] ^ F[h_1] ^ F[h_2] (^ F[h_3]). */
+static ALWAYS_INLINE uint32_t stored_xor(const void *fingerprints, const uint64_t slot[4],
+                                         bk_kind kind)
+{
+    if (kind == BK_KIND_FUSE16) {
+        const uint16_t *f = fingerprints;
+        return (uint32_t)(f[slot[0]] ^ f[slot[1]] ^ f[slot[2]]);
+    }
+    const uint8_t *f = fingerprints;
+    uint32_t x = (uint32_t)(f[slot[0]] ^ f[slot[1]] ^ f[slot[2]]);
+    if (kind == BK_KIND_FUSE8_4)
+        x ^= f[slot[3]];
+    return x;
+}
+
+static ALWAYS_INLINE bool contains_kind(const bk_fuse *filter, bk_hash hash, bk_kind kind)
+{
+    uint64_t h = attempt_hash(hash, filter->seed);
+    uint64_t slot[4];
+    slots_of(&filter->geometry, h, kind, slot);
+    return fingerprint_of(h, kind) == stored_xor(filter->fingerprints, slot, kind);
+}
+
+static ALWAYS_INLINE void prefetch_slots(const bk_fuse *filter, const uint64_t slot[4],
+                                         bk_kind kind)
+{
+    unsigned width = kind == BK_KIND_FUSE16 ? 2 : 1;
+    const char *base = filter->fingerprints;
+    __builtin_prefetch(base + slot[0] * width);
+    __builtin_prefetch(base + slot[1] * width);
+    __builtin_prefetch(base + slot[2] * width);
+    if (kind == BK_KIND_FUSE8_4)
+        __builtin_prefetch(base + slot[3] * width);
+}
+
+/* A chunk: hash and prefetch every key's slots, then compare. */
+static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash *hashes,
+                                           size_t count, bool *results, bk_kind kind)
+{
+    uint64_t slot[BATCH_CHUNK][4];
+    uint32_t expected[BATCH_CHUNK];
+    for (size_t i = 0; i < count; i++) {
+        uint64_t h = attempt_hash(hashes[i], filter->seed);
+        slots_of(&filter->geometry, h, kind, slot[i]);
+        expected[i] = fingerprint_of(h, kind);
+        prefetch_slots(filter, slot[i], kind);
+    }
+    size_t present = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool found = expected[i] == stored_xor(filter->fingerprints, slot[i], kind);
+        present += found;
+        if (results != NULL)
+            results[i] = found;
+    }
+    return present;
+}
+
+static ALWAYS_INLINE size_t contains_batch_kind(const bk_fuse *filter, const bk_hash *hashes,
+                                                size_t count, bool *results, bk_kind kind)
+{
+    size_t present = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+        present += contains_chunk(filter, hashes + start, n, results ? results + start : NULL,
+                                  kind);
+    }
+    return present;
+}
+
+/* One straight-line copy of each query per kind. */
+static bool contains_xor8(const bk_fuse *f, bk_hash h) { return contains_kind(f, h, BK_KIND_XOR8); }
+static bool contains_fuse8(const bk_fuse *f, bk_hash h) { return contains_kind(f, h, BK_KIND_FUSE8); }
+static bool contains_fuse16(const bk_fuse *f, bk_hash h) { return contains_kind(f, h, BK_KIND_FUSE16); }
+static bool contains_fuse8_4(const bk_fuse *f, bk_hash h)
+{
+    return contains_kind(f, h, BK_KIND_FUSE8_4);
+}
+
+static size_t batch_xor8(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
+{
+    return contains_batch_kind(f, h, n, r, BK_KIND_XOR8);
+}
+static size_t batch_fuse8(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
+{
+    return contains_batch_kind(f, h, n, r, BK_KIND_FUSE8);
+}
+static size_t batch_fuse16(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
+{
+    return contains_batch_kind(f, h, n, r, BK_KIND_FUSE16);
+}
+static size_t batch_fuse8_4(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
+{
+    return contains_batch_kind(f, h, n, r, BK_KIND_FUSE8_4);
+}
+
+bool bk_fuse_contains_hash(const bk_fuse *filter, bk_hash hash)
+{
+    if (filter == NULL)
+        return false;
+    switch (filter->kind) {
+    case BK_KIND_XOR8: return contains_xor8(filter, hash);
+    case BK_KIND_FUSE16: return contains_fuse16(filter, hash);
+    case BK_KIND_FUSE8_4: return contains_fuse8_4(filter, hash);
+    default: return contains_fuse8(filter, hash);
+    }
+}
+
+bk_hash bk_fuse_hash(const bk_fuse *filter, const void *key, size_t len)
+{
+    return bk_hash_inline(&filter->hasher, key, len);
+}
+
+bool bk_fuse_contains(const bk_fuse *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return false;
+    return bk_fuse_contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+size_t bk_fuse_contains_hash_batch(const bk_fuse *filter, const bk_hash *hashes, size_t count,
+                                   bool *results)
+{
+    if (filter == NULL || (hashes == NULL && count != 0))
+        return 0;
+    switch (filter->kind) {
+    case BK_KIND_XOR8: return batch_xor8(filter, hashes, count, results);
+    case BK_KIND_FUSE16: return batch_fuse16(filter, hashes, count, results);
+    case BK_KIND_FUSE8_4: return batch_fuse8_4(filter, hashes, count, results);
+    default: return batch_fuse8(filter, hashes, count, results);
+    }
+}
+
+static bool keys_valid(const bk_key *keys, size_t count)
+{
+    if (keys == NULL)
+        return count == 0;
+    for (size_t i = 0; i < count; i++)
+        if (keys[i].data == NULL && keys[i].len != 0)
+            return false;
+    return true;
+}
+
+size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t count,
+                              bool *results)
+{
+    if (filter == NULL || !keys_valid(keys, count))
+        return 0;
+    bk_hash hashes[BATCH_CHUNK];
+    size_t present = 0;
+    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
+        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
+        for (size_t i = 0; i < n; i++)
+            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
+        present += bk_fuse_contains_hash_batch(filter, hashes, n, results ? results + start : NULL);
+    }
+    return present;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Construction, step 0: sort the attempt's hashes and drop repeats         */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_BUCKET_BITS 20
+#define INSERTION_SORT_LIMIT 64
+
+/* Buckets by top bits: about 8 keys per bucket, at most 2^20 buckets. */
+static unsigned bucket_bits_for(uint64_t keys)
+{
+    unsigned bits = 1;
+    while (bits < MAX_BUCKET_BITS && ((uint64_t)8 << bits) < keys)
+        bits++;
+    return bits;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void insertion_sort(uint64_t *values, size_t count)
+{
+    for (size_t i = 1; i < count; i++) {
+        uint64_t v = values[i];
+        size_t j = i;
+        while (j > 0 && values[j - 1] > v) {
+            values[j] = values[j - 1];
+            j--;
+        }
+        values[j] = v;
+    }
+}
+
+/*
+ * sorted[0..m) = the distinct attempt hashes of input[0..count), ascending;
+ * returns m.  `bucket_start` has 2^bucket_bits + 1 entries.
+ */
+static size_t sort_unique_hashes(const bk_hash *input, size_t count, uint64_t seed,
+                                 unsigned bucket_bits, uint32_t *bucket_start, uint64_t *sorted)
+{
+    size_t buckets = (size_t)1 << bucket_bits;
+    unsigned shift = 64 - bucket_bits;
+    memset(bucket_start, 0, (buckets + 1) * sizeof *bucket_start);
+    for (size_t i = 0; i < count; i++)
+        bucket_start[(attempt_hash(input[i], seed) >> shift) + 1]++;
+    for (size_t b = 0; b < buckets; b++)
+        bucket_start[b + 1] += bucket_start[b];
+    for (size_t i = 0; i < count; i++) {
+        uint64_t h = attempt_hash(input[i], seed);
+        sorted[bucket_start[h >> shift]++] = h;
+    }
+    /* bucket_start[b] is now the end of bucket b, the start of bucket b+1. */
+    size_t begin = 0;
+    for (size_t b = 0; b < buckets; b++) {
+        size_t end = bucket_start[b];
+        if (end - begin <= INSERTION_SORT_LIMIT)
+            insertion_sort(sorted + begin, end - begin);
+        else
+            qsort(sorted + begin, end - begin, sizeof *sorted, compare_u64);
+        begin = end;
+    }
+    size_t unique = 0;
+    for (size_t i = 0; i < count; i++)
+        if (unique == 0 || sorted[i] != sorted[unique - 1])
+            sorted[unique++] = sorted[i];
+    return unique;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Construction, steps 1-3: count, peel, assign                             */
+/* ------------------------------------------------------------------------ */
+
+/* The working memory of a build.  Big arrays come from bk_alloc_zeroed:
+ * huge pages (fewer page faults and TLB misses on the random accesses of
+ * the sort and the peel) and already zero. */
+typedef struct build_scratch {
+    uint64_t *sorted;        /* the attempt's unique hashes; then the peel stack */
+    uint8_t *peeled_index;   /* stack: which of the key's slots was its own */
+    uint32_t *bucket_start;  /* sort buckets */
+    size_t key_room;         /* entries of sorted and peeled_index */
+    unsigned bucket_bits;
+    uint8_t *slot_keys;      /* keys using each slot (wraps: checked) */
+    uint64_t *slot_hashes;   /* xor of the hashes of those keys */
+    uint32_t *single_slots;  /* queue of slots used by exactly one key */
+    uint64_t slots;
+    bool slots_zero;         /* slot_keys and slot_hashes still all zero */
+} build_scratch;
+
+static size_t bucket_count(unsigned bucket_bits)
+{
+    return ((size_t)1 << bucket_bits) + 1;
+}
+
+static uint64_t scratch_bytes(uint64_t keys, const fuse_geometry *g)
+{
+    uint64_t room = keys ? keys : 1;
+    return room * (8 + 1) + bucket_count(bucket_bits_for(keys)) * 4 + g->slots * (1 + 8 + 4) + 4;
+}
+
+static void scratch_free_slots(build_scratch *s)
+{
+    bk_free_zeroed(s->slot_keys, s->slots);
+    bk_free_zeroed(s->slot_hashes, s->slots * sizeof *s->slot_hashes);
+    bk_free_zeroed(s->single_slots, (s->slots + 1) * sizeof *s->single_slots);
+    s->slot_keys = NULL;
+    s->slot_hashes = NULL;
+    s->single_slots = NULL;
+}
+
+static void scratch_free(build_scratch *s)
+{
+    bk_free_zeroed(s->sorted, s->key_room * sizeof *s->sorted);
+    bk_free_zeroed(s->peeled_index, s->key_room);
+    bk_free_zeroed(s->bucket_start, bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
+    scratch_free_slots(s);
+}
+
+static bk_status scratch_alloc_keys(build_scratch *s, size_t count)
+{
+    memset(s, 0, sizeof *s);
+    s->key_room = count ? count : 1;
+    s->bucket_bits = bucket_bits_for(count);
+    s->sorted = bk_alloc_zeroed(s->key_room * sizeof *s->sorted);
+    s->peeled_index = bk_alloc_zeroed(s->key_room);
+    s->bucket_start = bk_alloc_zeroed(bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
+    if (s->sorted == NULL || s->peeled_index == NULL || s->bucket_start == NULL) {
+        scratch_free(s);
+        return BK_ENOMEM;
+    }
+    return BK_OK;
+}
+
+static bk_status scratch_alloc_slots(build_scratch *s, uint64_t slots)
+{
+    s->slots = slots;
+    s->slot_keys = bk_alloc_zeroed(slots);
+    s->slot_hashes = bk_alloc_zeroed(slots * sizeof *s->slot_hashes);
+    s->single_slots = bk_alloc_zeroed((slots + 1) * sizeof *s->single_slots);
+    if (s->slot_keys == NULL || s->slot_hashes == NULL || s->single_slots == NULL) {
+        scratch_free_slots(s);
+        return BK_ENOMEM;
+    }
+    s->slots_zero = true;
+    return BK_OK;
+}
+
+/* Step 1.  False if a slot count wrapped (more than 255 keys in one slot:
+ * never for distinct random hashes; the attempt is then retried). */
+static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, build_scratch *s, size_t keys,
+                                      bk_kind kind)
+{
+    if (!s->slots_zero) {
+        memset(s->slot_keys, 0, g->slots);
+        memset(s->slot_hashes, 0, g->slots * sizeof *s->slot_hashes);
+    }
+    s->slots_zero = false;
+    unsigned wrapped = 0;
+    for (size_t i = 0; i < keys; i++) {
+        uint64_t h = s->sorted[i], slot[4];
+        slots_of(g, h, kind, slot);
+        for (unsigned j = 0; j < g->arity; j++) {
+            s->slot_keys[slot[j]]++;
+            s->slot_hashes[slot[j]] ^= h;
+            wrapped |= s->slot_keys[slot[j]] == 0;
+        }
+    }
+    return wrapped == 0;
+}
+
+/* Step 2.  Returns the number of keys peeled (pushed on the stack in
+ * s->sorted / s->peeled_index). */
+static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_kind kind)
+{
+    /* Pushes are branch-free: the slot is always written and the queue
+     * grows only if it now has one key (the queue has slots + 1 entries). */
+    size_t queued = 0, stacked = 0;
+    for (uint64_t i = 0; i < g->slots; i++) {
+        s->single_slots[queued] = (uint32_t)i;
+        queued += s->slot_keys[i] == 1;
+    }
+    while (queued > 0) {
+        uint32_t own = s->single_slots[--queued];
+        if (s->slot_keys[own] != 1)
+            continue; /* its last key was peeled from another slot */
+        uint64_t h = s->slot_hashes[own], slot[4];
+        slots_of(g, h, kind, slot);
+        unsigned own_index = 0;
+        for (unsigned j = 0; j < g->arity; j++) {
+            own_index = slot[j] == own ? j : own_index;
+            s->slot_hashes[slot[j]] ^= h;
+            s->single_slots[queued] = (uint32_t)slot[j];
+            queued += --s->slot_keys[slot[j]] == 1;
+        }
+        s->sorted[stacked] = h;
+        s->peeled_index[stacked] = (uint8_t)own_index;
+        stacked++;
+    }
+    return stacked;
+}
+
+/* Step 3: in reverse peel order, make each key's equation hold. */
+static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s, size_t keys,
+                                 void *fingerprints, bk_kind kind)
+{
+    for (size_t i = keys; i-- > 0;) {
+        uint64_t h = s->sorted[i], slot[4];
+        slots_of(g, h, kind, slot);
+        uint64_t own = slot[s->peeled_index[i]];
+        /* F[own] is still 0, so xoring it in changes nothing. */
+        uint32_t value = fingerprint_of(h, kind) ^ stored_xor(fingerprints, slot, kind);
+        if (kind == BK_KIND_FUSE16)
+            ((uint16_t *)fingerprints)[own] = (uint16_t)value;
+        else
+            ((uint8_t *)fingerprints)[own] = (uint8_t)value;
+    }
+}
+
+static ALWAYS_INLINE bool try_peel_kind(const fuse_geometry *g, build_scratch *s, size_t keys,
+                                        void *fingerprints, bk_kind kind)
+{
+    if (!count_slots(g, s, keys, kind) || peel(g, s, kind) != keys)
+        return false;
+    assign(g, s, keys, fingerprints, kind);
+    return true;
+}
+
+static bool try_peel(bk_kind kind, const fuse_geometry *g, build_scratch *s, size_t keys,
+                     void *fingerprints)
+{
+    switch (kind) {
+    case BK_KIND_XOR8: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_XOR8);
+    case BK_KIND_FUSE16: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE16);
+    case BK_KIND_FUSE8_4: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE8_4);
+    default: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE8);
+    }
+}
+
+static uint64_t attempt_seed(uint64_t base_seed, unsigned attempt)
+{
+    return bk_mix64(base_seed + (uint64_t)attempt * GOLDEN_64);
+}
+
+static bk_fuse *new_filter(bk_kind kind, const bk_hasher *hasher)
+{
+    bk_fuse *filter = calloc(1, sizeof *filter);
+    if (filter == NULL)
+        return NULL;
+    filter->kind = kind;
+    filter->fingerprint_bits = fingerprint_bits_of(kind);
+    filter->hasher = *hasher;
+    return filter;
+}
+
+/* Attempts until one peels; the geometry comes from the first attempt's
+ * number of distinct hashes (later attempts differ only by the 2^-64
+ * collisions, which the size factor's slack absorbs or a retry fixes). */
+static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_hash *hashes,
+                                    size_t count)
+{
+    for (unsigned attempt = 1; attempt <= BK_FUSE_MAX_ATTEMPTS; attempt++) {
+        uint64_t seed = attempt_seed(filter->hasher.seed, attempt);
+        size_t keys = sort_unique_hashes(hashes, count, seed, s->bucket_bits, s->bucket_start,
+                                         s->sorted);
+        if (attempt == 1) {
+            geometry_for(filter->kind, keys, &filter->geometry);
+            if (scratch_alloc_slots(s, filter->geometry.slots) != BK_OK)
+                return BK_ENOMEM;
+            filter->fingerprints =
+                bk_alloc_zeroed(fingerprint_bytes(filter->kind, filter->geometry.slots));
+            if (filter->fingerprints == NULL)
+                return BK_ENOMEM;
+        }
+        if (try_peel(filter->kind, &filter->geometry, s, keys, filter->fingerprints)) {
+            filter->seed = seed;
+            filter->keys = keys;
+            filter->attempts = attempt;
+            return BK_OK;
+        }
+    }
+    return BK_EFULL;
+}
+
+bk_status bk_fuse_build_hashes(bk_kind kind, const bk_hasher *hasher, unsigned flags,
+                               const bk_hash *hashes, size_t count, bk_fuse **out)
+{
+    if (!bk_fuse_kind_valid(kind))
+        return BK_EKIND;
+    if (hasher == NULL || out == NULL || (hashes == NULL && count != 0) ||
+        (flags & ~KNOWN_FLAGS) != 0)
+        return BK_EINVAL;
+    if ((uint64_t)count > BK_FUSE_MAX_KEYS)
+        return BK_ERANGE;
+    bk_fuse *filter = new_filter(kind, hasher);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    build_scratch scratch;
+    bk_status status = scratch_alloc_keys(&scratch, count);
+    if (status == BK_OK) {
+        status = build_with_scratch(filter, &scratch, hashes, count);
+        scratch_free(&scratch);
+    }
+    if (status != BK_OK) {
+        bk_fuse_free(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
+}
+
+bk_status bk_fuse_build(bk_kind kind, const bk_params *params, const bk_key *keys, size_t count,
+                        bk_fuse **out)
+{
+    if (!bk_fuse_kind_valid(kind))
+        return BK_EKIND;
+    if (params == NULL || out == NULL || (keys == NULL && count != 0))
+        return BK_EINVAL;
+    if ((uint64_t)count > BK_FUSE_MAX_KEYS)
+        return BK_ERANGE;
+    if (!keys_valid(keys, count))
+        return BK_EINVAL;
+    bk_hasher hasher;
+    bk_status status = bk_hasher_from_params(&hasher, params);
+    if (status != BK_OK)
+        return status;
+    bk_hash *hashes = malloc((count ? count : 1) * sizeof *hashes);
+    if (hashes == NULL)
+        return BK_ENOMEM;
+    for (size_t i = 0; i < count; i++)
+        hashes[i] = bk_hash_key(&hasher, keys[i].data, keys[i].len);
+    status = bk_fuse_build_hashes(kind, &hasher, params->flags, hashes, count, out);
+    free(hashes);
+    memset(&hasher, 0, sizeof hasher);
+    return status;
+}
+
+void bk_fuse_free(bk_fuse *filter)
+{
+    if (filter == NULL)
+        return;
+    if (!filter->borrowed)
+        bk_free_zeroed(filter->fingerprints, fingerprint_bytes(filter->kind, filter->geometry.slots));
+    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
+    free(filter);
+}
+
+bk_status bk_fuse_copy(const bk_fuse *filter, bk_fuse **out)
+{
+    if (filter == NULL || out == NULL)
+        return BK_EINVAL;
+    bk_fuse *copy = malloc(sizeof *copy);
+    if (copy == NULL)
+        return BK_ENOMEM;
+    *copy = *filter;
+    uint64_t bytes = fingerprint_bytes(filter->kind, filter->geometry.slots);
+    copy->fingerprints = bk_alloc_zeroed(bytes);
+    if (copy->fingerprints == NULL) {
+        free(copy);
+        return BK_ENOMEM;
+    }
+    memcpy(copy->fingerprints, filter->fingerprints, bytes);
+    copy->borrowed = false;
+    *out = copy;
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parameters and statistics                                                */
+/* ------------------------------------------------------------------------ */
+
+bk_kind bk_fuse_kind(const bk_fuse *filter) { return filter->kind; }
+const bk_hasher *bk_fuse_hasher(const bk_fuse *filter) { return &filter->hasher; }
+uint64_t bk_fuse_keys(const bk_fuse *filter) { return filter->keys; }
+unsigned bk_fuse_build_attempts(const bk_fuse *filter) { return filter->attempts; }
+uint64_t bk_fuse_seed(const bk_fuse *filter) { return filter->seed; }
+unsigned bk_fuse_fingerprint_bits(const bk_fuse *filter) { return filter->fingerprint_bits; }
+uint64_t bk_fuse_slots(const bk_fuse *filter) { return filter->geometry.slots; }
+
+uint64_t bk_fuse_bytes(const bk_fuse *filter)
+{
+    return fingerprint_bytes(filter->kind, filter->geometry.slots);
+}
+
+static void fill_design(bk_kind kind, uint64_t keys, const fuse_geometry *g, bk_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned bits = fingerprint_bits_of(kind);
+    out->kind = kind;
+    out->bits = g->slots * bits;
+    out->hashes = g->arity;
+    out->bytes = fingerprint_bytes(kind, g->slots);
+    out->capacity = keys;
+    out->target_fpr = ldexp(1.0, -(int)bits);
+    out->current_fpr = out->target_fpr;
+    out->bits_per_key = keys ? (double)out->bits / (double)keys : 0.0;
+    out->load_factor = (double)keys / (double)g->slots; /* 1/1.125 = 0.89 for large fuse8 */
+    out->fingerprint_bits = bits;
+}
+
+void bk_fuse_stats(const bk_fuse *filter, bk_stats *out)
+{
+    fill_design(filter->kind, filter->keys, &filter->geometry, out);
+    out->keys_added = filter->keys;
+    out->keys_estimated = (double)filter->keys;
+    out->hash_algorithm = filter->hasher.algorithm;
+    out->seed = filter->hasher.seed;
+}
+
+bk_status bk_fuse_design(bk_kind kind, uint64_t keys, bk_stats *out)
+{
+    fuse_geometry g;
+    bk_status status = geometry_for(kind, keys, &g);
+    if (status != BK_OK)
+        return status;
+    if (out == NULL)
+        return BK_EINVAL;
+    fill_design(kind, keys, &g, out);
+    return BK_OK;
+}
+
+bk_status bk_fuse_build_scratch_bytes(bk_kind kind, uint64_t keys, uint64_t *bytes)
+{
+    fuse_geometry g;
+    bk_status status = geometry_for(kind, keys, &g);
+    if (status != BK_OK)
+        return status;
+    if (bytes == NULL)
+        return BK_EINVAL;
+    *bytes = scratch_bytes(keys, &g);
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The kinds' adapters: bk_filter dispatch and the file format              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Parameter block (48 bytes, little-endian; docs/STATIC.md "File format"):
+ *     0  u32  arity d (3 or 4)          4  u32  fingerprint bits (8 or 16)
+ *     8  u64  seed of the attempt that peeled
+ *    16  u64  keys: distinct hashes stored
+ *    24  u32  segment length L (xor: block length s/3)
+ *    28  u32  segment count (xor: 3)
+ *    32  u64  slots s            40  u32  build attempts    44  u32  reserved, 0
+ * Payload: s fingerprints of 1 or 2 bytes (16-bit ones little-endian).
+ */
+#define FUSE_PARAMS_SIZE 48
+
+static size_t ops_params_size(const void *filter)
+{
+    (void)filter;
+    return FUSE_PARAMS_SIZE;
+}
+
+static void ops_write_params(const void *object, uint8_t *out)
+{
+    const bk_fuse *filter = object;
+    bk_store_le32(out, filter->geometry.arity);
+    bk_store_le32(out + 4, filter->fingerprint_bits);
+    bk_store_le64(out + 8, filter->seed);
+    bk_store_le64(out + 16, filter->keys);
+    bk_store_le32(out + 24, filter->geometry.segment_length);
+    bk_store_le32(out + 28, filter->geometry.segment_count);
+    bk_store_le64(out + 32, filter->geometry.slots);
+    bk_store_le32(out + 40, filter->attempts);
+    bk_store_le32(out + 44, 0);
+}
+
+static uint64_t ops_payload_size(const void *object)
+{
+    return bk_fuse_bytes(object);
+}
+
+static void ops_write_payload(const void *object, uint8_t *out)
+{
+    const bk_fuse *filter = object;
+    uint64_t bytes = bk_fuse_bytes(filter);
+    if (filter->fingerprint_bits == 8 || bk_host_is_little_endian()) {
+        memcpy(out, filter->fingerprints, bytes);
+        return;
+    }
+    const uint16_t *f = filter->fingerprints;
+    for (uint64_t i = 0; i < filter->geometry.slots; i++)
+        bk_store_le16(out + 2 * i, f[i]);
+}
+
+/* A geometry read from a file, checked for consistency: every slot a query
+ * can compute lies below `slots`. */
+static bk_status check_geometry(bk_kind kind, const fuse_geometry *g)
+{
+    if (g->slots == 0 || g->slots > UINT32_MAX)
+        return BK_ECORRUPT;
+    if (kind == BK_KIND_XOR8)
+        return g->segment_count == 3 && g->segment_length >= 1 &&
+                       g->slots == 3 * (uint64_t)g->segment_length
+                   ? BK_OK
+                   : BK_ECORRUPT;
+    uint32_t length = g->segment_length;
+    if (length == 0 || (length & (length - 1)) != 0 || length > MAX_SEGMENT_LENGTH ||
+        g->segment_count == 0)
+        return BK_ECORRUPT;
+    if (g->slots != ((uint64_t)g->segment_count + g->arity - 1) * length)
+        return BK_ECORRUPT;
+    return BK_OK;
+}
+
+static bk_status read_geometry(bk_kind kind, const uint8_t *params, fuse_geometry *g)
+{
+    memset(g, 0, sizeof *g);
+    g->arity = bk_load_le32(params);
+    g->segment_length = bk_load_le32(params + 24);
+    g->segment_count = bk_load_le32(params + 28);
+    g->slots = bk_load_le64(params + 32);
+    if (g->arity != arity_of(kind) || bk_load_le32(params + 4) != fingerprint_bits_of(kind))
+        return BK_ECORRUPT;
+    bk_status status = check_geometry(kind, g);
+    if (status != BK_OK)
+        return status;
+    if (kind == BK_KIND_XOR8) {
+        g->segment_count_length = g->segment_length;
+    } else {
+        g->segment_mask = g->segment_length - 1;
+        g->segment_count_length = (uint64_t)g->segment_count * g->segment_length;
+    }
+    return BK_OK;
+}
+
+static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_size,
+                           const uint8_t *payload, uint64_t payload_size, const bk_hasher *hasher,
+                           uint64_t keys_added, bool in_place, void **out)
+{
+    if (params_size != FUSE_PARAMS_SIZE || bk_load_le32(params + 44) != 0)
+        return BK_ECORRUPT;
+    fuse_geometry g;
+    bk_status status = read_geometry(kind, params, &g);
+    if (status != BK_OK)
+        return status;
+    uint64_t keys = bk_load_le64(params + 16);
+    unsigned attempts = bk_load_le32(params + 40);
+    if (keys > BK_FUSE_MAX_KEYS)
+        return BK_ERANGE;
+    if (keys > g.slots || keys != keys_added || attempts == 0 ||
+        attempts > BK_FUSE_MAX_ATTEMPTS || payload_size != fingerprint_bytes(kind, g.slots))
+        return BK_ECORRUPT;
+    bk_fuse *filter = new_filter(kind, hasher);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    filter->geometry = g;
+    filter->seed = bk_load_le64(params + 8);
+    filter->keys = keys;
+    filter->attempts = attempts;
+    if (in_place) {
+        filter->fingerprints = (void *)(uintptr_t)payload;
+        filter->borrowed = true;
+    } else {
+        filter->fingerprints = bk_alloc_zeroed(payload_size);
+        if (filter->fingerprints == NULL) {
+            free(filter);
+            return BK_ENOMEM;
+        }
+        if (filter->fingerprint_bits == 8 || bk_host_is_little_endian()) {
+            memcpy(filter->fingerprints, payload, payload_size);
+        } else {
+            uint16_t *f = filter->fingerprints;
+            for (uint64_t i = 0; i < g.slots; i++)
+                f[i] = bk_load_le16(payload + 2 * i);
+        }
+    }
+    *out = filter;
+    return BK_OK;
+}
+
+static bk_status ops_build(bk_kind kind, const bk_params *params, const bk_hasher *hasher,
+                           const bk_hash *hashes, size_t count, void **out)
+{
+    if (params == NULL)
+        return BK_EINVAL;
+    return bk_fuse_build_hashes(kind, hasher, params->flags, hashes, count, (bk_fuse **)out);
+}
+
+static void ops_destroy(void *filter) { bk_fuse_free(filter); }
+
+static bk_status ops_copy(const void *filter, void **out)
+{
+    return bk_fuse_copy(filter, (bk_fuse **)out);
+}
+
+static const bk_hasher *ops_hasher(const void *filter) { return bk_fuse_hasher(filter); }
+static void ops_stats(const void *filter, bk_stats *out) { bk_fuse_stats(filter, out); }
+
+static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out)
+{
+    bk_status status = bk_fuse_design(kind, params->capacity, out);
+    if (status == BK_OK)
+        out->hash_algorithm = params->hash_algorithm;
+    return status;
+}
+
+/* Per-kind entry points of the table (the kind fixed at compile time). */
+#define FUSE_KIND_ADAPTER(suffix, KIND)                                                       \
+    static bk_status ops_build_##suffix(const bk_params *p, const bk_hasher *h,               \
+                                        const bk_hash *hashes, size_t n, void **out)          \
+    {                                                                                         \
+        return ops_build(KIND, p, h, hashes, n, out);                                         \
+    }                                                                                         \
+    static bool ops_contains_##suffix(const void *f, bk_hash h)                               \
+    {                                                                                         \
+        return contains_##suffix(f, h);                                                       \
+    }                                                                                         \
+    static size_t ops_batch_##suffix(const void *f, const bk_hash *h, size_t n, bool *r)      \
+    {                                                                                         \
+        return batch_##suffix(f, h, n, r);                                                    \
+    }                                                                                         \
+    static bk_status ops_design_##suffix(const bk_params *p, bk_stats *out)                   \
+    {                                                                                         \
+        return ops_design(KIND, p, out);                                                      \
+    }                                                                                         \
+    static bk_status ops_read_##suffix(const uint8_t *params, size_t params_size,             \
+                                       const uint8_t *payload, uint64_t payload_size,         \
+                                       const bk_hasher *hasher, uint64_t keys_added,          \
+                                       bool in_place, void **out)                             \
+    {                                                                                         \
+        return read_kind(KIND, params, params_size, payload, payload_size, hasher,            \
+                         keys_added, in_place, out);                                          \
+    }                                                                                         \
+    const bk_kind_ops bk_##suffix##_ops = {                                                   \
+        .kind = KIND,                                                                         \
+        .name = #suffix,                                                                      \
+        .is_static = true,                                                                    \
+        .build = ops_build_##suffix,                                                          \
+        .destroy = ops_destroy,                                                               \
+        .copy = ops_copy,                                                                     \
+        .hasher = ops_hasher,                                                                 \
+        .contains_hash = ops_contains_##suffix,                                               \
+        .contains_hash_batch = ops_batch_##suffix,                                            \
+        .stats = ops_stats,                                                                   \
+        .design = ops_design_##suffix,                                                        \
+        .params_size = ops_params_size,                                                       \
+        .write_params = ops_write_params,                                                     \
+        .payload_size = ops_payload_size,                                                     \
+        .write_payload = ops_write_payload,                                                   \
+        .read = ops_read_##suffix,                                                            \
+    };
+
+FUSE_KIND_ADAPTER(xor8, BK_KIND_XOR8)
+FUSE_KIND_ADAPTER(fuse8, BK_KIND_FUSE8)
+FUSE_KIND_ADAPTER(fuse16, BK_KIND_FUSE16)
+FUSE_KIND_ADAPTER(fuse8_4, BK_KIND_FUSE8_4)
