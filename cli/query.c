@@ -146,6 +146,13 @@ static const char *status_word(const bk_stats *s)
     return s->past_design_point ? "past_design_point" : "ok";
 }
 
+/* Bits per key over log2(1/p), the least any filter with this FPR needs. */
+static double space_ratio(const bk_stats *s)
+{
+    double bound = bk_lower_bound_bits(s->target_fpr);
+    return bound > 0 ? s->bits_per_key / bound : 0.0;
+}
+
 static void print_info_text(const char *path, const bk_stats *s)
 {
     printf("file:              %s\n", strcmp(path, "-") == 0 ? "(standard input)" : path);
@@ -160,7 +167,8 @@ static void print_info_text(const char *path, const bk_stats *s)
     printf("keys estimated:    %.0f\n", s->keys_estimated);
     printf("fill ratio:        %.6f (%.6f at capacity)\n", s->fill_ratio, s->design_fill_ratio);
     printf("current FPR:       %.6g\n", s->current_fpr);
-    printf("bits per key:      %.3f\n", s->bits_per_key);
+    printf("bits per key:      %.3f (%.2f x the lower bound log2(1/FPR) = %.2f)\n",
+           s->bits_per_key, space_ratio(s), bk_lower_bound_bits(s->target_fpr));
     if (has_load_factor(s))
         printf("load factor:       %.6f\n", s->load_factor);
     if (has_saturated_counters(s))
@@ -208,6 +216,8 @@ static void print_info_json(const char *path, const bk_stats *s)
     json_field_number("design_fill_ratio", s->design_fill_ratio);
     json_field_number("current_fpr", s->current_fpr);
     json_field_number("bits_per_key", s->bits_per_key);
+    json_field_number("lower_bound_bits", bk_lower_bound_bits(s->target_fpr));
+    json_field_number("space_ratio", space_ratio(s));
     printf(",\n  \"status\": \"%s\"", status_word(s));
     if (has_load_factor(s))
         json_field_number("load_factor", s->load_factor);

@@ -65,12 +65,18 @@ static inline uint64_t bk_mix64(uint64_t x)
     return x;
 }
 
-/* Inline fast path of bk_hash_key for the default algorithm. */
+/* Inline fast path of bk_hash_key for the unkeyed algorithms (SipHash,
+ * already several times slower, takes the out-of-line call). */
 static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
 {
     if (hasher->algorithm == BK_HASH_XXH3) {
         XXH128_hash_t h = XXH3_128bits_withSeed(key, len, hasher->seed);
         bk_hash out = { h.low64, h.high64 };
+        return out;
+    }
+    if (hasher->algorithm == BK_HASH_XXH64) {
+        uint64_t h1 = XXH64(key, len, hasher->seed);
+        bk_hash out = { h1, bk_mix64(h1) };
         return out;
     }
     return bk_hash_key(hasher, key, len);

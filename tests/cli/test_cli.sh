@@ -114,12 +114,16 @@ check "query prints the present keys, in order" cmp -s present.txt keys.txt
 check "info --json exits 0" test $? -eq 0
 check "info --json is one valid JSON object" json_fields info.json
 for field in kind bits hashes bytes capacity target_fpr keys_added keys_estimated fill_ratio \
-    current_fpr bits_per_key status hash_algorithm seed; do
+    current_fpr bits_per_key lower_bound_bits space_ratio status hash_algorithm seed; do
     check "info --json has $field" grep -q "^$field=" info.json.fields
 done
 check "info --json kind is bloom" test "$(json_field info.json kind)" = bloom
 check "info --json capacity" test "$(json_field info.json capacity)" = $N
 check "info --json status ok" test "$(json_field info.json status)" = ok
+check "info --json space_ratio is bits_per_key over log2(1/FPR)" awk \
+    -v r="$(json_field info.json space_ratio)" -v b="$(json_field info.json bits_per_key)" \
+    -v l="$(json_field info.json lower_bound_bits)" -v p="$(json_field info.json target_fpr)" \
+    'BEGIN { d = r - b / l; e = l + log(p) / log(2); exit !(d * d < 1e-12 && e * e < 1e-12) }'
 check "info --json bits and hashes as designed" test \
     "$(json_field info.json bits) $(json_field info.json hashes)" = "2875518 7"
 "$BK" info f.bf > info.txt 2> err

@@ -1,0 +1,160 @@
+/*
+ * tests/test_filter.c -- the bk_filter handle over every kind: names,
+ * dispatch, batches against single calls, and refusals that change nothing.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+
+static const bk_kind every_kind[] = {
+    BK_KIND_BLOOM,  BK_KIND_BLOCKED, BK_KIND_SBBF,    BK_KIND_COUNTING,
+    BK_KIND_CUCKOO, BK_KIND_XOR8,    BK_KIND_FUSE8,   BK_KIND_FUSE16,
+    BK_KIND_FUSE8_4, BK_KIND_SCALABLE, BK_KIND_WINDOW,
+};
+#define KIND_COUNT (sizeof every_kind / sizeof every_kind[0])
+
+enum { KEYS = 3000, ABSENT = 3000 };
+
+static bk_key keys[KEYS + ABSENT];
+static char text[KEYS + ABSENT][24];
+
+static int make_keys(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < KEYS + ABSENT; i++) {
+        keys[i].data = text[i];
+        keys[i].len = (size_t)snprintf(text[i], sizeof text[i], "%s:%zu", i < KEYS ? "in" : "out", i);
+    }
+    return 0;
+}
+
+/* A filter of `kind` holding keys[0..KEYS). */
+static bk_filter *filter_of(bk_kind kind)
+{
+    bk_params params = { .capacity = KEYS, .fpr = 0.01, .window_keys = KEYS };
+    bk_filter *filter = NULL;
+    assert_int_equal(bk_filter_build(kind, &params, keys, KEYS, &filter), BK_OK);
+    assert_int_equal(bk_filter_kind(filter), kind);
+    return filter;
+}
+
+static void test_names_round_trip(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        assert_true(bk_kind_available(every_kind[i]));
+        bk_kind back = BK_KIND_NONE;
+        assert_int_equal(bk_kind_from_name(bk_kind_name(every_kind[i]), &back), BK_OK);
+        assert_int_equal(back, every_kind[i]);
+    }
+    bk_kind untouched = BK_KIND_BLOOM;
+    assert_int_equal(bk_kind_from_name("quotient", &untouched), BK_EKIND);
+    assert_int_equal(untouched, BK_KIND_BLOOM);
+    assert_null(bk_kind_name((bk_kind)999));
+    assert_false(bk_kind_available(BK_KIND_NONE));
+    assert_true(bk_kind_is_static(BK_KIND_FUSE8));
+    assert_false(bk_kind_is_static(BK_KIND_BLOOM));
+}
+
+static void test_every_kind_finds_its_keys(void **state)
+{
+    (void)state;
+    static bool batch[KEYS + ABSENT];
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        bk_filter *filter = filter_of(every_kind[i]);
+        size_t present = bk_filter_contains_batch(filter, keys, KEYS + ABSENT, batch);
+        size_t false_positives = 0;
+        for (size_t j = 0; j < KEYS + ABSENT; j++) {
+            bool single = bk_filter_contains(filter, keys[j].data, keys[j].len);
+            assert_int_equal(batch[j], single); /* batch and single agree */
+            if (j < KEYS)
+                assert_true(single); /* no false negatives */
+            else
+                false_positives += single;
+        }
+        assert_int_equal(present, KEYS + false_positives);
+        /* FPR at most 1% (all kinds are sized for it or better): 4 sigma above */
+        if (false_positives > ABSENT * 0.01 + 4 * sqrt(ABSENT * 0.01))
+            fail_msg("%s: %zu false positives in %d", bk_kind_name(every_kind[i]), false_positives, ABSENT);
+        bk_stats stats;
+        bk_filter_stats(filter, &stats);
+        assert_int_equal(stats.kind, every_kind[i]);
+        assert_true(stats.bytes > 0);
+        bk_stats design;
+        if (every_kind[i] != BK_KIND_WINDOW) {
+            bk_params params = { .capacity = KEYS, .fpr = 0.01 };
+            assert_int_equal(bk_kind_design(every_kind[i], &params, &design), BK_OK);
+            assert_int_equal(design.kind, every_kind[i]);
+        }
+        bk_filter_free(filter);
+    }
+}
+
+static void test_batch_with_a_bad_key_changes_nothing(void **state)
+{
+    (void)state;
+    bk_params params = { .capacity = 100, .fpr = 0.01 };
+    bk_filter *filter;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &params, &filter), BK_OK);
+    bk_key batch[600];
+    for (size_t i = 0; i < 600; i++)
+        batch[i] = keys[i];
+    batch[599].data = NULL; /* invalid: NULL with a length, in a later chunk */
+    size_t fresh = 12345;
+    assert_int_equal(bk_filter_add_batch(filter, batch, 600, &fresh), BK_EINVAL);
+    assert_int_equal(fresh, 12345);
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+    assert_int_equal(stats.keys_added, 0);
+    assert_true(stats.fill_ratio == 0.0);
+    assert_int_equal(bk_filter_contains_batch(filter, batch, 600, NULL), 0);
+    bk_filter *built = (bk_filter *)0x1;
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, batch, 600, &built), BK_EINVAL);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, batch, SIZE_MAX / 4, &built),
+                     BK_ERANGE);
+    assert_ptr_equal(built, (bk_filter *)0x1);
+    bk_filter_free(filter);
+}
+
+static void test_refusals_by_kind(void **state)
+{
+    (void)state;
+    bk_filter *bloom = filter_of(BK_KIND_BLOOM), *fuse = filter_of(BK_KIND_FUSE8),
+              *other_bloom = filter_of(BK_KIND_BLOOM), *blocked = filter_of(BK_KIND_BLOCKED);
+    assert_int_equal(bk_filter_remove(bloom, "in:1", 4), BK_EUNSUPPORTED);
+    assert_int_equal(bk_filter_add(fuse, "x", 1, NULL), BK_EIMMUTABLE);
+    assert_int_equal(bk_filter_remove(fuse, "in:1", 4), BK_EIMMUTABLE);
+    assert_int_equal(bk_filter_union(bloom, blocked), BK_EINCOMPATIBLE); /* kinds differ */
+    assert_int_equal(bk_filter_union(fuse, fuse), BK_EUNSUPPORTED);
+    assert_int_equal(bk_filter_union(bloom, other_bloom), BK_OK);
+    bk_filter *created = (bk_filter *)0x1;
+    bk_params params = { .capacity = 10 };
+    assert_int_equal(bk_filter_create(BK_KIND_FUSE8, &params, &created), BK_EIMMUTABLE);
+    assert_int_equal(bk_filter_create((bk_kind)77, &params, &created), BK_EKIND);
+    assert_ptr_equal(created, (bk_filter *)0x1);
+    uint64_t count = 0;
+    assert_int_equal(bk_filter_count(bloom, "in:1", 4, &count), BK_EUNSUPPORTED);
+    bk_filter_free(bloom);
+    bk_filter_free(fuse);
+    bk_filter_free(other_bloom);
+    bk_filter_free(blocked);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names_round_trip),
+        cmocka_unit_test(test_every_kind_finds_its_keys),
+        cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
+        cmocka_unit_test(test_refusals_by_kind),
+    };
+    return cmocka_run_group_tests(tests, make_keys, NULL);
+}
