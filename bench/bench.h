@@ -25,6 +25,26 @@ uint64_t bench_now_ns(void);
  * when every value is NaN (NaN values are ignored). */
 double bench_median(double *values, size_t count);
 
+/*
+ * Timing in slices.  A pass over many keys is timed in slices of
+ * BENCH_SLICE_KEYS keys and the figure is the median slice's time per key:
+ * on a shared machine a slice during which the process was preempted is an
+ * outlier, and the median ignores it, where a single total would not.
+ */
+#define BENCH_SLICE_KEYS 4096
+
+typedef struct slice_times {
+    double *ns_per_key;
+    size_t count;
+    size_t capacity;
+} slice_times;
+
+/* Room for the slices of `keys` keys; 0, or -1 when memory ran out. */
+int slice_times_init(slice_times *times, size_t keys);
+void slice_times_add(slice_times *times, uint64_t begin_ns, uint64_t end_ns, size_t keys);
+/* The median slice (NaN if none), and frees the slices. */
+double slice_times_median(slice_times *times);
+
 /* Progress line on stderr, prefixed with the wall-clock time. */
 void bench_progress(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -35,6 +35,7 @@
 #define LINE_WORDS 8
 #define CHASE_SLOTS_MAX ((size_t)1 << 20)
 #define CHASE_STEPS ((size_t)1 << 21)
+#define CHASE_SLICE ((size_t)1024) /* ~0.1 ms per slice even from DRAM */
 #define INDEPENDENT_READS ((size_t)1 << 22)
 #define PREFETCH_DISTANCE 16
 #define MAX_REPS 15
@@ -86,32 +87,41 @@ static size_t build_chase(uint64_t *buffer, uint64_t lines, size_t slots, uint64
     return start;
 }
 
+/* Both loops are timed in slices (bench.h), the median slice reported. */
 static double time_dependent(const uint64_t *buffer, size_t start)
 {
+    slice_times times;
+    slice_times_init(&times, CHASE_STEPS * (BENCH_SLICE_KEYS / CHASE_SLICE));
     uint64_t position = start;
-    uint64_t begin = bench_now_ns();
-    for (size_t i = 0; i < CHASE_STEPS; i++)
-        position = buffer[position];
-    uint64_t end = bench_now_ns();
+    for (size_t done = 0; done < CHASE_STEPS; done += CHASE_SLICE) {
+        uint64_t begin = bench_now_ns();
+        for (size_t i = 0; i < CHASE_SLICE; i++)
+            position = buffer[position];
+        slice_times_add(&times, begin, bench_now_ns(), CHASE_SLICE);
+    }
     sink += position;
-    return (double)(end - begin) / (double)CHASE_STEPS;
+    return slice_times_median(&times);
 }
 
 static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t seed,
                                bool prefetch)
 {
+    slice_times times;
+    slice_times_init(&times, INDEPENDENT_READS);
     uint64_t sum = 0;
-    uint64_t begin = bench_now_ns();
-    for (size_t i = 0; i < INDEPENDENT_READS; i++) {
-        if (prefetch) {
-            uint64_t ahead = bk_reduce(bk_mix64(seed + i + PREFETCH_DISTANCE), lines);
-            __builtin_prefetch(&buffer[ahead * LINE_WORDS]);
+    for (size_t done = 0; done < INDEPENDENT_READS; done += BENCH_SLICE_KEYS) {
+        uint64_t begin = bench_now_ns();
+        for (size_t i = done; i < done + BENCH_SLICE_KEYS; i++) {
+            if (prefetch) {
+                uint64_t ahead = bk_reduce(bk_mix64(seed + i + PREFETCH_DISTANCE), lines);
+                __builtin_prefetch(&buffer[ahead * LINE_WORDS]);
+            }
+            sum += buffer[bk_reduce(bk_mix64(seed + i), lines) * LINE_WORDS];
         }
-        sum += buffer[bk_reduce(bk_mix64(seed + i), lines) * LINE_WORDS];
+        slice_times_add(&times, begin, bench_now_ns(), BENCH_SLICE_KEYS);
     }
-    uint64_t end = bench_now_ns();
     sink += sum;
-    return (double)(end - begin) / (double)INDEPENDENT_READS;
+    return slice_times_median(&times);
 }
 
 int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)

@@ -8,7 +8,7 @@
  * Debian's libbloom when the build found it:
  *
  *   insert     n keys into a filter made for n keys at the target FPR (1%),
- *              in alternating chunks of 65,536 keys: even chunks one key at
+ *              in alternating chunks of 4,096 keys: even chunks one key at
  *              a time from precomputed hashes (bk_filter_add_hash), odd
  *              chunks through the batch API from raw keys
  *              (bk_filter_add_batch, hashing included).  Both methods see
@@ -32,8 +32,11 @@
  *              the tables print query times as ratios to them and to
  *              libbloom.
  *
- * Every timing is the median of --reps repetitions (each rebuilds the
- * filter).  Memory huge-page backing is reported per filter; the kinds
+ * Every pass is timed in slices of 4,096 keys and reports its median slice
+ * (bench.h: robust to preemption on a shared machine; for a kind whose
+ * insert cost grows with the fill, such as cuckoo, the insert figure is
+ * thus the cost around half fill).  Every figure is then the median of
+ * --reps repetitions (each rebuilds the filter).  Memory huge-page backing is reported per filter; the kinds
  * "bloom:4k" and "blocked:4k" rerun those kinds with BLOOMKIT_NO_HUGEPAGE
  * set, to show what MADV_HUGEPAGE gives.
  *
@@ -63,7 +66,7 @@
 #define MAX_SUBJECTS 40
 #define MAX_REPS 15
 #define NAME_BYTES 32
-#define INSERT_CHUNK ((size_t)1 << 16)
+#define INSERT_CHUNK BENCH_SLICE_KEYS
 #define QUERY_BATCH 1024
 #define LIMIT_TOLERANCE 0.10
 #define ABSENT_FIRST_INDEX ((uint64_t)1 << 48)
@@ -353,53 +356,76 @@ static double per_key(uint64_t begin, uint64_t end, size_t count)
     return count ? (double)(end - begin) / (double)count : NAN;
 }
 
+_Static_assert(BENCH_SLICE_KEYS % QUERY_BATCH == 0, "slices hold whole batch calls");
+
+static size_t slice_end(size_t start, size_t count)
+{
+    return count - start < BENCH_SLICE_KEYS ? count : start + BENCH_SLICE_KEYS;
+}
+
 static double time_contains_hash(const bk_filter *filter, const bk_hash *hashes, size_t count,
                                  uint64_t *hits)
 {
+    slice_times times;
+    slice_times_init(&times, count);
     uint64_t found = 0;
-    uint64_t begin = bench_now_ns();
-    for (size_t i = 0; i < count; i++)
-        found += bk_filter_contains_hash(filter, hashes[i]);
-    uint64_t end = bench_now_ns();
+    for (size_t start = 0; start < count; start = slice_end(start, count)) {
+        size_t end = slice_end(start, count);
+        uint64_t begin = bench_now_ns();
+        for (size_t i = start; i < end; i++)
+            found += bk_filter_contains_hash(filter, hashes[i]);
+        slice_times_add(&times, begin, bench_now_ns(), end - start);
+    }
     *hits = found;
-    return per_key(begin, end, count);
+    return slice_times_median(&times);
 }
 
 static double time_contains_raw(const bk_filter *filter, const key_set *keys, uint64_t *hits)
 {
+    slice_times times;
+    slice_times_init(&times, keys->count);
     uint64_t found = 0;
-    uint64_t begin = bench_now_ns();
-    for (size_t i = 0; i < keys->count; i++)
-        found += bk_filter_contains(filter, keys->keys[i].data, keys->keys[i].len);
-    uint64_t end = bench_now_ns();
+    for (size_t start = 0; start < keys->count; start = slice_end(start, keys->count)) {
+        size_t end = slice_end(start, keys->count);
+        uint64_t begin = bench_now_ns();
+        for (size_t i = start; i < end; i++)
+            found += bk_filter_contains(filter, keys->keys[i].data, keys->keys[i].len);
+        slice_times_add(&times, begin, bench_now_ns(), end - start);
+    }
     *hits = found;
-    return per_key(begin, end, keys->count);
+    return slice_times_median(&times);
 }
 
 /* Also counts the hits among the first `prefix` keys (to compare with the
- * one-key-at-a-time passes over that prefix). */
+ * one-key-at-a-time passes over that prefix).  BENCH_SLICE_KEYS is a
+ * multiple of QUERY_BATCH, so slices hold whole calls. */
 static double time_contains_batch(const bk_filter *filter, const key_set *keys, uint64_t *hits,
                                   size_t prefix, uint64_t *prefix_hits)
 {
     bool results[QUERY_BATCH];
+    slice_times times;
+    slice_times_init(&times, keys->count);
     uint64_t found = 0, found_in_prefix = 0;
-    uint64_t begin = bench_now_ns();
-    for (size_t start = 0; start < keys->count; start += QUERY_BATCH) {
-        size_t n = keys->count - start < QUERY_BATCH ? keys->count - start : QUERY_BATCH;
-        size_t chunk_found = bk_filter_contains_batch(filter, keys->keys + start, n, results);
-        found += chunk_found;
-        if (start + n <= prefix) {
-            found_in_prefix += chunk_found;
-        } else if (start < prefix) {
-            for (size_t i = 0; i < prefix - start; i++)
-                found_in_prefix += results[i];
+    for (size_t slice = 0; slice < keys->count; slice = slice_end(slice, keys->count)) {
+        size_t slice_stop = slice_end(slice, keys->count);
+        uint64_t begin = bench_now_ns();
+        for (size_t start = slice; start < slice_stop; start += QUERY_BATCH) {
+            size_t n = slice_stop - start < QUERY_BATCH ? slice_stop - start : QUERY_BATCH;
+            size_t chunk_found = bk_filter_contains_batch(filter, keys->keys + start, n, results);
+            found += chunk_found;
+            if (start + n <= prefix) {
+                found_in_prefix += chunk_found;
+            } else if (start < prefix) {
+                for (size_t i = 0; i < prefix - start; i++)
+                    found_in_prefix += results[i];
+            }
         }
+        slice_times_add(&times, begin, bench_now_ns(), slice_stop - slice);
     }
-    uint64_t end = bench_now_ns();
     sink += results[0];
     *hits = found;
     *prefix_hits = found_in_prefix;
-    return per_key(begin, end, keys->count);
+    return slice_times_median(&times);
 }
 
 /* ---------------------------------------------------------- filling */
@@ -423,33 +449,32 @@ static bk_status fill_dynamic(bk_filter *filter, const key_set *keys, bk_hash *c
                               fill_timing *timing)
 {
     const bk_hasher *hasher = bk_filter_hasher(filter);
-    uint64_t single_ns = 0, batch_ns = 0;
-    size_t single_keys = 0, batch_keys = 0;
+    slice_times single, batch;
+    slice_times_init(&single, keys->count);
+    slice_times_init(&batch, keys->count);
+    bk_status status = BK_OK;
     for (size_t start = 0, chunk = 0; start < keys->count; start += INSERT_CHUNK, chunk++) {
         size_t n = keys->count - start < INSERT_CHUNK ? keys->count - start : INSERT_CHUNK;
         const bk_key *chunk_keys = keys->keys + start;
-        bk_status status = BK_OK;
         if (chunk % 2 == 0) {
             for (size_t i = 0; i < n; i++)
                 chunk_hashes[i] = bk_hash_key(hasher, chunk_keys[i].data, chunk_keys[i].len);
             uint64_t begin = bench_now_ns();
             for (size_t i = 0; i < n && status == BK_OK; i++)
                 status = bk_filter_add_hash(filter, chunk_hashes[i], NULL);
-            single_ns += bench_now_ns() - begin;
-            single_keys += n;
+            slice_times_add(&single, begin, bench_now_ns(), n);
         } else {
             uint64_t begin = bench_now_ns();
             status = bk_filter_add_batch(filter, chunk_keys, n, NULL);
-            batch_ns += bench_now_ns() - begin;
-            batch_keys += n;
+            slice_times_add(&batch, begin, bench_now_ns(), n);
         }
         if (status != BK_OK)
-            return status;
+            break;
     }
-    timing->single_ns = single_keys ? (double)single_ns / (double)single_keys : NAN;
-    timing->batch_ns = batch_keys ? (double)batch_ns / (double)batch_keys : NAN;
+    timing->single_ns = slice_times_median(&single);
+    timing->batch_ns = slice_times_median(&batch);
     timing->build_ns = NAN;
-    return BK_OK;
+    return status;
 }
 
 /* A filter of the subject's kind holding every present key. */

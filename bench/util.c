@@ -48,3 +48,26 @@ void bench_progress(const char *format, ...)
     fputc('\n', stderr);
     fflush(stderr);
 }
+
+int slice_times_init(slice_times *times, size_t keys)
+{
+    times->count = 0;
+    times->capacity = keys / BENCH_SLICE_KEYS + 1;
+    times->ns_per_key = malloc(times->capacity * sizeof *times->ns_per_key);
+    return times->ns_per_key == NULL ? -1 : 0;
+}
+
+void slice_times_add(slice_times *times, uint64_t begin_ns, uint64_t end_ns, size_t keys)
+{
+    if (times->ns_per_key != NULL && times->count < times->capacity && keys > 0)
+        times->ns_per_key[times->count++] = (double)(end_ns - begin_ns) / (double)keys;
+}
+
+double slice_times_median(slice_times *times)
+{
+    double median = times->ns_per_key ? bench_median(times->ns_per_key, times->count) : NAN;
+    free(times->ns_per_key);
+    times->ns_per_key = NULL;
+    times->count = 0;
+    return median;
+}
