@@ -91,7 +91,7 @@ static size_t build_chase(uint64_t *buffer, uint64_t lines, size_t slots, uint64
 static double time_dependent(const uint64_t *buffer, size_t start)
 {
     slice_times times;
-    slice_times_init(&times, CHASE_STEPS * (BENCH_SLICE_KEYS / CHASE_SLICE));
+    slice_times_init(&times, CHASE_STEPS / CHASE_SLICE * BENCH_SLICE_KEYS);
     uint64_t position = start;
     for (size_t done = 0; done < CHASE_STEPS; done += CHASE_SLICE) {
         uint64_t begin = bench_now_ns();

@@ -1,7 +1,8 @@
 /*
  * tests/test_bloom_batch.c -- the classic filter's hot path: the batch forms
- * (a software pipeline, src/bloom.c) and the branch-free single query give
- * exactly the answers and the bits of the plain one-key-at-a-time forms.
+ * (a software pipeline above 1 MiB, a plain loop below, src/bloom.c) and the
+ * branch-free single query give exactly the answers and the bits of the
+ * plain one-key-at-a-time forms.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,7 +56,7 @@ static void assert_same_bits(const bk_bloom *a, const bk_bloom *b)
 
 /* Batch adds of every size around the pipeline's distance set exactly the
  * bits that single adds set, and count the same new keys. */
-static void check_batch_add_matches_single(unsigned hashes, unsigned flags)
+static void check_batch_add_matches_single(unsigned hashes, double bits_per_key, unsigned flags)
 {
     static const size_t batch_sizes[] = { 0, 1, 2, 7, 8, 9, 63, 64, 65, 1000 };
     bk_key keys[KEY_COUNT];
@@ -63,9 +64,9 @@ static void check_batch_add_matches_single(unsigned hashes, unsigned flags)
     for (size_t i = 9; i < KEY_COUNT; i += 10)
         keys[i] = keys[i - 1]; /* duplicates, some inside one batch */
     for (size_t s = 0; s < sizeof batch_sizes / sizeof batch_sizes[0]; s++) {
-        bk_bloom *single = new_filter(KEY_COUNT, 10, hashes, flags);
-        bk_bloom *by_key = new_filter(KEY_COUNT, 10, hashes, flags);
-        bk_bloom *by_hash = new_filter(KEY_COUNT, 10, hashes, flags);
+        bk_bloom *single = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_bloom *by_key = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_bloom *by_hash = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
         size_t single_new = 0, key_new = 0, hash_new = 0;
         for (size_t i = 0; i < KEY_COUNT; i++) {
             bool was_new;
@@ -100,10 +101,13 @@ static void check_batch_add_matches_single(unsigned hashes, unsigned flags)
 static void test_batch_add_matches_single(void **state)
 {
     (void)state;
-    check_batch_add_matches_single(0, 0);  /* k = 7 */
-    check_batch_add_matches_single(1, 0);
-    check_batch_add_matches_single(23, 0);
-    check_batch_add_matches_single(0, BK_FLAG_CONCURRENT);
+    check_batch_add_matches_single(0, 10, 0); /* k = 7 */
+    check_batch_add_matches_single(1, 10, 0);
+    check_batch_add_matches_single(23, 10, 0);
+    check_batch_add_matches_single(0, 10, BK_FLAG_CONCURRENT);
+    /* 2.4 MB: above PIPELINE_MIN_BYTES, so the prefetching pipeline runs */
+    check_batch_add_matches_single(7, 4000, 0);
+    check_batch_add_matches_single(7, 4000, BK_FLAG_CONCURRENT);
 }
 
 /* Every query form gives the same answer for every key, present or absent,
@@ -163,6 +167,8 @@ static void test_queries_agree(void **state)
     check_queries_agree(1, 8);
     check_queries_agree(23, 30);
     check_queries_agree(0, 2); /* an overfull filter: many false positives */
+    check_queries_agree(7, 4000); /* 2.4 MB: the prefetching pipeline */
+    check_queries_agree(1, 4000);
 }
 
 /* Bad arguments to the batch forms: rejected, nothing changed. */
