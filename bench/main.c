@@ -1159,7 +1159,9 @@ int main(int argc, char **argv)
         }
     }
     print_summary(run.blocks, run.block_count);
-    printf("\nwall time: %.1f s\n", (double)(bench_now_ns() - begin) / 1e9);
+    char peak[64];
+    read_first_match("/proc/self/status", "VmHWM", peak, sizeof peak);
+    printf("\nwall time: %.1f s; peak memory: %s\n", (double)(bench_now_ns() - begin) / 1e9, peak);
     if (run.csv != NULL)
         fclose(run.csv);
     free(run.blocks);
