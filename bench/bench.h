@@ -122,9 +122,10 @@ int libbloom_available(void);
 const char *libbloom_version_string(void);
 
 /* Builds libbloom from (entries = present->count, error = fpr), adds every
- * present key, then times bloom_check over `sample` (present) and `absent`.
- * Returns 0, or -1 if libbloom refused the parameters. */
+ * present key, then times bloom_check over `sample` (present) and `absent`,
+ * `query_reps` times (the medians are returned).  Returns 0, or -1 if
+ * libbloom refused the parameters. */
 int libbloom_run(const key_set *present, const key_set *sample, const key_set *absent,
-                 double fpr, peer_result *out);
+                 double fpr, int query_reps, peer_result *out);
 
 #endif

@@ -55,26 +55,46 @@ static double time_checks(struct bloom *filter, const key_set *keys, uint64_t *h
     return slice_times_median(&times);
 }
 
+static double time_adds(struct bloom *filter, const key_set *keys)
+{
+    slice_times times;
+    slice_times_init(&times, keys->count);
+    for (size_t start = 0; start < keys->count; start += BENCH_SLICE_KEYS) {
+        size_t end = keys->count - start < BENCH_SLICE_KEYS ? keys->count : start + BENCH_SLICE_KEYS;
+        uint64_t begin = bench_now_ns();
+        for (size_t i = start; i < end; i++)
+            bloom_add(filter, keys->keys[i].data, (int)keys->keys[i].len);
+        slice_times_add(&times, begin, bench_now_ns(), end - start);
+    }
+    return slice_times_median(&times);
+}
+
 int libbloom_run(const key_set *present, const key_set *sample, const key_set *absent,
-                 double fpr, peer_result *out)
+                 double fpr, int query_reps, peer_result *out)
 {
     struct bloom filter;
     memset(&filter, 0, sizeof filter);
     if (present->count > 0x7fffffff || bloom_init(&filter, (int)present->count, fpr) != 0)
         return -1;
-    uint64_t begin = bench_now_ns();
-    for (size_t i = 0; i < present->count; i++)
-        bloom_add(&filter, present->keys[i].data, (int)present->keys[i].len);
-    uint64_t end = bench_now_ns();
+    out->insert_ns = time_adds(&filter, present);
     out->bits = (uint64_t)filter.bits;
     out->hashes = (unsigned)filter.hashes;
     out->bytes = (uint64_t)filter.bytes;
-    out->insert_ns = (double)(end - begin) / (double)present->count;
-    uint64_t hits;
-    out->pos_ns = time_checks(&filter, sample, &hits);
-    out->false_negatives = sample->count - hits;
-    out->neg_ns = time_checks(&filter, absent, &hits);
-    out->false_positives = hits;
+    out->false_negatives = 0;
+    double pos[16], neg[16];
+    if (query_reps < 1)
+        query_reps = 1;
+    if (query_reps > 16)
+        query_reps = 16;
+    for (int rep = 0; rep < query_reps; rep++) {
+        uint64_t hits;
+        pos[rep] = time_checks(&filter, sample, &hits);
+        out->false_negatives += sample->count - hits;
+        neg[rep] = time_checks(&filter, absent, &hits);
+        out->false_positives = hits;
+    }
+    out->pos_ns = bench_median(pos, (size_t)query_reps);
+    out->neg_ns = bench_median(neg, (size_t)query_reps);
     bloom_free(&filter);
     return 0;
 }
@@ -92,9 +112,9 @@ const char *libbloom_version_string(void)
 }
 
 int libbloom_run(const key_set *present, const key_set *sample, const key_set *absent,
-                 double fpr, peer_result *out)
+                 double fpr, int query_reps, peer_result *out)
 {
-    (void)present, (void)sample, (void)absent, (void)fpr, (void)out;
+    (void)present, (void)sample, (void)absent, (void)fpr, (void)query_reps, (void)out;
     return -1;
 }
 

@@ -35,8 +35,11 @@
  * Every pass is timed in slices of 4,096 keys and reports its median slice
  * (bench.h: robust to preemption on a shared machine; for a kind whose
  * insert cost grows with the fill, such as cuckoo, the insert figure is
- * thus the cost around half fill).  Every figure is then the median of
- * --reps repetitions (each rebuilds the filter).  Memory huge-page backing is reported per filter; the kinds
+ * thus the cost around half fill).  The query passes are repeated --reps
+ * times on one filter and each query figure is the median of those; the
+ * insert figures come from the one fill (with --rebuild every repetition
+ * rebuilds and refills the filter, and they too are medians of --reps: that
+ * triples the time of a full run, which the fills dominate at n = 1e8).  Memory huge-page backing is reported per filter; the kinds
  * "bloom:4k" and "blocked:4k" rerun those kinds with BLOOMKIT_NO_HUGEPAGE
  * set, to show what MADV_HUGEPAGE gives.
  *
@@ -85,6 +88,7 @@ typedef struct options {
     size_t queries;
     const char *csv_path;
     bool quick;
+    bool rebuild;
 } options;
 
 /* What is measured: a bloomkit kind (optionally without huge pages) or
@@ -94,6 +98,7 @@ typedef struct subject {
     bk_kind kind;
     bool is_libbloom;
     bool no_hugepage;
+    bool int64_only; /* default :4k variants: the page size's effect does not depend on keys */
 } subject;
 
 /* One line of a table: medians over the repetitions. */
@@ -143,7 +148,9 @@ static void usage(FILE *out)
           "  --kinds LIST      kinds to run (default every kind in this build, the\n"
           "                    :4k variants of bloom and blocked, and libbloom);\n"
           "                    a kind name, NAME:4k (no huge pages), or libbloom\n"
-          "  --reps N          repetitions, the median is reported (default 3)\n"
+          "  --reps N          repetitions of the query passes, the median is reported\n"
+          "                    (default 3); the filter is built once\n"
+          "  --rebuild         rebuild (and refill) the filter for every repetition\n"
           "  --fpr P           target false-positive rate (default 0.01)\n"
           "  --absent N        absent keys: the FPR and the batch time are measured\n"
           "                    over all of them (default 10000000)\n"
@@ -223,6 +230,9 @@ static int parse_options(int argc, char **argv, options *opts)
             exit(0);
         } else if (strcmp(arg, "--quick") == 0) {
             opts->quick = true;
+            continue;
+        } else if (strcmp(arg, "--rebuild") == 0) {
+            opts->rebuild = true;
             continue;
         } else if (value == NULL) {
             ok = false;
@@ -317,6 +327,8 @@ static int choose_subjects(const options *opts, subject *subjects, size_t *count
                 add_subject(subjects, count, "bloom:4k", kind, false, true);
             if (kind_by_name("blocked", &kind))
                 add_subject(subjects, count, "blocked:4k", kind, false, true);
+            for (size_t i = 0; i < *count; i++)
+                subjects[i].int64_only = subjects[i].no_hugepage;
         }
         if (libbloom_available())
             add_subject(subjects, count, "libbloom", BK_KIND_NONE, true, false);
@@ -576,39 +588,45 @@ static void run_kind(const subject *s, const workload *w, const options *opts,
     rep_figures figs[MAX_REPS];
     int done = 0;
     out->is_static = bk_kind_is_static(s->kind);
+    bk_filter *filter = NULL;
+    double huge_mb = NAN;
     for (int rep = 0; rep < opts->reps; rep++) {
         bench_progress("%s n=%llu %s: repetition %d/%d", key_type_name(w->type),
                        (unsigned long long)w->n, s->name, rep + 1, opts->reps);
-        set_hugepage_env(s->no_hugepage);
-        double huge_before = process_huge_mb();
-        bk_filter *filter = NULL;
-        fill_timing timing;
-        double scale;
-        bk_status status = make_filter(s, w, opts, chunk_hashes, &filter, &timing, &scale);
-        if (status != BK_OK) {
-            snprintf(out->note, sizeof out->note, "could not fill: %s", bk_strerror(status));
-            out->ok = false;
-            set_hugepage_env(false);
-            return;
-        }
-        if (scale != 1.0)
-            snprintf(out->note, sizeof out->note, "BK_EFULL at capacity n: sized for %.2f n",
-                     scale);
         rep_figures *fig = &figs[done++];
-        fig->insert_single = timing.single_ns;
-        fig->insert_batch = timing.batch_ns;
-        fig->build = timing.build_ns;
-        fig->huge_mb = process_huge_mb() - huge_before;
+        fig->insert_single = fig->insert_batch = fig->build = NAN;
+        if (filter == NULL || opts->rebuild) {
+            bk_filter_free(filter);
+            filter = NULL;
+            set_hugepage_env(s->no_hugepage);
+            double huge_before = process_huge_mb();
+            fill_timing timing = { NAN, NAN, NAN };
+            double scale;
+            bk_status status = make_filter(s, w, opts, chunk_hashes, &filter, &timing, &scale);
+            set_hugepage_env(false);
+            if (status != BK_OK) {
+                snprintf(out->note, sizeof out->note, "could not fill: %s", bk_strerror(status));
+                out->ok = false;
+                return;
+            }
+            if (scale != 1.0)
+                snprintf(out->note, sizeof out->note, "BK_EFULL at capacity n: sized for %.2f n",
+                         scale);
+            fig->insert_single = timing.single_ns;
+            fig->insert_batch = timing.batch_ns;
+            fig->build = timing.build_ns;
+            huge_mb = process_huge_mb() - huge_before;
+        }
+        fig->huge_mb = huge_mb;
         ensure_hashes(hashes, bk_filter_hasher(filter), w);
         query_passes(filter, w, hashes, fig, out);
-        bk_stats stats;
-        bk_filter_stats(filter, &stats);
-        out->bits = stats.bits;
-        out->hashes = stats.hashes;
-        out->bytes = stats.bytes;
-        bk_filter_free(filter);
-        set_hugepage_env(false);
     }
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+    out->bits = stats.bits;
+    out->hashes = stats.hashes;
+    out->bytes = stats.bytes;
+    bk_filter_free(filter);
     out->insert_single_ns = median_of(figs, done, offsetof(rep_figures, insert_single));
     out->insert_batch_ns = median_of(figs, done, offsetof(rep_figures, insert_batch));
     out->build_ns = median_of(figs, done, offsetof(rep_figures, build));
@@ -634,10 +652,14 @@ static void run_libbloom(const workload *w, const options *opts, row *out)
     double insert[MAX_REPS], pos[MAX_REPS], neg[MAX_REPS], fpr[MAX_REPS];
     peer_result result;
     out->is_libbloom = true;
-    for (int rep = 0; rep < opts->reps; rep++) {
-        bench_progress("%s n=%llu libbloom: repetition %d/%d", key_type_name(w->type),
-                       (unsigned long long)w->n, rep + 1, opts->reps);
-        if (libbloom_run(&w->present, &w->sample, &w->absent, opts->fpr, &result) != 0) {
+    int builds = opts->rebuild ? opts->reps : 1;
+    int query_reps = opts->rebuild ? 1 : opts->reps;
+    for (int rep = 0; rep < builds; rep++) {
+        bench_progress("%s n=%llu libbloom: build %d/%d, %d query repetition%s",
+                       key_type_name(w->type), (unsigned long long)w->n, rep + 1, builds,
+                       query_reps, query_reps > 1 ? "s" : "");
+        if (libbloom_run(&w->present, &w->sample, &w->absent, opts->fpr, query_reps,
+                         &result) != 0) {
             snprintf(out->note, sizeof out->note, "libbloom refused n=%llu",
                      (unsigned long long)w->n);
             out->ok = true; /* not a fault of ours: the row stays empty */
@@ -653,10 +675,10 @@ static void run_libbloom(const workload *w, const options *opts, row *out)
     out->hashes = result.hashes;
     out->bytes = result.bytes;
     out->bits_per_key = (double)result.bytes * 8.0 / (double)w->n;
-    out->insert_single_ns = bench_median(insert, (size_t)opts->reps);
-    out->pos_raw_ns = bench_median(pos, (size_t)opts->reps);
-    out->neg_raw_ns = bench_median(neg, (size_t)opts->reps);
-    out->fpr = bench_median(fpr, (size_t)opts->reps);
+    out->insert_single_ns = bench_median(insert, (size_t)builds);
+    out->pos_raw_ns = bench_median(pos, (size_t)builds);
+    out->neg_raw_ns = bench_median(neg, (size_t)builds);
+    out->fpr = bench_median(fpr, (size_t)builds);
     out->insert_batch_ns = out->build_ns = NAN;
     out->pos_hash_ns = out->neg_hash_ns = out->pos_batch_ns = out->neg_batch_ns = NAN;
     out->huge_mb = NAN;
@@ -1013,8 +1035,9 @@ static void describe_run(const options *opts, FILE *csv)
              getenv("BLOOMKIT_PORTABLE") ? getenv("BLOOMKIT_PORTABLE") : "(unset)",
              getenv("BLOOMKIT_NO_HUGEPAGE") ? getenv("BLOOMKIT_NO_HUGEPAGE") : "(unset)");
     snprintf(lines[n++], sizeof lines[0],
-             "settings: fpr %g, median of %d, up to %zu present and %zu absent queries%s", opts->fpr,
-             opts->reps, opts->queries, opts->absent, opts->quick ? ", --quick" : "");
+             "settings: fpr %g, median of %d%s, up to %zu present and %zu absent queries%s",
+             opts->fpr, opts->reps, opts->rebuild ? " (rebuilt each time)" : "", opts->queries,
+             opts->absent, opts->quick ? ", --quick" : "");
     for (int i = 0; i < n; i++) {
         printf("%s\n", lines[i]);
         if (csv != NULL)
@@ -1055,6 +1078,8 @@ static void measure_workload(run_state *run, const workload *w)
     run->hashes.valid = false;
     for (size_t i = 0; i < run->subject_count; i++) {
         const subject *s = &run->subjects[i];
+        if (s->int64_only && w->type != KEY_INT64)
+            continue;
         row *r = &b->rows[b->count++];
         snprintf(r->name, sizeof r->name, "%s", s->name);
         if (s->is_libbloom)
