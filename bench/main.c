@@ -881,11 +881,11 @@ static void summarise_bloom_vs_libbloom(const block *b)
         return;
     double pos = peer->pos_raw_ns / ours->pos_raw_ns, neg = peer->neg_raw_ns / ours->neg_raw_ns;
     printf("  [%s] bloom >= 1.5x libbloom, %s n=%-9llu  m,k ours %llu,%u libbloom %llu,%u:"
-           " +%.2fx -%.2fx single; +%.2fx -%.2fx batch; insert %.2fx\n",
+           " +%.2fx -%.2fx single; +%.2fx -%.2fx batch; insert (batch, raw keys) %.2fx\n",
            verdict(pos >= 1.5 && neg >= 1.5), key_type_name(b->type), (unsigned long long)b->n,
            (unsigned long long)ours->bits, ours->hashes, (unsigned long long)peer->bits,
            peer->hashes, pos, neg, peer->pos_raw_ns / ours->pos_batch_ns,
-           peer->neg_raw_ns / ours->neg_batch_ns, peer->insert_single_ns / ours->insert_single_ns);
+           peer->neg_raw_ns / ours->neg_batch_ns, peer->insert_single_ns / ours->insert_batch_ns);
 }
 
 static void summarise_blocked(const block *b, const char *name)

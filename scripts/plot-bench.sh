@@ -6,7 +6,8 @@
 # Two panels, ns per query against n (log-log), one line per kind:
 #   left:  batch queries (bk_filter_contains_batch, raw keys), absent keys,
 #          with the machine's independent random-read time (the floor for one
-#          cache line per key) in black;
+#          cache line per key) in black, and libbloom (which has no batch form)
+#          dashed;
 #   right: one raw key per call (bk_filter_contains, hashing included), absent
 #          keys, with libbloom's bloom_check and the dependent read time.
 # Needs gnuplot (Debian: gnuplot-nox).
@@ -72,6 +73,8 @@ for data in "$work"/*.dat; do
     sort -n "$data" > "$sorted"
     if awk '$2 != "NaN" { found = 1 } END { exit !found }' "$sorted"; then
         left="$left'$sorted' using 1:2 with linespoints title '$kind', "
+    elif [ "$kind" = libbloom ]; then
+        left="$left'$sorted' using 1:3 with linespoints dt 2 title 'libbloom (one key per call)', "
     fi
     if awk '$3 != "NaN" { found = 1 } END { exit !found }' "$sorted"; then
         right="$right'$sorted' using 1:3 with linespoints title '$kind', "
