@@ -39,9 +39,17 @@
  * times on one filter and each query figure is the median of those; the
  * insert figures come from the one fill (with --rebuild every repetition
  * rebuilds and refills the filter, and they too are medians of --reps: that
- * triples the time of a full run, which the fills dominate at n = 1e8).  Memory huge-page backing is reported per filter; the kinds
- * "bloom:4k" and "blocked:4k" rerun those kinds with BLOOMKIT_NO_HUGEPAGE
- * set, to show what MADV_HUGEPAGE gives.
+ * triples the time of a full run, which the fills dominate at n = 1e8).
+ *
+ * Huge pages: how much of each filter the kernel backed with 2 MiB pages is
+ * reported; the kinds "bloom:4k" and "blocked:4k" (int64 keys only, by
+ * default) rerun those kinds with BLOOMKIT_NO_HUGEPAGE set, which src/memory.c
+ * reads at each large allocation, to show what MADV_HUGEPAGE gives.
+ *
+ * Parameters: every kind gets { .capacity = n, .fpr }, and window kinds
+ * .window_keys = n so that nothing ages out during the run (params_for).  A
+ * kind that reports BK_EFULL while being filled to n (cuckoo) is rebuilt
+ * with 25% more capacity, at most twice, and its row says so.
  *
  * Output: a table per (key type, n) on stdout, a summary against the
  * targets of issue 4, progress on stderr, and with --csv FILE a long-form
