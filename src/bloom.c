@@ -27,10 +27,22 @@
  * as k independent hashes; the multiply-shift reduction allows any m, not
  * just powers of two, and any m up to 2^56 with 64-bit arithmetic.
  *
- * Costs: one hash, then k dependent-free random reads; a query for an absent
- * key usually stops at the first or second zero bit.  A filter bigger than
- * the caches pays up to k cache misses per present key: that is what the
- * blocked kinds (src/blocked.c, src/sbbf.c) fix.
+ * Costs: one hash, then k random reads that do not depend on each other.
+ * The query reads all k words and ANDs the bits, without a branch per probe:
+ * an absent key's first zero bit is as likely to be at any probe, so an
+ * early exit is mispredicted about half the time, and that cost more than
+ * the extra reads (which overlap): measured on the benchmark machine, with
+ * 10^6 keys at 1% (1.2 MB), an absent-key query took 19 ns with the early
+ * exit and 10 ns without, a present-key query 9 and 10 ns (pre-hashed keys,
+ * best of 15).  Unrolling the probe loop by 4 took a further 10-15% off a
+ * cache-resident query (10^5 keys: 6.8-7.5 ns -> 5.8-6.4 ns).  A filter bigger than the caches still pays up to k cache
+ * misses per key: that is what the blocked kinds (src/blocked.c, src/sbbf.c)
+ * fix.
+ *
+ * Batches run as a software pipeline: key i + 8 is hashed and its k lines
+ * prefetched while key i is probed, so about 8k line fetches are in flight
+ * instead of one key's k.  Figures for every size: docs/PERFORMANCE.md
+ * (bloomkit-bench).
  *
  * Measured (examples/fpr_table.c: 100,000 keys "user:%d", 1,000,000 absent
  * keys "guest:%d"; all within binomial noise of the prediction):
@@ -50,7 +62,6 @@
 #include "memory.h"
 
 #define KNOWN_FLAGS BK_FLAG_CONCURRENT
-#define BATCH_CHUNK 16
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
@@ -160,49 +171,73 @@ bk_hash bk_bloom_hash(const bk_bloom *filter, const void *key, size_t len)
     return bk_hash_inline(&filter->hasher, key, len);
 }
 
-/* Sets the key's k bits; returns whether any of them was 0. */
+/* Sets the key's k bits; returns whether any of them was 0.  The filter's
+ * fields are read into locals first: the stores below could alias them
+ * and would force a reload per probe. */
 static inline bool set_bits(bk_bloom *filter, bk_hash hash)
 {
+    uint64_t *const words = filter->words;
+    const uint64_t bits = filter->bits;
+    const unsigned hashes = filter->hashes;
     bk_probe probe = bk_probe_start(hash);
     uint64_t flipped = 0;
     if (filter->flags & BK_FLAG_CONCURRENT) {
-        for (unsigned i = 0; i < filter->hashes; i++) {
-            uint64_t position = bk_probe_next(&probe, filter->bits);
+        for (unsigned i = 0; i < hashes; i++) {
+            uint64_t position = bk_probe_next(&probe, bits);
             uint64_t mask = (uint64_t)1 << (position & 63);
-            uint64_t old = __atomic_fetch_or(&filter->words[position >> 6], mask, __ATOMIC_RELAXED);
+            uint64_t old = __atomic_fetch_or(&words[position >> 6], mask, __ATOMIC_RELAXED);
             flipped |= ~old & mask;
         }
     } else {
-        for (unsigned i = 0; i < filter->hashes; i++) {
-            uint64_t position = bk_probe_next(&probe, filter->bits);
+#pragma GCC unroll 4
+        for (unsigned i = 0; i < hashes; i++) {
+            uint64_t position = bk_probe_next(&probe, bits);
             uint64_t mask = (uint64_t)1 << (position & 63);
-            uint64_t *word = &filter->words[position >> 6];
-            flipped |= ~*word & mask;
-            *word |= mask;
+            uint64_t old = words[position >> 6];
+            flipped |= ~old & mask;
+            words[position >> 6] = old | mask;
         }
     }
     return flipped != 0;
 }
 
-/* Loads are relaxed atomics: plain moves on x86 and ARM, and race-free
- * against concurrent atomic adds. */
+/*
+ * All k probes are read and AND-ed together, with no branch per probe.  For
+ * an absent key the first zero bit is equally likely to come at the first
+ * or a later probe, so an early exit is a branch the CPU mispredicts about
+ * half the time (some 15 cycles each), which costs more than the loads it
+ * saves: those are independent of each other and overlap.
+ * Loads are relaxed atomics: plain moves on x86 and ARM, and race-free
+ * against concurrent atomic adds.
+ */
 static inline bool test_bits(const bk_bloom *filter, bk_hash hash)
 {
+    const uint64_t *const words = filter->words;
+    const uint64_t bits = filter->bits;
+    const unsigned hashes = filter->hashes;
     bk_probe probe = bk_probe_start(hash);
-    for (unsigned i = 0; i < filter->hashes; i++) {
-        uint64_t position = bk_probe_next(&probe, filter->bits);
-        uint64_t word = __atomic_load_n(&filter->words[position >> 6], __ATOMIC_RELAXED);
-        if (!((word >> (position & 63)) & 1))
-            return false;
+    uint64_t all = 1;
+#pragma GCC unroll 4 /* gcc and clang: 10-15% off a cache-resident query */
+    for (unsigned i = 0; i < hashes; i++) {
+        uint64_t position = bk_probe_next(&probe, bits);
+        all &= __atomic_load_n(&words[position >> 6], __ATOMIC_RELAXED) >> (position & 63);
     }
-    return true;
+    return all & 1;
 }
 
-static inline void prefetch_bits(const bk_bloom *filter, bk_hash hash)
+static inline void prefetch_bits(const bk_bloom *filter, bk_hash hash, int for_write)
 {
+    const uint64_t *const words = filter->words;
+    const uint64_t bits = filter->bits;
+    const unsigned hashes = filter->hashes;
     bk_probe probe = bk_probe_start(hash);
-    for (unsigned i = 0; i < filter->hashes; i++)
-        __builtin_prefetch(&filter->words[bk_probe_next(&probe, filter->bits) >> 6]);
+    for (unsigned i = 0; i < hashes; i++) {
+        const uint64_t *line = &words[bk_probe_next(&probe, bits) >> 6];
+        if (for_write)
+            __builtin_prefetch(line, 1);
+        else
+            __builtin_prefetch(line, 0);
+    }
 }
 
 static inline void count_new_key(bk_bloom *filter)
@@ -247,31 +282,97 @@ bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Batches: hash a chunk, prefetch its lines, then probe                    */
+/* Batches: a software pipeline                                             */
 /* ------------------------------------------------------------------------ */
 
-static size_t add_chunk(bk_bloom *filter, const bk_hash *hashes, size_t count)
+/*
+ * Key i is probed while the cache lines of key i + PIPELINE_DISTANCE are
+ * being fetched: each key is hashed (when given as bytes) and its k lines
+ * prefetched DISTANCE keys before it is probed, its hash waiting in a small
+ * ring.  A filter far bigger than the caches then has about
+ * DISTANCE * k line fetches in flight at all times instead of one key's k.
+ */
+#define PIPELINE_DISTANCE 8
+#define PIPELINE_RING 64 /* a power of two above the distance */
+/* Below about one core's L2 the lines are near already, and the prefetch
+ * pass would only double the probe arithmetic: measured with 10^5 keys at
+ * 1% (120 KB), absent-key batches took 14.6 ns per key with the pipeline
+ * and 12.0 without; with 10^6 keys (1.2 MB) present-key batches took 16.3
+ * with it and 23.6 without. */
+#define PIPELINE_MIN_BYTES ((size_t)1 << 20)
+
+static inline bool worth_prefetching(const bk_bloom *filter)
+{
+    return filter->word_count * sizeof(uint64_t) >= PIPELINE_MIN_BYTES;
+}
+
+typedef struct pipeline_input {
+    const bk_hash *hashes; /* either precomputed hashes ... */
+    const bk_key *keys;    /* ... or keys to hash with the filter's hasher */
+} pipeline_input;
+
+static inline bk_hash input_hash(const bk_bloom *filter, pipeline_input input, size_t i)
+{
+    if (input.hashes != NULL)
+        return input.hashes[i];
+    return bk_hash_inline(&filter->hasher, input.keys[i].data, input.keys[i].len);
+}
+
+static inline size_t add_pipelined(bk_bloom *filter, pipeline_input input, size_t count)
 {
     size_t fresh = 0;
-    for (size_t i = 0; i < count; i++)
-        prefetch_bits(filter, hashes[i]);
-    for (size_t i = 0; i < count; i++) {
-        if (set_bits(filter, hashes[i])) {
-            count_new_key(filter);
-            fresh++;
+    if (!worth_prefetching(filter)) {
+        for (size_t i = 0; i < count; i++)
+            fresh += set_bits(filter, input_hash(filter, input, i));
+    } else {
+        bk_hash ring[PIPELINE_RING];
+        size_t ahead = count < PIPELINE_DISTANCE ? count : PIPELINE_DISTANCE;
+        for (size_t j = 0; j < ahead; j++) {
+            ring[j] = input_hash(filter, input, j);
+            prefetch_bits(filter, ring[j], 1);
+        }
+        for (size_t i = 0; i < count; i++) {
+            size_t j = i + PIPELINE_DISTANCE;
+            if (j < count) {
+                ring[j % PIPELINE_RING] = input_hash(filter, input, j);
+                prefetch_bits(filter, ring[j % PIPELINE_RING], 1);
+            }
+            fresh += set_bits(filter, ring[i % PIPELINE_RING]);
         }
     }
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        __atomic_fetch_add(&filter->keys_added, fresh, __ATOMIC_RELAXED);
+    else
+        filter->keys_added += fresh;
     return fresh;
 }
 
-static size_t test_chunk(const bk_bloom *filter, const bk_hash *hashes, size_t count,
-                         bool *results)
+static inline size_t test_pipelined(const bk_bloom *filter, pipeline_input input, size_t count,
+                                    bool *results)
 {
     size_t present = 0;
-    for (size_t i = 0; i < count; i++)
-        prefetch_bits(filter, hashes[i]);
+    if (!worth_prefetching(filter)) {
+        for (size_t i = 0; i < count; i++) {
+            bool found = test_bits(filter, input_hash(filter, input, i));
+            present += found;
+            if (results != NULL)
+                results[i] = found;
+        }
+        return present;
+    }
+    bk_hash ring[PIPELINE_RING];
+    size_t ahead = count < PIPELINE_DISTANCE ? count : PIPELINE_DISTANCE;
+    for (size_t j = 0; j < ahead; j++) {
+        ring[j] = input_hash(filter, input, j);
+        prefetch_bits(filter, ring[j], 0);
+    }
     for (size_t i = 0; i < count; i++) {
-        bool found = test_bits(filter, hashes[i]);
+        size_t j = i + PIPELINE_DISTANCE;
+        if (j < count) {
+            ring[j % PIPELINE_RING] = input_hash(filter, input, j);
+            prefetch_bits(filter, ring[j % PIPELINE_RING], 0);
+        }
+        bool found = test_bits(filter, ring[i % PIPELINE_RING]);
         present += found;
         if (results != NULL)
             results[i] = found;
@@ -296,11 +397,8 @@ bk_status bk_bloom_add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    size_t fresh = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
-        fresh += add_chunk(filter, hashes + start, n);
-    }
+    pipeline_input input = { hashes, NULL };
+    size_t fresh = count ? add_pipelined(filter, input, count) : 0;
     if (new_count != NULL)
         *new_count = fresh;
     return BK_OK;
@@ -312,14 +410,8 @@ bk_status bk_bloom_add_batch(bk_bloom *filter, const bk_key *keys, size_t count,
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bk_hash hashes[BATCH_CHUNK];
-    size_t fresh = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
-        fresh += add_chunk(filter, hashes, n);
-    }
+    pipeline_input input = { NULL, keys };
+    size_t fresh = count ? add_pipelined(filter, input, count) : 0;
     if (new_count != NULL)
         *new_count = fresh;
     return BK_OK;
@@ -330,12 +422,8 @@ size_t bk_bloom_contains_hash_batch(const bk_bloom *filter, const bk_hash *hashe
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return 0;
-    size_t present = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
-        present += test_chunk(filter, hashes + start, n, results ? results + start : NULL);
-    }
-    return present;
+    pipeline_input input = { hashes, NULL };
+    return count ? test_pipelined(filter, input, count, results) : 0;
 }
 
 size_t bk_bloom_contains_batch(const bk_bloom *filter, const bk_key *keys, size_t count,
@@ -343,15 +431,8 @@ size_t bk_bloom_contains_batch(const bk_bloom *filter, const bk_key *keys, size_
 {
     if (filter == NULL || !keys_valid(keys, count))
         return 0;
-    bk_hash hashes[BATCH_CHUNK];
-    size_t present = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
-        present += test_chunk(filter, hashes, n, results ? results + start : NULL);
-    }
-    return present;
+    pipeline_input input = { NULL, keys };
+    return count ? test_pipelined(filter, input, count, results) : 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -6,7 +6,9 @@
  * page aligned, pages materialised on first touch) with a transparent huge
  * page hint, madvise(MADV_HUGEPAGE): a 2 MiB page covers 512 times the
  * memory of a 4 KiB one, so random probes into a big filter miss the TLB
- * far less often.
+ * far less often.  Setting the environment variable BLOOMKIT_NO_HUGEPAGE
+ * replaces the hint by MADV_NOHUGEPAGE (4 KiB pages even where the system
+ * default is "always"), so bloomkit-bench can measure what the hint gives.
  */
 #ifndef BK_SRC_MEMORY_H
 #define BK_SRC_MEMORY_H

@@ -1,0 +1,179 @@
+/*
+ * bench/machine.c -- what one random cache-line read costs on this machine,
+ * in a buffer as big as the filter under test.
+ *
+ * A filter query far bigger than the caches is bounded by memory: at best
+ * one cache line per key (blocked kinds), fetched either one after another
+ * or many in flight at once.  Both bounds are measured here, in a buffer
+ * allocated exactly as filters are (src/memory.c: mmap + MADV_HUGEPAGE
+ * above 2 MiB, unless BLOOMKIT_NO_HUGEPAGE is set), and written in full
+ * first so that every page is real (an untouched anonymous page reads as
+ * the kernel's shared zero page, which would always hit in cache).
+ *
+ *   dependent:   a pointer chase.  C slots (C = min(lines, 2^20)) sit on
+ *                distinct lines spread over the whole buffer (slot j on
+ *                line j * P mod lines, P coprime to lines), linked in one
+ *                random cycle (Sattolo's algorithm), so the address of each
+ *                read is the value of the previous one: pure latency.
+ *
+ *   independent: reads whose addresses come from a counter (splitmix64
+ *                mixed, multiply-shift reduced), so the core can keep many
+ *                misses in flight; measured with and without a software
+ *                prefetch 16 reads ahead and the faster of the two taken.
+ *                This is the floor for a batch of filter queries that each
+ *                need one line.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "hash.h"
+#include "memory.h"
+
+#define LINE_WORDS 8
+#define CHASE_SLOTS_MAX ((size_t)1 << 20)
+#define CHASE_STEPS ((size_t)1 << 21)
+#define CHASE_SLICE ((size_t)1024) /* ~0.1 ms per slice even from DRAM */
+#define INDEPENDENT_READS ((size_t)1 << 22)
+#define PREFETCH_DISTANCE 16
+#define MAX_REPS 15
+
+static volatile uint64_t sink;
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* An odd stride near lines * 0.618 that is coprime to `lines`, so
+ * j -> j * stride mod lines visits distinct lines spread over the buffer. */
+static uint64_t spread_stride(uint64_t lines)
+{
+    uint64_t stride = (uint64_t)((double)lines * 0.6180339887) | 1;
+    while (gcd(stride, lines) != 1)
+        stride += 2;
+    return stride % lines == 0 ? 1 : stride;
+}
+
+/* Links `slots` lines into one random cycle; returns the first word index. */
+static size_t build_chase(uint64_t *buffer, uint64_t lines, size_t slots, uint64_t seed)
+{
+    uint32_t *order = malloc(slots * sizeof *order);
+    if (order == NULL)
+        return SIZE_MAX;
+    for (size_t i = 0; i < slots; i++)
+        order[i] = (uint32_t)i;
+    for (size_t i = slots - 1; i > 0; i--) { /* Sattolo: one cycle through every slot */
+        size_t j = (size_t)bk_reduce(bk_mix64(seed + i), i);
+        uint32_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    uint64_t stride = spread_stride(lines);
+    for (size_t i = 0; i < slots; i++) {
+        uint64_t from = ((uint64_t)order[i] * stride) % lines;
+        uint64_t to = ((uint64_t)order[(i + 1) % slots] * stride) % lines;
+        buffer[from * LINE_WORDS] = to * LINE_WORDS;
+    }
+    size_t start = (size_t)(((uint64_t)order[0] * stride) % lines) * LINE_WORDS;
+    free(order);
+    return start;
+}
+
+/* Both loops are timed in slices (bench.h), the median slice reported. */
+static double time_dependent(const uint64_t *buffer, size_t start)
+{
+    slice_times times;
+    slice_times_init(&times, CHASE_STEPS / CHASE_SLICE * BENCH_SLICE_KEYS);
+    uint64_t position = start;
+    for (size_t done = 0; done < CHASE_STEPS; done += CHASE_SLICE) {
+        uint64_t begin = bench_now_ns();
+        for (size_t i = 0; i < CHASE_SLICE; i++)
+            position = buffer[position];
+        slice_times_add(&times, begin, bench_now_ns(), CHASE_SLICE);
+    }
+    sink += position;
+    return slice_times_median(&times);
+}
+
+static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t seed,
+                               bool prefetch)
+{
+    slice_times times;
+    slice_times_init(&times, INDEPENDENT_READS);
+    uint64_t sum = 0;
+    for (size_t done = 0; done < INDEPENDENT_READS; done += BENCH_SLICE_KEYS) {
+        uint64_t begin = bench_now_ns();
+        for (size_t i = done; i < done + BENCH_SLICE_KEYS; i++) {
+            if (prefetch) {
+                uint64_t ahead = bk_reduce(bk_mix64(seed + i + PREFETCH_DISTANCE), lines);
+                __builtin_prefetch(&buffer[ahead * LINE_WORDS]);
+            }
+            sum += buffer[bk_reduce(bk_mix64(seed + i), lines) * LINE_WORDS];
+        }
+        slice_times_add(&times, begin, bench_now_ns(), BENCH_SLICE_KEYS);
+    }
+    sink += sum;
+    return slice_times_median(&times);
+}
+
+int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)
+{
+    uint64_t lines = bytes / 64 < 2 ? 2 : bytes / 64;
+    size_t size = (size_t)(lines * 64);
+    if (reps < 1)
+        reps = 1;
+    if (reps > MAX_REPS)
+        reps = MAX_REPS;
+    double huge_before = process_huge_mb();
+    uint64_t *buffer = bk_alloc_zeroed(size);
+    if (buffer == NULL)
+        return -1;
+    memset(buffer, 0x5a, size);
+    size_t slots = lines < CHASE_SLOTS_MAX ? (size_t)lines : CHASE_SLOTS_MAX;
+    size_t start = build_chase(buffer, lines, slots, 0x243f6a8885a308d3ULL);
+    if (start == SIZE_MAX) {
+        bk_free_zeroed(buffer, size);
+        return -1;
+    }
+    double dependent[MAX_REPS], independent[MAX_REPS];
+    time_independent(buffer, lines, 1, true); /* warm the TLB and page tables */
+    for (int r = 0; r < reps; r++) {
+        dependent[r] = time_dependent(buffer, start);
+        uint64_t seed = (uint64_t)(r + 2) << 40;
+        double plain = time_independent(buffer, lines, seed, false);
+        double prefetched = time_independent(buffer, lines, seed, true);
+        independent[r] = plain < prefetched ? plain : prefetched;
+    }
+    out->bytes = size;
+    out->dependent_ns = bench_median(dependent, (size_t)reps);
+    out->independent_ns = bench_median(independent, (size_t)reps);
+    out->huge_mb = process_huge_mb() - huge_before;
+    bk_free_zeroed(buffer, size);
+    return 0;
+}
+
+double process_huge_mb(void)
+{
+    FILE *file = fopen("/proc/self/smaps_rollup", "r");
+    if (file == NULL)
+        return NAN;
+    char line[256];
+    double result = NAN;
+    while (fgets(line, sizeof line, file) != NULL) {
+        unsigned long long kib;
+        if (sscanf(line, "AnonHugePages: %llu kB", &kib) == 1) {
+            result = (double)kib / 1024.0;
+            break;
+        }
+    }
+    fclose(file);
+    return result;
+}

@@ -1,0 +1,202 @@
+/*
+ * tests/test_bloom_batch.c -- the classic filter's hot path: the batch forms
+ * (a software pipeline above 1 MiB, a plain loop below, src/bloom.c) and the
+ * branch-free single query give exactly the answers and the bits of the
+ * plain one-key-at-a-time forms.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+#include "hash.h"
+
+#define KEY_COUNT 5000
+
+/* Keys 8 bytes wide from splitmix64 of the index (first..first+count). */
+static uint64_t *make_keys(uint64_t first, size_t count, bk_key *keys)
+{
+    uint64_t *values = malloc(count * sizeof *values + 1);
+    assert_non_null(values);
+    for (size_t i = 0; i < count; i++) {
+        values[i] = bk_mix64((first + i + 1) * 0x9e3779b97f4a7c15ULL);
+        keys[i].data = &values[i];
+        keys[i].len = sizeof values[i];
+    }
+    return values;
+}
+
+static bk_bloom *new_filter(uint64_t capacity, double bits_per_key, unsigned hashes,
+                            unsigned flags)
+{
+    bk_params p = { .capacity = capacity, .flags = flags };
+    if (hashes != 0) {
+        p.bits = (uint64_t)(capacity * bits_per_key);
+        p.hashes = hashes;
+    } else {
+        p.bits_per_key = bits_per_key;
+    }
+    bk_bloom *filter;
+    assert_int_equal(bk_bloom_create(&p, &filter), BK_OK);
+    return filter;
+}
+
+static void assert_same_bits(const bk_bloom *a, const bk_bloom *b)
+{
+    assert_int_equal(bk_bloom_word_count(a), bk_bloom_word_count(b));
+    assert_memory_equal(bk_bloom_words(a), bk_bloom_words(b),
+                        bk_bloom_word_count(a) * sizeof(uint64_t));
+    assert_int_equal(bk_bloom_keys_added(a), bk_bloom_keys_added(b));
+}
+
+/* Batch adds of every size around the pipeline's distance set exactly the
+ * bits that single adds set, and count the same new keys. */
+static void check_batch_add_matches_single(unsigned hashes, double bits_per_key, unsigned flags)
+{
+    static const size_t batch_sizes[] = { 0, 1, 2, 7, 8, 9, 63, 64, 65, 1000 };
+    bk_key keys[KEY_COUNT];
+    uint64_t *values = make_keys(0, KEY_COUNT, keys);
+    for (size_t i = 9; i < KEY_COUNT; i += 10)
+        keys[i] = keys[i - 1]; /* duplicates, some inside one batch */
+    for (size_t s = 0; s < sizeof batch_sizes / sizeof batch_sizes[0]; s++) {
+        bk_bloom *single = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_bloom *by_key = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_bloom *by_hash = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        size_t single_new = 0, key_new = 0, hash_new = 0;
+        for (size_t i = 0; i < KEY_COUNT; i++) {
+            bool was_new;
+            assert_int_equal(bk_bloom_add(single, keys[i].data, keys[i].len, &was_new), BK_OK);
+            single_new += was_new;
+        }
+        for (size_t start = 0; start < KEY_COUNT;) {
+            size_t n = batch_sizes[s] ? batch_sizes[s] : 1;
+            if (n > KEY_COUNT - start)
+                n = KEY_COUNT - start;
+            size_t fresh;
+            assert_int_equal(bk_bloom_add_batch(by_key, keys + start, n, &fresh), BK_OK);
+            key_new += fresh;
+            bk_hash hashes_of[1000];
+            for (size_t i = 0; i < n; i++)
+                hashes_of[i] = bk_bloom_hash(by_hash, keys[start + i].data, keys[start + i].len);
+            assert_int_equal(bk_bloom_add_hash_batch(by_hash, hashes_of, n, &fresh), BK_OK);
+            hash_new += fresh;
+            start += n;
+        }
+        assert_int_equal(key_new, single_new);
+        assert_int_equal(hash_new, single_new);
+        assert_same_bits(single, by_key);
+        assert_same_bits(single, by_hash);
+        bk_bloom_free(single);
+        bk_bloom_free(by_key);
+        bk_bloom_free(by_hash);
+    }
+    free(values);
+}
+
+static void test_batch_add_matches_single(void **state)
+{
+    (void)state;
+    check_batch_add_matches_single(0, 10, 0); /* k = 7 */
+    check_batch_add_matches_single(1, 10, 0);
+    check_batch_add_matches_single(23, 10, 0);
+    check_batch_add_matches_single(0, 10, BK_FLAG_CONCURRENT);
+    /* 2.4 MB: above PIPELINE_MIN_BYTES, so the prefetching pipeline runs */
+    check_batch_add_matches_single(7, 4000, 0);
+    check_batch_add_matches_single(7, 4000, BK_FLAG_CONCURRENT);
+}
+
+/* Every query form gives the same answer for every key, present or absent,
+ * and no present key is missed. */
+static void check_queries_agree(unsigned hashes, double bits_per_key)
+{
+    bk_key present[KEY_COUNT], absent[KEY_COUNT];
+    uint64_t *present_values = make_keys(0, KEY_COUNT, present);
+    uint64_t *absent_values = make_keys((uint64_t)1 << 40, KEY_COUNT, absent);
+    bk_bloom *filter = new_filter(KEY_COUNT, bits_per_key, hashes, 0);
+    assert_int_equal(bk_bloom_add_batch(filter, present, KEY_COUNT, NULL), BK_OK);
+    const bk_key *sets[2] = { present, absent };
+    static bool batch_results[KEY_COUNT], hash_results[KEY_COUNT];
+    static bk_hash hashes_of[KEY_COUNT];
+    for (int set = 0; set < 2; set++) {
+        const bk_key *keys = sets[set];
+        for (size_t i = 0; i < KEY_COUNT; i++)
+            hashes_of[i] = bk_bloom_hash(filter, keys[i].data, keys[i].len);
+        size_t found = bk_bloom_contains_batch(filter, keys, KEY_COUNT, batch_results);
+        size_t found_hash = bk_bloom_contains_hash_batch(filter, hashes_of, KEY_COUNT,
+                                                         hash_results);
+        assert_int_equal(found, found_hash);
+        size_t counted = 0;
+        for (size_t i = 0; i < KEY_COUNT; i++) {
+            bool single = bk_bloom_contains(filter, keys[i].data, keys[i].len);
+            assert_int_equal(single, bk_bloom_contains_hash(filter, hashes_of[i]));
+            assert_int_equal(single, batch_results[i]);
+            assert_int_equal(single, hash_results[i]);
+            counted += single;
+            if (set == 0)
+                assert_true(single);
+        }
+        assert_int_equal(counted, found);
+        /* short batches, including ones shorter than the pipeline */
+        for (size_t n = 0; n < 20; n++) {
+            bool few[20];
+            size_t got = bk_bloom_contains_batch(filter, keys + 100, n, few);
+            size_t expected = 0;
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(few[i], batch_results[100 + i]);
+                expected += few[i];
+            }
+            assert_int_equal(got, expected);
+        }
+        /* results may be NULL: only the count comes back */
+        assert_int_equal(bk_bloom_contains_batch(filter, keys, KEY_COUNT, NULL), found);
+    }
+    bk_bloom_free(filter);
+    free(present_values);
+    free(absent_values);
+}
+
+static void test_queries_agree(void **state)
+{
+    (void)state;
+    check_queries_agree(0, 10);
+    check_queries_agree(1, 8);
+    check_queries_agree(23, 30);
+    check_queries_agree(0, 2); /* an overfull filter: many false positives */
+    check_queries_agree(7, 4000); /* 2.4 MB: the prefetching pipeline */
+    check_queries_agree(1, 4000);
+}
+
+/* Bad arguments to the batch forms: rejected, nothing changed. */
+static void test_batch_bad_input(void **state)
+{
+    (void)state;
+    bk_bloom *filter = new_filter(1000, 10, 0, 0);
+    bk_key bad[2] = { { "a", 1 }, { NULL, 3 } };
+    size_t fresh = 99;
+    assert_int_equal(bk_bloom_add_batch(filter, bad, 2, &fresh), BK_EINVAL);
+    assert_int_equal(fresh, 99);
+    assert_int_equal(bk_bloom_bits_set(filter), 0);
+    assert_int_equal(bk_bloom_add_batch(NULL, bad, 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_bloom_add_hash_batch(filter, NULL, 3, NULL), BK_EINVAL);
+    assert_int_equal(bk_bloom_add_batch(filter, NULL, 0, &fresh), BK_OK);
+    assert_int_equal(fresh, 0);
+    assert_int_equal(bk_bloom_contains_batch(filter, bad, 2, NULL), 0);
+    assert_int_equal(bk_bloom_contains_hash_batch(filter, NULL, 2, NULL), 0);
+    assert_int_equal(bk_bloom_keys_added(filter), 0);
+    bk_bloom_free(filter);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_add_matches_single),
+        cmocka_unit_test(test_queries_agree),
+        cmocka_unit_test(test_batch_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
