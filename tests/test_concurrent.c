@@ -1,5 +1,5 @@
 /*
- * tests/test_concurrent.c -- BK_FLAG_CONCURRENT on the blocked kinds:
+ * tests/test_concurrent.c -- BK_FLAG_CONCURRENT on bloom and the blocked kinds:
  * several threads add keys at once while others query, and a query never
  * misses a key whose add has completed.  Run it under ThreadSanitizer:
  *
@@ -135,6 +135,8 @@ static void hammer(const char *kind_name, bool batched)
     bk_filter_free(s.filter);
 }
 
+static void test_bloom_single_adds(void **state) { (void)state; hammer("bloom", false); }
+static void test_bloom_batch_adds(void **state) { (void)state; hammer("bloom", true); }
 static void test_blocked_single_adds(void **state) { (void)state; hammer("blocked", false); }
 static void test_blocked_batch_adds(void **state) { (void)state; hammer("blocked", true); }
 static void test_sbbf_single_adds(void **state) { (void)state; hammer("sbbf", false); }
@@ -143,6 +145,8 @@ static void test_sbbf_batch_adds(void **state) { (void)state; hammer("sbbf", tru
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bloom_single_adds),
+        cmocka_unit_test(test_bloom_batch_adds),
         cmocka_unit_test(test_blocked_single_adds),
         cmocka_unit_test(test_blocked_batch_adds),
         cmocka_unit_test(test_sbbf_single_adds),
