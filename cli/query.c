@@ -146,6 +146,59 @@ static const char *status_word(const bk_stats *s)
     return s->past_design_point ? "past_design_point" : "ok";
 }
 
+/* A scalable filter's chain: one line (or JSON object) per sub-filter,
+ * oldest first.  Other kinds have none. */
+static unsigned sub_filter_count(const bk_filter *filter)
+{
+    if (bk_filter_kind(filter) != BK_KIND_SCALABLE)
+        return 0;
+    return bk_scalable_filter_count(bk_filter_object(filter));
+}
+
+static bool sub_filter_stats(const bk_filter *filter, unsigned index, bk_stats *out)
+{
+    return bk_scalable_filter_stats(bk_filter_object(filter), index, out) == BK_OK;
+}
+
+static void print_sub_filters_text(const bk_filter *filter)
+{
+    unsigned count = sub_filter_count(filter);
+    if (count == 0)
+        return;
+    printf("sub-filters:       %u (oldest first)\n", count);
+    printf("  %3s %14s %4s %12s %12s %9s %11s\n", "#", "bits", "k", "capacity", "keys added",
+           "fill", "design FPR");
+    for (unsigned i = 0; i < count; i++) {
+        bk_stats sub;
+        if (!sub_filter_stats(filter, i, &sub))
+            continue;
+        printf("  %3u %14llu %4u %12llu %12llu %9.6f %11.4g\n", i, (unsigned long long)sub.bits,
+               sub.hashes, (unsigned long long)sub.capacity, (unsigned long long)sub.keys_added,
+               sub.fill_ratio, sub.target_fpr);
+    }
+}
+
+static void print_sub_filters_json(const bk_filter *filter)
+{
+    unsigned count = sub_filter_count(filter);
+    if (count == 0)
+        return;
+    printf(",\n  \"sub_filters\": [");
+    for (unsigned i = 0; i < count; i++) {
+        bk_stats sub;
+        if (!sub_filter_stats(filter, i, &sub))
+            continue;
+        printf("%s\n    { \"bits\": %llu, \"hashes\": %u, \"capacity\": %llu, \"keys_added\": %llu, "
+               "\"fill_ratio\": ", i ? "," : "", (unsigned long long)sub.bits, sub.hashes,
+               (unsigned long long)sub.capacity, (unsigned long long)sub.keys_added);
+        json_number(stdout, sub.fill_ratio);
+        printf(", \"target_fpr\": ");
+        json_number(stdout, sub.target_fpr);
+        printf(" }");
+    }
+    printf("\n  ]");
+}
+
 /* Bits per key over log2(1/p), the least any filter with this FPR needs. */
 static double space_ratio(const bk_stats *s)
 {
@@ -153,7 +206,7 @@ static double space_ratio(const bk_stats *s)
     return bound > 0 ? s->bits_per_key / bound : 0.0;
 }
 
-static void print_info_text(const char *path, const bk_stats *s)
+static void print_info_text(const char *path, const bk_filter *filter, const bk_stats *s)
 {
     printf("file:              %s\n", strcmp(path, "-") == 0 ? "(standard input)" : path);
     printf("kind:              %s%s\n", bk_kind_name(s->kind),
@@ -186,6 +239,7 @@ static void print_info_text(const char *path, const bk_stats *s)
     printf("status:            %s\n",
            s->past_design_point ? "past design point (the FPR is above its design and rising)"
                                 : "ok");
+    print_sub_filters_text(filter);
 }
 
 static void json_field_number(const char *name, double value)
@@ -199,7 +253,7 @@ static void json_field_count(const char *name, unsigned long long value)
     printf(",\n  \"%s\": %llu", name, value);
 }
 
-static void print_info_json(const char *path, const bk_stats *s)
+static void print_info_json(const char *path, const bk_filter *filter, const bk_stats *s)
 {
     printf("{\n  \"file\": ");
     json_string(stdout, path);
@@ -232,6 +286,7 @@ static void print_info_json(const char *path, const bk_stats *s)
         printf(",\n  \"key_id\": \"%016llx\"", (unsigned long long)s->seed);
     else
         json_field_count("seed", s->seed);
+    print_sub_filters_json(filter);
     printf("\n}\n");
 }
 
@@ -253,9 +308,9 @@ int cli_info(int argc, char **argv)
         bk_stats stats;
         bk_filter_stats(filter, &stats);
         if (args.json)
-            print_info_json(args.positional[0], &stats);
+            print_info_json(args.positional[0], filter, &stats);
         else
-            print_info_text(args.positional[0], &stats);
+            print_info_text(args.positional[0], filter, &stats);
         result = output_finish();
     }
     bk_filter_free(filter);

@@ -396,5 +396,22 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null > /dev/null 
     check "-q silences the progress line" test ! -s tty.txt
 fi
 
+# ------------------------------------------------------------------ sub-filters
+if "$BK" size --kind scalable -n 10 -p 0.01 > /dev/null 2>&1; then
+    "$BK" create s.bf --kind scalable -n 1000 -p 1% > /dev/null 2>&1
+    seq 1 10000 | "$BK" add -q s.bf > /dev/null 2>&1
+    "$BK" info s.bf > s.txt 2> err
+    check "info lists a scalable filter's sub-filters" grep -q '^sub-filters: *4 ' s.txt
+    "$BK" info --json s.bf > s.json 2> err
+    check "info --json has one sub_filters entry per filter" /usr/bin/python3 -c '
+import json, sys
+d = json.load(open("s.json"))
+subs = d["sub_filters"]
+assert len(subs) == d["filters"] == 4
+assert [s["capacity"] for s in subs] == [1000, 2000, 4000, 8000]
+assert sum(s["keys_added"] for s in subs) == d["keys_added"]
+'
+fi
+
 echo "$checks checks, $failures failed"
 [ $failures -eq 0 ]
