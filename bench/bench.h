@@ -78,8 +78,8 @@ typedef struct key_set {
 /* Fills `set`; returns 0, or -1 when memory ran out (set is then empty). */
 int key_set_generate(key_set *set, key_type type, uint64_t first_index, size_t count);
 
-/* `count` keys of `source` evenly spread over it (stride count/source->count),
- * sharing its bytes.  Only `keys` is allocated. */
+/* `count` keys of `source` evenly spread over it (stride source->count/count),
+ * copied into a compact array of their own (bytes and keys allocated). */
 int key_set_sample(key_set *sample, const key_set *source, size_t count);
 
 void key_set_free(key_set *set);

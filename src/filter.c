@@ -17,6 +17,7 @@
 struct bk_filter {
     const bk_kind_ops *ops;
     void *object;
+    const bk_hasher *hasher; /* the object's hasher (it never moves): read once */
     /* Fill alarm (see the end of this file). */
     bk_fill_alarm alarm;
     void *alarm_context;
@@ -104,6 +105,7 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
         return BK_ENOMEM;
     filter->ops = ops;
     filter->object = object;
+    filter->hasher = ops->hasher(object);
     filter->backing = NULL;
     filter->backing_size = 0;
     filter->release_backing = NULL;
@@ -263,7 +265,7 @@ bk_kind bk_filter_kind(const bk_filter *filter)
 
 const bk_hasher *bk_filter_hasher(const bk_filter *filter)
 {
-    return filter->ops->hasher(filter->object);
+    return filter->hasher;
 }
 
 void *bk_filter_object(const bk_filter *filter)
@@ -273,7 +275,7 @@ void *bk_filter_object(const bk_filter *filter)
 
 bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len)
 {
-    return bk_hash_inline(filter->ops->hasher(filter->object), key, len);
+    return bk_hash_inline(filter->hasher, key, len);
 }
 
 bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
@@ -373,26 +375,76 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
     return BK_OK;
 }
 
+/* Hashes keys[start, start + n) into `hashes` and starts loading their lines. */
+static void load_stage(const bk_filter *filter, const bk_key *keys, size_t n, bk_hash *hashes)
+{
+    for (size_t i = 0; i < n; i++)
+        hashes[i] = bk_hash_inline(filter->hasher, keys[i].data, keys[i].len);
+    filter->ops->prefetch_hashes(filter->object, hashes, n);
+}
+
+static size_t probe_stage(const bk_filter *filter, const bk_hash *hashes, size_t n, bool *found)
+{
+    if (filter->ops->contains_hash_batch != NULL)
+        return filter->ops->contains_hash_batch(filter->object, hashes, n, found);
+    size_t present = 0;
+    for (size_t i = 0; i < n; i++) {
+        found[i] = filter->ops->contains_hash(filter->object, hashes[i]);
+        present += found[i];
+    }
+    return present;
+}
+
+/*
+ * The query pipeline, for kinds that can prefetch: keys go through in stages
+ * of STAGE_KEYS; a stage is hashed and its lines requested STAGES_AHEAD
+ * stages before it is probed, so hashing overlaps the memory reads of the
+ * stages in flight (about STAGES_AHEAD * STAGE_KEYS lines: enough to keep a
+ * core's line-fill buffers busy).
+ */
+#define STAGE_KEYS 16
+#define STAGES_AHEAD 3
+
+static size_t contains_pipelined(const bk_filter *filter, const bk_key *keys, size_t count,
+                                 bool *results)
+{
+    bk_hash ring[STAGES_AHEAD + 1][STAGE_KEYS];
+    bool found[STAGE_KEYS];
+    const size_t stages = (count + STAGE_KEYS - 1) / STAGE_KEYS;
+    size_t present = 0;
+    for (size_t s = 0; s < stages + STAGES_AHEAD; s++) {
+        if (s < stages) {
+            size_t start = s * STAGE_KEYS;
+            size_t n = count - start < STAGE_KEYS ? count - start : STAGE_KEYS;
+            load_stage(filter, keys + start, n, ring[s % (STAGES_AHEAD + 1)]);
+        }
+        if (s >= STAGES_AHEAD) {
+            size_t probed = s - STAGES_AHEAD;
+            size_t start = probed * STAGE_KEYS;
+            size_t n = count - start < STAGE_KEYS ? count - start : STAGE_KEYS;
+            present += probe_stage(filter, ring[probed % (STAGES_AHEAD + 1)], n, found);
+            if (results != NULL)
+                memcpy(results + start, found, n * sizeof *found);
+        }
+    }
+    return present;
+}
+
 size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
                                 bool *results)
 {
     if (filter == NULL || !batch_valid(keys, count))
         return 0;
+    if (filter->ops->prefetch_hashes != NULL)
+        return contains_pipelined(filter, keys, count, results);
     size_t present = 0;
     bk_hash hashes[HASH_CHUNK];
     bool found[HASH_CHUNK];
     for (size_t start = 0; start < count; start += HASH_CHUNK) {
         size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
         for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_filter_hash(filter, keys[start + i].data, keys[start + i].len);
-        if (filter->ops->contains_hash_batch != NULL) {
-            present += filter->ops->contains_hash_batch(filter->object, hashes, n, found);
-        } else {
-            for (size_t i = 0; i < n; i++) {
-                found[i] = filter->ops->contains_hash(filter->object, hashes[i]);
-                present += found[i];
-            }
-        }
+            hashes[i] = bk_hash_inline(filter->hasher, keys[start + i].data, keys[start + i].len);
+        present += probe_stage(filter, hashes, n, found);
         if (results != NULL)
             memcpy(results + start, found, n * sizeof *found);
     }

@@ -37,6 +37,10 @@ typedef struct bk_kind_ops {
                                 size_t *new_count);
     size_t (*contains_hash_batch)(const void *filter, const bk_hash *hashes, size_t count,
                                   bool *results);
+    /* Optional: starts loading the memory these keys' queries will read
+     * (software prefetch), so that bk_filter_contains_batch can hash the
+     * next keys while those lines are on their way. */
+    void (*prefetch_hashes)(const void *filter, const bk_hash *hashes, size_t count);
 
     bk_status (*union_with)(void *dst, const void *src);
     bk_status (*intersect_with)(void *dst, const void *src);

@@ -305,6 +305,17 @@ static ALWAYS_INLINE void prefetch_slots(const bk_fuse *filter, const uint64_t s
         __builtin_prefetch(base + slot[3] * width);
 }
 
+/* Starts loading the slots of these keys (the generic batch pipeline). */
+static ALWAYS_INLINE void prefetch_hashes(const bk_fuse *filter, const bk_hash *hashes,
+                                          size_t count, bk_kind kind)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint64_t slot[4];
+        slots_of(&filter->geometry, attempt_hash(hashes[i], filter->seed), kind, slot);
+        prefetch_slots(filter, slot, kind);
+    }
+}
+
 /* A chunk: hash and prefetch every key's slots, then compare. */
 static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash *hashes,
                                            size_t count, bool *results, bk_kind kind)
@@ -1042,6 +1053,10 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
     {                                                                                         \
         return batch_##suffix(f, h, n, r);                                                    \
     }                                                                                         \
+    static void ops_prefetch_##suffix(const void *f, const bk_hash *h, size_t n)              \
+    {                                                                                         \
+        prefetch_hashes(f, h, n, KIND);                                                       \
+    }                                                                                         \
     static bk_status ops_design_##suffix(const bk_params *p, bk_stats *out)                   \
     {                                                                                         \
         return ops_design(KIND, p, out);                                                      \
@@ -1064,6 +1079,7 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
         .hasher = ops_hasher,                                                                 \
         .contains_hash = ops_contains_##suffix,                                               \
         .contains_hash_batch = ops_batch_##suffix,                                            \
+        .prefetch_hashes = ops_prefetch_##suffix,                                             \
         .stats = ops_stats,                                                                   \
         .design = ops_design_##suffix,                                                        \
         .params_size = ops_params_size,                                                       \

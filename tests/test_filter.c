@@ -98,6 +98,32 @@ static void test_every_kind_finds_its_keys(void **state)
     }
 }
 
+/* Batches of every length around the pipeline's stage size (16 keys, three
+ * stages ahead) answer exactly as single queries, for every kind. */
+static void test_batch_lengths_match_single_queries(void **state)
+{
+    (void)state;
+    static bool batch[KEYS + ABSENT];
+    const size_t lengths[] = { 0, 1, 5, 15, 16, 17, 47, 48, 49, 63, 64, 65, 1001 };
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        bk_filter *filter = filter_of(every_kind[i]);
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            /* start inside the present keys so the batch mixes both answers */
+            const bk_key *first = keys + KEYS - lengths[l] / 2;
+            memset(batch, 0, sizeof batch);
+            size_t present = bk_filter_contains_batch(filter, first, lengths[l], batch);
+            size_t expected = 0;
+            for (size_t j = 0; j < lengths[l]; j++) {
+                bool single = bk_filter_contains(filter, first[j].data, first[j].len);
+                assert_int_equal(batch[j], single);
+                expected += single;
+            }
+            assert_int_equal(present, expected);
+        }
+        bk_filter_free(filter);
+    }
+}
+
 static void test_batch_with_a_bad_key_changes_nothing(void **state)
 {
     (void)state;
@@ -153,6 +179,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_round_trip),
         cmocka_unit_test(test_every_kind_finds_its_keys),
+        cmocka_unit_test(test_batch_lengths_match_single_queries),
         cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
         cmocka_unit_test(test_refusals_by_kind),
     };
