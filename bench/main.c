@@ -56,6 +56,7 @@
  * CSV (keytype,n,kind,metric,value) that scripts/plot-bench.sh plots.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MCL_ONFAULT */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -63,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +99,7 @@ typedef struct options {
     const char *csv_path;
     bool quick;
     bool rebuild;
+    bool no_mlock;
 } options;
 
 /* What is measured: a bloomkit kind (optionally without huge pages) or
@@ -121,6 +124,7 @@ typedef struct row {
     uint64_t bytes;
     double bits_per_key;
     double fpr;
+    double predicted_fpr; /* the kind's own prediction at n keys (its design FPR) */
     uint64_t false_negatives;
     bool forms_disagree;
     double insert_single_ns, insert_batch_ns, build_ns;
@@ -165,6 +169,9 @@ static void usage(FILE *out)
           "  --queries N       keys per timed pass: present keys (at most n) and the\n"
           "                    absent keys of the one-at-a-time passes (default 4000000)\n"
           "  --csv FILE        write every figure to FILE (long-form CSV)\n"
+          "  --no-mlock        leave memory unlocked (by default every page is locked as\n"
+          "                    it is first touched, so memory reclaim such as DAMON's\n"
+          "                    pageout cannot evict a filter in the middle of a run)\n"
           "  --help            this text\n"
           "Environment: BLOOMKIT_NO_HUGEPAGE=1 turns off the huge page hint\n"
           "everywhere; BLOOMKIT_PORTABLE=1 forces the portable (non-SIMD) paths.\n",
@@ -241,6 +248,9 @@ static int parse_options(int argc, char **argv, options *opts)
             continue;
         } else if (strcmp(arg, "--rebuild") == 0) {
             opts->rebuild = true;
+            continue;
+        } else if (strcmp(arg, "--no-mlock") == 0) {
+            opts->no_mlock = true;
             continue;
         } else if (value == NULL) {
             ok = false;
@@ -634,6 +644,7 @@ static void run_kind(const subject *s, const workload *w, const options *opts,
     out->bits = stats.bits;
     out->hashes = stats.hashes;
     out->bytes = stats.bytes;
+    out->predicted_fpr = stats.target_fpr;
     bk_filter_free(filter);
     out->insert_single_ns = median_of(figs, done, offsetof(rep_figures, insert_single));
     out->insert_batch_ns = median_of(figs, done, offsetof(rep_figures, insert_batch));
@@ -682,6 +693,7 @@ static void run_libbloom(const workload *w, const options *opts, row *out)
     out->bits = result.bits;
     out->hashes = result.hashes;
     out->bytes = result.bytes;
+    out->predicted_fpr = bk_predicted_fpr(w->n, result.bits, result.hashes);
     out->bits_per_key = (double)result.bytes * 8.0 / (double)w->n;
     out->insert_single_ns = bench_median(insert, (size_t)builds);
     out->pos_raw_ns = bench_median(pos, (size_t)builds);
@@ -783,13 +795,14 @@ static void print_block(const block *b)
     printf(" present, ");
     print_count(b->absent_count);
     printf(" absent)\n\n");
-    printf("%-12s %12s %3s %8s %7s %8s %8s %8s %8s  %s\n", "kind", "m (bits)", "k", "bits/key",
-           "FPR %", "ins one", "ins bat", "build", "huge MiB", "note");
+    printf("%-12s %12s %3s %8s %7s %7s %8s %8s %8s %8s  %s\n", "kind", "m (bits)", "k",
+           "bits/key", "FPR %", "pred %", "ins one", "ins bat", "build", "huge MiB", "note");
     for (size_t i = 0; i < b->count; i++) {
         const row *r = &b->rows[i];
         printf("%-12s %12llu %3u", r->name, (unsigned long long)r->bits, r->hashes);
         print_number(r->bits_per_key, 8, 2);
         print_number(r->fpr * 100, 7, 3);
+        print_number(r->predicted_fpr * 100, 7, 3);
         print_number(r->insert_single_ns, 8, 1);
         print_number(r->insert_batch_ns, 8, 1);
         print_number(r->build_ns, 8, 1);
@@ -850,6 +863,7 @@ static void csv_block(FILE *csv, const block *b)
         csv_value(csv, b, k, "bytes", (double)r->bytes);
         csv_value(csv, b, k, "bits_per_key", r->bits_per_key);
         csv_value(csv, b, k, "fpr", r->fpr);
+        csv_value(csv, b, k, "fpr_predicted", r->predicted_fpr);
         csv_value(csv, b, k, "false_negatives", (double)r->false_negatives);
         csv_value(csv, b, k, "insert_single_ns", r->insert_single_ns);
         csv_value(csv, b, k, "insert_batch_ns", r->insert_batch_ns);
@@ -1017,6 +1031,22 @@ static long sysconf_cpus(void)
 
 /* Prints the machine and the run's settings, to stdout and (as comments)
  * to the CSV. */
+/* Locks every page as it is first touched (MCL_ONFAULT: nothing is
+ * populated early, so huge pages still form).  Virtual machines here run
+ * memory reclaim (DAMON "pageout") that otherwise evicts a filter between
+ * two passes, and the next pass then times page faults, not the filter. */
+static bool memory_locked;
+
+static void lock_memory(const options *opts)
+{
+#ifdef MCL_ONFAULT
+    if (!opts->no_mlock)
+        memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0;
+#else
+    (void)opts;
+#endif
+}
+
 static void describe_run(const options *opts, FILE *csv)
 {
     char cpu[256], memory[128], thp[128], date[64];
@@ -1046,6 +1076,9 @@ static void describe_run(const options *opts, FILE *csv)
              "settings: fpr %g, median of %d%s, up to %zu present and %zu absent queries%s",
              opts->fpr, opts->reps, opts->rebuild ? " (rebuilt each time)" : "", opts->queries,
              opts->absent, opts->quick ? ", --quick" : "");
+    snprintf(lines[n++], sizeof lines[0], "memory: %s",
+             memory_locked ? "locked as touched (mlockall MCL_ONFAULT): reclaim cannot evict it"
+                           : "not locked: the kernel may reclaim it between passes");
     for (int i = 0; i < n; i++) {
         printf("%s\n", lines[i]);
         if (csv != NULL)
@@ -1157,6 +1190,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opts) != 0)
         return 2;
     no_hugepage_everywhere = getenv("BLOOMKIT_NO_HUGEPAGE") != NULL;
+    lock_memory(&opts);
     subject subjects[MAX_SUBJECTS];
     size_t subject_count;
     if (choose_subjects(&opts, subjects, &subject_count) != 0)
