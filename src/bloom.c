@@ -706,12 +706,6 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
     return bk_bloom_contains_hash_batch(filter, hashes, count, results);
 }
 
-static void ops_prefetch_hashes(const void *filter, const bk_hash *hashes, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        prefetch_bits(filter, hashes[i], 0);
-}
-
 static bk_status ops_union(void *dst, const void *src) { return bk_bloom_union(dst, src); }
 static bk_status ops_intersect(void *dst, const void *src) { return bk_bloom_intersect(dst, src); }
 
@@ -753,7 +747,6 @@ const bk_kind_ops bk_bloom_ops = {
     .contains_hash = ops_contains_hash,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
-    .prefetch_hashes = ops_prefetch_hashes,
     .union_with = ops_union,
     .intersect_with = ops_intersect,
     .estimate_sets = ops_estimate_sets,

@@ -768,12 +768,6 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
     return bk_counting_contains_hash_batch(filter, hashes, count, results);
 }
 
-static void ops_prefetch_hashes(const void *filter, const bk_hash *hashes, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        prefetch_counters(filter, hashes[i]);
-}
-
 static bk_status ops_union(void *dst, const void *src) { return bk_counting_union(dst, src); }
 
 static void ops_stats(const void *filter, bk_stats *out) { bk_counting_stats(filter, out); }
@@ -802,7 +796,6 @@ const bk_kind_ops bk_counting_ops = {
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
-    .prefetch_hashes = ops_prefetch_hashes,
     .union_with = ops_union,
     .stats = ops_stats,
     .design = ops_design,

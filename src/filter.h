@@ -39,7 +39,9 @@ typedef struct bk_kind_ops {
                                   bool *results);
     /* Optional: starts loading the memory these keys' queries will read
      * (software prefetch), so that bk_filter_contains_batch can hash the
-     * next keys while those lines are on their way. */
+     * next keys while those lines are on their way.  Worth it for kinds that
+     * read one to four lines per key; kinds that read k lines (bloom,
+     * counting) pipeline inside their own batch calls instead. */
     void (*prefetch_hashes)(const void *filter, const bk_hash *hashes, size_t count);
 
     bk_status (*union_with)(void *dst, const void *src);
