@@ -473,16 +473,6 @@ size_t bk_blocked_contains_hash_batch(const bk_blocked *filter, const bk_hash *h
     return test_batch_portable(filter, hashes, count, results);
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 /* Key batches are hashed in chunks; each chunk then runs through the hash
  * batch above, whose prefetches run ahead within the chunk. */
 #define KEY_CHUNK 256
@@ -499,7 +489,7 @@ static size_t hash_chunk(const bk_blocked *filter, const bk_key *keys, size_t co
 bk_status bk_blocked_add_batch(bk_blocked *filter, const bk_key *keys, size_t count,
                                size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
@@ -520,7 +510,7 @@ bk_status bk_blocked_add_batch(bk_blocked *filter, const bk_key *keys, size_t co
 size_t bk_blocked_contains_batch(const bk_blocked *filter, const bk_key *keys, size_t count,
                                  bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     size_t present = 0;
     bk_hash hashes[KEY_CHUNK];

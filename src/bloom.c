@@ -380,16 +380,6 @@ static inline size_t test_pipelined(const bk_bloom *filter, pipeline_input input
     return present;
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 bk_status bk_bloom_add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_t count,
                                   size_t *new_count)
 {
@@ -406,7 +396,7 @@ bk_status bk_bloom_add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_
 
 bk_status bk_bloom_add_batch(bk_bloom *filter, const bk_key *keys, size_t count, size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
@@ -429,7 +419,7 @@ size_t bk_bloom_contains_hash_batch(const bk_bloom *filter, const bk_hash *hashe
 size_t bk_bloom_contains_batch(const bk_bloom *filter, const bk_key *keys, size_t count,
                                bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     pipeline_input input = { NULL, keys };
     return count ? test_pipelined(filter, input, count, results) : 0;

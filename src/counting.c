@@ -413,16 +413,6 @@ static size_t test_chunk(const bk_counting *filter, const bk_hash *hashes, size_
     return present;
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 static inline size_t chunk_length(size_t count, size_t start)
 {
     return count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
@@ -446,7 +436,7 @@ bk_status bk_counting_add_hash_batch(bk_counting *filter, const bk_hash *hashes,
 bk_status bk_counting_add_batch(bk_counting *filter, const bk_key *keys, size_t count,
                                 size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
@@ -478,7 +468,7 @@ size_t bk_counting_contains_hash_batch(const bk_counting *filter, const bk_hash 
 size_t bk_counting_contains_batch(const bk_counting *filter, const bk_key *keys, size_t count,
                                   bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     bk_hash hashes[BATCH_CHUNK];
     size_t present = 0;

@@ -620,16 +620,6 @@ static size_t test_chunk(const bk_cuckoo *filter, const bk_hash *hashes, size_t 
     return present;
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 static inline size_t chunk_length(size_t count, size_t start)
 {
     return count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
@@ -655,7 +645,7 @@ bk_status bk_cuckoo_add_hash_batch(bk_cuckoo *filter, const bk_hash *hashes, siz
 bk_status bk_cuckoo_add_batch(bk_cuckoo *filter, const bk_key *keys, size_t count,
                               size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     size_t fresh = 0;
     bk_status status = BK_OK;
@@ -684,7 +674,7 @@ size_t bk_cuckoo_contains_hash_batch(const bk_cuckoo *filter, const bk_hash *has
 size_t bk_cuckoo_contains_batch(const bk_cuckoo *filter, const bk_key *keys, size_t count,
                                 bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     bk_hash hashes[BATCH_CHUNK];
     size_t present = 0;

@@ -150,17 +150,6 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
     return wrap_or_destroy(ops, object, out);
 }
 
-/* True when every key of a batch is valid: data may be NULL only for len 0. */
-static bool batch_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 static bk_status hash_all(const bk_hasher *hasher, const bk_key *keys, size_t count,
                           bk_hash **out)
 {
@@ -199,7 +188,7 @@ bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *k
         return BK_EKIND;
     if (count > SIZE_MAX / sizeof(bk_hash))
         return BK_ERANGE;
-    if (params == NULL || out == NULL || !batch_valid(keys, count))
+    if (params == NULL || out == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     void *object;
     bk_status status;
@@ -338,7 +327,7 @@ bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, 
 bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t count,
                               size_t *new_count)
 {
-    if (filter == NULL || !batch_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     size_t fresh = 0;
     bk_hash hashes[HASH_CHUNK];
@@ -433,7 +422,7 @@ static size_t contains_pipelined(const bk_filter *filter, const bk_key *keys, si
 size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
                                 bool *results)
 {
-    if (filter == NULL || !batch_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     if (filter->ops->prefetch_hashes != NULL)
         return contains_pipelined(filter, keys, count, results);

@@ -413,20 +413,10 @@ size_t bk_fuse_contains_hash_batch(const bk_fuse *filter, const bk_hash *hashes,
     }
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t count,
                               bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     bk_hash hashes[BATCH_CHUNK];
     size_t present = 0;
@@ -759,7 +749,7 @@ bk_status bk_fuse_build(bk_kind kind, const bk_params *params, const bk_key *key
         return BK_EINVAL;
     if ((uint64_t)count > BK_FUSE_MAX_KEYS)
         return BK_ERANGE;
-    if (!keys_valid(keys, count))
+    if (!bk_keys_valid(keys, count))
         return BK_EINVAL;
     bk_hasher hasher;
     bk_status status = bk_hasher_from_params(&hasher, params);

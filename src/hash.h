@@ -82,4 +82,18 @@ static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, s
     return bk_hash_key(hasher, key, len);
 }
 
+/* True when a batch of keys can be hashed: `keys` may be NULL only for an
+ * empty batch, and a key's data only when its length is 0.  Every batch
+ * function checks this before touching its filter, so a bad key anywhere in
+ * a batch changes nothing. */
+static inline bool bk_keys_valid(const bk_key *keys, size_t count)
+{
+    if (keys == NULL)
+        return count == 0;
+    for (size_t i = 0; i < count; i++)
+        if (keys[i].data == NULL && keys[i].len != 0)
+            return false;
+    return true;
+}
+
 #endif /* BK_SRC_HASH_H */

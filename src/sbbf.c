@@ -441,16 +441,6 @@ size_t bk_sbbf_contains_hash_batch(const bk_sbbf *filter, const bk_hash *hashes,
     return test_batch_portable(filter, hashes, count, results);
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 #define KEY_CHUNK 256
 
 static size_t hash_chunk(const bk_sbbf *filter, const bk_key *keys, size_t count,
@@ -465,7 +455,7 @@ static size_t hash_chunk(const bk_sbbf *filter, const bk_key *keys, size_t count
 bk_status bk_sbbf_add_batch(bk_sbbf *filter, const bk_key *keys, size_t count,
                             size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
@@ -486,7 +476,7 @@ bk_status bk_sbbf_add_batch(bk_sbbf *filter, const bk_key *keys, size_t count,
 size_t bk_sbbf_contains_batch(const bk_sbbf *filter, const bk_key *keys, size_t count,
                               bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     size_t present = 0;
     bk_hash hashes[KEY_CHUNK];

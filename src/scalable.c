@@ -334,16 +334,6 @@ bool bk_scalable_contains(const bk_scalable *filter, const void *key, size_t len
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 bk_status bk_scalable_add_hash_batch(bk_scalable *filter, const bk_hash *hashes, size_t count,
                                      size_t *new_count)
 {
@@ -364,7 +354,7 @@ bk_status bk_scalable_add_hash_batch(bk_scalable *filter, const bk_hash *hashes,
 bk_status bk_scalable_add_batch(bk_scalable *filter, const bk_key *keys, size_t count,
                                 size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     size_t fresh = 0;
     bk_status status = BK_OK;
@@ -396,7 +386,7 @@ size_t bk_scalable_contains_hash_batch(const bk_scalable *filter, const bk_hash 
 size_t bk_scalable_contains_batch(const bk_scalable *filter, const bk_key *keys, size_t count,
                                   bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {

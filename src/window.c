@@ -394,16 +394,6 @@ bk_status bk_window_advance(bk_window *filter, uint64_t now)
     return BK_OK;
 }
 
-static bool keys_valid(const bk_key *keys, size_t count)
-{
-    if (keys == NULL)
-        return count == 0;
-    for (size_t i = 0; i < count; i++)
-        if (keys[i].data == NULL && keys[i].len != 0)
-            return false;
-    return true;
-}
-
 bk_status bk_window_add_hash_batch(bk_window *filter, const bk_hash *hashes, size_t count,
                                    size_t *new_count)
 {
@@ -425,7 +415,7 @@ bk_status bk_window_add_hash_batch(bk_window *filter, const bk_hash *hashes, siz
 bk_status bk_window_add_batch(bk_window *filter, const bk_key *keys, size_t count,
                               size_t *new_count)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     if (filter->read_only)
         return BK_EIMMUTABLE;
@@ -458,7 +448,7 @@ size_t bk_window_contains_hash_batch(const bk_window *filter, const bk_hash *has
 size_t bk_window_contains_batch(const bk_window *filter, const bk_key *keys, size_t count,
                                 bool *results)
 {
-    if (filter == NULL || !keys_valid(keys, count))
+    if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
