@@ -481,8 +481,7 @@ static size_t hash_chunk(const bk_blocked *filter, const bk_key *keys, size_t co
                          bk_hash hashes[KEY_CHUNK])
 {
     size_t n = count < KEY_CHUNK ? count : KEY_CHUNK;
-    for (size_t i = 0; i < n; i++)
-        hashes[i] = bk_hash_inline(&filter->hasher, keys[i].data, keys[i].len);
+    bk_hash_keys(&filter->hasher, keys, n, hashes);
     return n;
 }
 

@@ -680,8 +680,7 @@ size_t bk_cuckoo_contains_batch(const bk_cuckoo *filter, const bk_key *keys, siz
     size_t present = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK) {
         size_t n = chunk_length(count, start);
-        for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
+        bk_hash_keys(&filter->hasher, keys + start, n, hashes);
         present += test_chunk(filter, hashes, n, results ? results + start : NULL);
     }
     return present;

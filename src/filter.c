@@ -333,8 +333,7 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
     bk_hash hashes[HASH_CHUNK];
     for (size_t start = 0; start < count; start += HASH_CHUNK) {
         size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_filter_hash(filter, keys[start + i].data, keys[start + i].len);
+        bk_hash_keys(filter->hasher, keys + start, n, hashes);
         size_t chunk_new = 0;
         bk_status status;
         /* Near a fill alarm's next check, key by key so it fires on time. */
@@ -367,8 +366,7 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
 /* Hashes keys[start, start + n) into `hashes` and starts loading their lines. */
 static void load_stage(const bk_filter *filter, const bk_key *keys, size_t n, bk_hash *hashes)
 {
-    for (size_t i = 0; i < n; i++)
-        hashes[i] = bk_hash_inline(filter->hasher, keys[i].data, keys[i].len);
+    bk_hash_keys(filter->hasher, keys, n, hashes);
     filter->ops->prefetch_hashes(filter->object, hashes, n);
 }
 
@@ -431,8 +429,7 @@ size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, siz
     bool found[HASH_CHUNK];
     for (size_t start = 0; start < count; start += HASH_CHUNK) {
         size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_hash_inline(filter->hasher, keys[start + i].data, keys[start + i].len);
+        bk_hash_keys(filter->hasher, keys + start, n, hashes);
         present += probe_stage(filter, hashes, n, found);
         if (results != NULL)
             memcpy(results + start, found, n * sizeof *found);

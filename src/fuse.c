@@ -422,8 +422,7 @@ size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t 
     size_t present = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK) {
         size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            hashes[i] = bk_hash_inline(&filter->hasher, keys[start + i].data, keys[start + i].len);
+        bk_hash_keys(&filter->hasher, keys + start, n, hashes);
         present += bk_fuse_contains_hash_batch(filter, hashes, n, results ? results + start : NULL);
     }
     return present;

@@ -82,6 +82,15 @@ static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, s
     return bk_hash_key(hasher, key, len);
 }
 
+/* Hashes keys[0..count) into hashes[0..count): the first step of every
+ * batch call (hash a chunk, then probe it). */
+static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, size_t count,
+                                bk_hash *hashes)
+{
+    for (size_t i = 0; i < count; i++)
+        hashes[i] = bk_hash_inline(hasher, keys[i].data, keys[i].len);
+}
+
 /* True when a batch of keys can be hashed: `keys` may be NULL only for an
  * empty batch, and a key's data only when its length is 0.  Every batch
  * function checks this before touching its filter, so a bad key anywhere in

@@ -257,16 +257,10 @@ bool bk_sbbf_uses_simd(const bk_sbbf *filter)
 /* The hot path, portable: the spec's loops                                 */
 /* ------------------------------------------------------------------------ */
 
-/* XXH64 inline for the Parquet hash (the result equals bk_hash_key's). */
+/* The filter's hash of a key (XXH64 inline by default: src/hash.h). */
 bk_hash bk_sbbf_hash(const bk_sbbf *filter, const void *key, size_t len)
 {
-    if (filter->hasher.algorithm == BK_HASH_XXH64) {
-        bk_hash hash;
-        hash.h1 = XXH64(key, len, filter->hasher.seed);
-        hash.h2 = bk_mix64(hash.h1);
-        return hash;
-    }
-    return bk_hash_key(&filter->hasher, key, len);
+    return bk_hash_inline(&filter->hasher, key, len);
 }
 
 static inline uint32_t word_mask(uint32_t key, unsigned word)
@@ -447,8 +441,7 @@ static size_t hash_chunk(const bk_sbbf *filter, const bk_key *keys, size_t count
                          bk_hash hashes[KEY_CHUNK])
 {
     size_t n = count < KEY_CHUNK ? count : KEY_CHUNK;
-    for (size_t i = 0; i < n; i++)
-        hashes[i] = bk_sbbf_hash(filter, keys[i].data, keys[i].len);
+    bk_hash_keys(&filter->hasher, keys, n, hashes);
     return n;
 }
 
