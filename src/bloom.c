@@ -151,6 +151,24 @@ bk_status bk_bloom_copy(const bk_bloom *filter, bk_bloom **out)
     return BK_OK;
 }
 
+void bk_bloom_array_free(bk_bloom *const *filters, unsigned count)
+{
+    for (unsigned i = 0; i < count; i++)
+        bk_bloom_free(filters[i]);
+}
+
+bk_status bk_bloom_array_copy(bk_bloom *const *filters, unsigned count, bk_bloom **copies)
+{
+    for (unsigned i = 0; i < count; i++) {
+        bk_status status = bk_bloom_copy(filters[i], &copies[i]);
+        if (status != BK_OK) {
+            bk_bloom_array_free(copies, i);
+            return status;
+        }
+    }
+    return BK_OK;
+}
+
 bk_status bk_bloom_clear(bk_bloom *filter)
 {
     if (filter == NULL)

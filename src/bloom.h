@@ -29,6 +29,12 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
                                       unsigned flags, uint64_t *borrowed_words,
                                       bk_bloom **out);
 
+/* Chains and rings of filters (scalable.c, window.c): frees filters[0..count);
+ * copies filters[0..count) into copies[0..count), and on failure frees the
+ * copies it made and returns the error. */
+void bk_bloom_array_free(bk_bloom *const *filters, unsigned count);
+bk_status bk_bloom_array_copy(bk_bloom *const *filters, unsigned count, bk_bloom **copies);
+
 /* Words needed for m bits. */
 static inline size_t bk_bloom_words_for_bits(uint64_t bits)
 {

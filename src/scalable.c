@@ -221,8 +221,7 @@ void bk_scalable_free(bk_scalable *filter)
 {
     if (filter == NULL)
         return;
-    for (unsigned i = 0; i < filter->filter_count; i++)
-        bk_bloom_free(filter->filters[i]);
+    bk_bloom_array_free(filter->filters, filter->filter_count);
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }
@@ -235,15 +234,12 @@ bk_status bk_scalable_copy(const bk_scalable *filter, bk_scalable **out)
     if (copy == NULL)
         return BK_ENOMEM;
     *copy = *filter;
-    copy->filter_count = 0;
     copy->read_only = false;
-    for (unsigned i = 0; i < filter->filter_count; i++) {
-        bk_status status = bk_bloom_copy(filter->filters[i], &copy->filters[i]);
-        if (status != BK_OK) {
-            bk_scalable_free(copy);
-            return status;
-        }
-        copy->filter_count++;
+    bk_status status = bk_bloom_array_copy(filter->filters, filter->filter_count, copy->filters);
+    if (status != BK_OK) {
+        copy->filter_count = 0;
+        bk_scalable_free(copy);
+        return status;
     }
     *out = copy;
     return BK_OK;

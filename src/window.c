@@ -196,8 +196,7 @@ void bk_window_free(bk_window *filter)
 {
     if (filter == NULL)
         return;
-    for (unsigned i = 0; i < filter->generation_count; i++)
-        bk_bloom_free(filter->generations[i]);
+    bk_bloom_array_free(filter->generations, filter->generation_count);
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }
@@ -210,15 +209,12 @@ bk_status bk_window_copy(const bk_window *filter, bk_window **out)
     if (copy == NULL)
         return BK_ENOMEM;
     *copy = *filter;
-    copy->generation_count = 0;
     copy->read_only = false;
-    for (unsigned i = 0; i < filter->generation_count; i++) {
-        bk_status status = bk_bloom_copy(filter->generations[i], &copy->generations[i]);
-        if (status != BK_OK) {
-            bk_window_free(copy);
-            return status;
-        }
-        copy->generation_count++;
+    bk_status status = bk_bloom_array_copy(filter->generations, filter->generation_count, copy->generations);
+    if (status != BK_OK) {
+        copy->generation_count = 0;
+        bk_window_free(copy);
+        return status;
     }
     *out = copy;
     return BK_OK;
