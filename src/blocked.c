@@ -425,13 +425,13 @@ static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size
 }
 
 static size_t test_batch_portable(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results)
+                                  bool *results, bool prefetch)
 {
     size_t present = 0;
-    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; prefetch && i < count && i < BK_PREFETCH_DISTANCE; i++)
         prefetch_block(filter, hashes[i], 0);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_PREFETCH_DISTANCE < count)
+        if (prefetch && i + BK_PREFETCH_DISTANCE < count)
             prefetch_block(filter, hashes[i + BK_PREFETCH_DISTANCE], 0);
         bool found = test_block_portable(bk_blocked_block(filter, hashes[i]), hashes[i].h2,
                                          filter->hashes);
@@ -461,16 +461,22 @@ bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, s
     return BK_OK;
 }
 
+static size_t test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
+                         bool *results, bool prefetch)
+{
+#ifdef BK_HAVE_AVX2_SOURCES
+    if (bk_blocked_uses_simd(filter))
+        return bk_blocked_avx2_test_batch(filter, hashes, count, results, prefetch);
+#endif
+    return test_batch_portable(filter, hashes, count, results, prefetch);
+}
+
 size_t bk_blocked_contains_hash_batch(const bk_blocked *filter, const bk_hash *hashes,
                                       size_t count, bool *results)
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return 0;
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        return bk_blocked_avx2_test_batch(filter, hashes, count, results);
-#endif
-    return test_batch_portable(filter, hashes, count, results);
+    return test_batch(filter, hashes, count, results, true);
 }
 
 /* Key batches are hashed in chunks; each chunk then runs through the hash
@@ -773,6 +779,12 @@ static void ops_prefetch_hashes(const void *filter, const bk_hash *hashes, size_
         prefetch_block(filter, hashes[i], 0);
 }
 
+static size_t ops_contains_prefetched(const void *filter, const bk_hash *hashes, size_t count,
+                                      bool *results)
+{
+    return test_batch(filter, hashes, count, results, false);
+}
+
 static bk_status ops_union(void *dst, const void *src) { return bk_blocked_union(dst, src); }
 static bk_status ops_intersect(void *dst, const void *src) { return bk_blocked_intersect(dst, src); }
 
@@ -817,6 +829,7 @@ const bk_kind_ops bk_blocked_ops = {
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .prefetch_hashes = ops_prefetch_hashes,
+    .contains_prefetched = ops_contains_prefetched,
     .union_with = ops_union,
     .intersect_with = ops_intersect,
     .estimate_sets = ops_estimate_sets,

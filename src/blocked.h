@@ -71,8 +71,10 @@ static inline unsigned bk_position_next(bk_position_walk *walk)
 bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes);
 bool bk_blocked_avx2_test(const uint64_t *block, uint64_t h2, unsigned hashes);
 size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
+/* prefetch: request each block BK_PREFETCH_DISTANCE keys ahead (false when
+ * the caller has already requested them, as bk_filter_contains_batch does). */
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results);
+                                  bool *results, bool prefetch);
 
 /* Which path a filter takes.  bk_blocked_set_simd(filter, true) fails with
  * BK_EUNSUPPORTED when the CPU (or BLOOMKIT_PORTABLE) rules AVX2 out.  For

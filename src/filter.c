@@ -372,6 +372,8 @@ static void load_stage(const bk_filter *filter, const bk_key *keys, size_t n, bk
 
 static size_t probe_stage(const bk_filter *filter, const bk_hash *hashes, size_t n, bool *found)
 {
+    if (filter->ops->contains_prefetched != NULL)
+        return filter->ops->contains_prefetched(filter->object, hashes, n, found);
     if (filter->ops->contains_hash_batch != NULL)
         return filter->ops->contains_hash_batch(filter->object, hashes, n, found);
     size_t present = 0;

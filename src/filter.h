@@ -43,6 +43,12 @@ typedef struct bk_kind_ops {
      * read one to four lines per key; kinds that read k lines (bloom,
      * counting) pipeline inside their own batch calls instead. */
     void (*prefetch_hashes)(const void *filter, const bk_hash *hashes, size_t count);
+    /* Required with prefetch_hashes: contains_hash_batch for hashes whose
+     * memory prefetch_hashes has already requested, so it prefetches
+     * nothing itself (a second prefetch per key costs more than it hides).
+     * `results` is never NULL here. */
+    size_t (*contains_prefetched)(const void *filter, const bk_hash *hashes, size_t count,
+                                  bool *results);
 
     bk_status (*union_with)(void *dst, const void *src);
     bk_status (*intersect_with)(void *dst, const void *src);

@@ -359,6 +359,20 @@ static bool contains_fuse8_4(const bk_fuse *f, bk_hash h)
     return contains_kind(f, h, BK_KIND_FUSE8_4);
 }
 
+/* Keys whose slots the caller has already prefetched (prefetch_hashes). */
+static ALWAYS_INLINE size_t contains_prefetched_kind(const bk_fuse *filter,
+                                                     const bk_hash *hashes, size_t count,
+                                                     bool *results, bk_kind kind)
+{
+    size_t present = 0;
+    for (size_t i = 0; i < count; i++) {
+        bool found = contains_kind(filter, hashes[i], kind);
+        present += found;
+        results[i] = found;
+    }
+    return present;
+}
+
 static size_t batch_xor8(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
 {
     return contains_batch_kind(f, h, n, r, BK_KIND_XOR8);
@@ -1046,6 +1060,10 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
     {                                                                                         \
         prefetch_hashes(f, h, n, KIND);                                                       \
     }                                                                                         \
+    static size_t ops_prefetched_##suffix(const void *f, const bk_hash *h, size_t n, bool *r) \
+    {                                                                                         \
+        return contains_prefetched_kind(f, h, n, r, KIND);                                    \
+    }                                                                                         \
     static bk_status ops_design_##suffix(const bk_params *p, bk_stats *out)                   \
     {                                                                                         \
         return ops_design(KIND, p, out);                                                      \
@@ -1069,6 +1087,7 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
         .contains_hash = ops_contains_##suffix,                                               \
         .contains_hash_batch = ops_batch_##suffix,                                            \
         .prefetch_hashes = ops_prefetch_##suffix,                                             \
+        .contains_prefetched = ops_prefetched_##suffix,                                       \
         .stats = ops_stats,                                                                   \
         .design = ops_design_##suffix,                                                        \
         .params_size = ops_params_size,                                                       \

@@ -70,12 +70,20 @@ static inline uint64_t bk_mix64(uint64_t x)
 static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
 {
     if (hasher->algorithm == BK_HASH_XXH3) {
-        XXH128_hash_t h = XXH3_128bits_withSeed(key, len, hasher->seed);
+        XXH128_hash_t h;
+        /* The common fixed widths get XXH3's straight-line code for their
+         * length (same function, same value: the length is just constant). */
+        if (len == 8)
+            h = XXH3_128bits_withSeed(key, 8, hasher->seed);
+        else if (len == 16)
+            h = XXH3_128bits_withSeed(key, 16, hasher->seed);
+        else
+            h = XXH3_128bits_withSeed(key, len, hasher->seed);
         bk_hash out = { h.low64, h.high64 };
         return out;
     }
     if (hasher->algorithm == BK_HASH_XXH64) {
-        uint64_t h1 = XXH64(key, len, hasher->seed);
+        uint64_t h1 = len == 8 ? XXH64(key, 8, hasher->seed) : XXH64(key, len, hasher->seed);
         bk_hash out = { h1, bk_mix64(h1) };
         return out;
     }
