@@ -65,38 +65,58 @@ static inline uint64_t bk_mix64(uint64_t x)
     return x;
 }
 
+/* XXH3-128 of the key: the common fixed widths get XXH3's straight-line
+ * code for their length (same function, same value: the length is just a
+ * constant there), which halves the instructions per 8-byte key. */
+static inline bk_hash bk_hash_xxh3(const void *key, size_t len, uint64_t seed)
+{
+    XXH128_hash_t h;
+    if (len == 8)
+        h = XXH3_128bits_withSeed(key, 8, seed);
+    else if (len == 16)
+        h = XXH3_128bits_withSeed(key, 16, seed);
+    else
+        h = XXH3_128bits_withSeed(key, len, seed);
+    bk_hash out = { h.low64, h.high64 };
+    return out;
+}
+
+/* XXH64 of the key (the Parquet hash), h2 derived by mixing. */
+static inline bk_hash bk_hash_xxh64(const void *key, size_t len, uint64_t seed)
+{
+    uint64_t h1 = len == 8 ? XXH64(key, 8, seed) : XXH64(key, len, seed);
+    bk_hash out = { h1, bk_mix64(h1) };
+    return out;
+}
+
 /* Inline fast path of bk_hash_key for the unkeyed algorithms (SipHash,
  * already several times slower, takes the out-of-line call). */
 static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
 {
-    if (hasher->algorithm == BK_HASH_XXH3) {
-        XXH128_hash_t h;
-        /* The common fixed widths get XXH3's straight-line code for their
-         * length (same function, same value: the length is just constant). */
-        if (len == 8)
-            h = XXH3_128bits_withSeed(key, 8, hasher->seed);
-        else if (len == 16)
-            h = XXH3_128bits_withSeed(key, 16, hasher->seed);
-        else
-            h = XXH3_128bits_withSeed(key, len, hasher->seed);
-        bk_hash out = { h.low64, h.high64 };
-        return out;
-    }
-    if (hasher->algorithm == BK_HASH_XXH64) {
-        uint64_t h1 = len == 8 ? XXH64(key, 8, hasher->seed) : XXH64(key, len, hasher->seed);
-        bk_hash out = { h1, bk_mix64(h1) };
-        return out;
-    }
+    if (hasher->algorithm == BK_HASH_XXH3)
+        return bk_hash_xxh3(key, len, hasher->seed);
+    if (hasher->algorithm == BK_HASH_XXH64)
+        return bk_hash_xxh64(key, len, hasher->seed);
     return bk_hash_key(hasher, key, len);
 }
 
 /* Hashes keys[0..count) into hashes[0..count): the first step of every
- * batch call (hash a chunk, then probe it). */
+ * batch call (hash a chunk, then probe it).  The algorithm is chosen once
+ * per call, not once per key. */
 static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, size_t count,
                                 bk_hash *hashes)
 {
-    for (size_t i = 0; i < count; i++)
-        hashes[i] = bk_hash_inline(hasher, keys[i].data, keys[i].len);
+    const uint64_t seed = hasher->seed;
+    if (hasher->algorithm == BK_HASH_XXH3) {
+        for (size_t i = 0; i < count; i++)
+            hashes[i] = bk_hash_xxh3(keys[i].data, keys[i].len, seed);
+    } else if (hasher->algorithm == BK_HASH_XXH64) {
+        for (size_t i = 0; i < count; i++)
+            hashes[i] = bk_hash_xxh64(keys[i].data, keys[i].len, seed);
+    } else {
+        for (size_t i = 0; i < count; i++)
+            hashes[i] = bk_hash_key(hasher, keys[i].data, keys[i].len);
+    }
 }
 
 /* True when a batch of keys can be hashed: `keys` may be NULL only for an
