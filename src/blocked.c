@@ -164,6 +164,15 @@ static bool avx2_available(void)
 #endif
 }
 
+static bool avx512_available(void)
+{
+#ifdef BK_HAVE_AVX512_SOURCES
+    return bk_cpu()->avx512;
+#else
+    return false;
+#endif
+}
+
 static size_t payload_bytes(uint64_t block_count)
 {
     return (size_t)block_count * (BK_BLOCK_BITS / 8);
@@ -199,6 +208,7 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->hasher = *hasher;
     filter->flags = flags;
     filter->use_avx2 = avx2_available();
+    filter->use_avx512 = avx512_available();
     *out = filter;
     return BK_OK;
 }
@@ -247,6 +257,7 @@ bk_status bk_blocked_copy(const bk_blocked *filter, bk_blocked **out)
     memcpy(copy->words, filter->words, payload_bytes(filter->block_count));
     copy->keys_added = filter->keys_added;
     copy->use_avx2 = filter->use_avx2;
+    copy->use_avx512 = filter->use_avx512;
     *out = copy;
     return BK_OK;
 }
@@ -275,6 +286,16 @@ bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2)
 bool bk_blocked_uses_simd(const bk_blocked *filter)
 {
     return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
+}
+
+bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (use_avx512 && !avx512_available())
+        return BK_EUNSUPPORTED;
+    filter->use_avx512 = use_avx512;
+    return BK_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -346,6 +367,10 @@ static inline bool set_bits(bk_blocked *filter, bk_hash hash)
 static inline bool test_bits(const bk_blocked *filter, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block(filter, hash);
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
+        return bk_blocked_avx512_test(block, hash.h2, filter->hashes);
+#endif
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
         return bk_blocked_avx2_test(block, hash.h2, filter->hashes);
@@ -464,6 +489,10 @@ bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, s
 static size_t test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
                          bool *results, bool prefetch)
 {
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
+        return bk_blocked_avx512_test_batch(filter, hashes, count, results, prefetch);
+#endif
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
         return bk_blocked_avx2_test_batch(filter, hashes, count, results, prefetch);

@@ -26,6 +26,7 @@ struct bk_blocked {
     unsigned flags;       /* BK_FLAG_* */
     bool borrowed;        /* words belong to a mapped file: read-only */
     bool use_avx2;        /* probe with the AVX2 path (blocked_avx2.c) */
+    bool use_avx512;      /* with use_avx2: queries take the AVX-512 path */
 };
 
 /* The block of a hash: multiply-shift of h1 over the block count. */
@@ -76,11 +77,19 @@ size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
                                   bool *results, bool prefetch);
 
+/* The AVX-512 query path (blocked_avx512.c): same answers again. */
+bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes);
+size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
+                                    size_t count, bool *results, bool prefetch);
+
 /* Which path a filter takes.  bk_blocked_set_simd(filter, true) fails with
  * BK_EUNSUPPORTED when the CPU (or BLOOMKIT_PORTABLE) rules AVX2 out.  For
  * tests and benchmarks; filters start on the best path available. */
 bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2);
 bool bk_blocked_uses_simd(const bk_blocked *filter);
+/* Whether SIMD queries use AVX-512 (on by default where the CPU has it and
+ * BLOOMKIT_NO_AVX512 is unset); BK_EUNSUPPORTED to turn it on without it. */
+bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
 
 /* Prefetch distance of the batch loops, in keys: enough lines in flight to
  * cover a memory latency (~100 ns here) at a few ns of work per key.  On

@@ -12,19 +12,28 @@
 static bk_cpu_features detected;
 static int detection_done;
 
+static bool env_flag_set(const char *name)
+{
+    const char *value = getenv(name);
+    return value != NULL && value[0] != '\0' && value[0] != '0';
+}
+
 static void detect(void)
 {
-    bk_cpu_features f = { false, false };
+    bk_cpu_features f = { false, false, false };
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     f.popcnt = __builtin_cpu_supports("popcnt");
     f.avx2 = __builtin_cpu_supports("avx2");
+    f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f");
 #endif
-    const char *portable = getenv("BLOOMKIT_PORTABLE");
-    if (portable != NULL && portable[0] != '\0' && portable[0] != '0') {
+    if (env_flag_set("BLOOMKIT_PORTABLE")) {
         f.popcnt = false;
         f.avx2 = false;
+        f.avx512 = false;
     }
+    if (env_flag_set("BLOOMKIT_NO_AVX512"))
+        f.avx512 = false;
     detected = f;
 }
 

@@ -4,7 +4,8 @@
  *
  * The only global state in bloomkit is the one-time feature detection here.
  * Setting the environment variable BLOOMKIT_PORTABLE=1 before the first
- * filter operation forces every portable path (for testing and comparison).
+ * filter operation forces every portable path (for testing and comparison);
+ * BLOOMKIT_NO_AVX512=1 keeps AVX2 but not AVX-512.
  */
 #ifndef BK_SRC_CPU_H
 #define BK_SRC_CPU_H
@@ -16,9 +17,11 @@
 typedef struct bk_cpu_features {
     bool popcnt;
     bool avx2;
+    bool avx512; /* AVX-512 F, with the OS saving its registers */
 } bk_cpu_features;
 
-/* Detected features, cleared where BLOOMKIT_PORTABLE is set. */
+/* Detected features, cleared where BLOOMKIT_PORTABLE is set;
+ * BLOOMKIT_NO_AVX512=1 clears only avx512 (to compare it with AVX2). */
 const bk_cpu_features *bk_cpu(void);
 
 /* Number of one bits in words[0..count). */

@@ -86,7 +86,17 @@ static bk_hash random_hash(uint64_t *rng)
     return h;
 }
 
-static void check_reference(bool use_avx2)
+typedef enum probe_path { PATH_PORTABLE, PATH_AVX2, PATH_AVX512 } probe_path;
+
+/* Puts f on `path`; false when this CPU (or the environment) rules it out. */
+static bool select_path(bk_blocked *f, probe_path path)
+{
+    if (bk_blocked_set_simd(f, path != PATH_PORTABLE) != BK_OK)
+        return false;
+    return bk_blocked_set_avx512(f, path == PATH_AVX512) == BK_OK;
+}
+
+static void check_reference(probe_path path)
 {
     const uint64_t block_counts[] = { 1, 3, 1000, 4097 };
     const unsigned ks[] = { 1, 3, 6, 7, 8, 12, 16, 30 };
@@ -95,7 +105,7 @@ static void check_reference(bool use_avx2)
         for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
             uint64_t blocks = block_counts[b];
             bk_blocked *f = make_filter(blocks * 40, blocks * 512, ks[j]);
-            if (bk_blocked_set_simd(f, use_avx2) != BK_OK) {
+            if (!select_path(f, path)) {
                 bk_blocked_free(f);
                 skip();
             }
@@ -121,18 +131,23 @@ static void check_reference(bool use_avx2)
 static void test_portable_matches_reference(void **state)
 {
     (void)state;
-    check_reference(false);
+    check_reference(PATH_PORTABLE);
 }
 
 static void test_avx2_matches_reference(void **state)
 {
     (void)state;
-    check_reference(true);
+    check_reference(PATH_AVX2);
 }
 
-static void test_portable_and_avx2_agree(void **state)
+static void test_avx512_matches_reference(void **state)
 {
     (void)state;
+    check_reference(PATH_AVX512);
+}
+
+static void check_portable_and_simd_agree(probe_path path)
+{
     uint64_t rng = 99;
     for (int round = 0; round < 6; round++) {
         uint64_t blocks = 1 + next_random(&rng) % 3000;
@@ -141,7 +156,7 @@ static void test_portable_and_avx2_agree(void **state)
         bk_blocked *simd = make_filter(blocks * 50, blocks * 512, k);
         assert_int_equal(bk_blocked_set_simd(portable, false), BK_OK);
         assert_false(bk_blocked_uses_simd(portable));
-        if (bk_blocked_set_simd(simd, true) != BK_OK) {
+        if (!select_path(simd, path)) {
             bk_blocked_free(portable);
             bk_blocked_free(simd);
             skip();
@@ -183,6 +198,18 @@ static void test_portable_and_avx2_agree(void **state)
         bk_blocked_free(portable);
         bk_blocked_free(simd);
     }
+}
+
+static void test_portable_and_avx2_agree(void **state)
+{
+    (void)state;
+    check_portable_and_simd_agree(PATH_AVX2);
+}
+
+static void test_portable_and_avx512_agree(void **state)
+{
+    (void)state;
+    check_portable_and_simd_agree(PATH_AVX512);
 }
 
 static void test_no_false_negatives_and_batch_equals_single(void **state)
@@ -527,6 +554,7 @@ static void test_portable_environment(void **state)
     if (portable != NULL && portable[0] == '1') {
         assert_false(bk_blocked_uses_simd(f));
         assert_int_equal(bk_blocked_set_simd(f, true), BK_EUNSUPPORTED);
+        assert_int_equal(bk_blocked_set_avx512(f, true), BK_EUNSUPPORTED);
         assert_int_equal(bk_sbbf_set_simd(g, true), BK_EUNSUPPORTED);
     }
     assert_int_equal(bk_blocked_set_simd(f, false), BK_OK);
@@ -541,6 +569,8 @@ int main(void)
         cmocka_unit_test(test_portable_matches_reference),
         cmocka_unit_test(test_avx2_matches_reference),
         cmocka_unit_test(test_portable_and_avx2_agree),
+        cmocka_unit_test(test_avx512_matches_reference),
+        cmocka_unit_test(test_portable_and_avx512_agree),
         cmocka_unit_test(test_no_false_negatives_and_batch_equals_single),
         cmocka_unit_test(test_fpr_near_theoretical_best),
         cmocka_unit_test(test_best_k_and_sizing),
