@@ -173,6 +173,8 @@ static bool avx512_available(void)
 #endif
 }
 
+static void choose_query_path(bk_blocked *filter);
+
 static size_t payload_bytes(uint64_t block_count)
 {
     return (size_t)block_count * (BK_BLOCK_BITS / 8);
@@ -209,6 +211,7 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->flags = flags;
     filter->use_avx2 = avx2_available();
     filter->use_avx512 = avx512_available();
+    choose_query_path(filter);
     *out = filter;
     return BK_OK;
 }
@@ -258,6 +261,7 @@ bk_status bk_blocked_copy(const bk_blocked *filter, bk_blocked **out)
     copy->keys_added = filter->keys_added;
     copy->use_avx2 = filter->use_avx2;
     copy->use_avx512 = filter->use_avx512;
+    choose_query_path(copy);
     *out = copy;
     return BK_OK;
 }
@@ -280,6 +284,7 @@ bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2)
     if (use_avx2 && !avx2_available())
         return BK_EUNSUPPORTED;
     filter->use_avx2 = use_avx2;
+    choose_query_path(filter);
     return BK_OK;
 }
 
@@ -295,6 +300,7 @@ bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
     if (use_avx512 && !avx512_available())
         return BK_EUNSUPPORTED;
     filter->use_avx512 = use_avx512;
+    choose_query_path(filter);
     return BK_OK;
 }
 
@@ -364,18 +370,23 @@ static inline bool set_bits(bk_blocked *filter, bk_hash hash)
                               (filter->flags & BK_FLAG_CONCURRENT) != 0);
 }
 
-static inline bool test_bits(const bk_blocked *filter, bk_hash hash)
+/* One call through the pointer instead of re-deciding the path per query. */
+static void choose_query_path(bk_blocked *filter)
 {
-    const uint64_t *block = bk_blocked_block(filter, hash);
-#ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        return bk_blocked_avx512_test(block, hash.h2, filter->hashes);
-#endif
+    filter->test_block = test_block_portable;
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
-        return bk_blocked_avx2_test(block, hash.h2, filter->hashes);
+        filter->test_block = bk_blocked_avx2_test;
 #endif
-    return test_block_portable(block, hash.h2, filter->hashes);
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
+        filter->test_block = bk_blocked_avx512_test;
+#endif
+}
+
+static inline bool test_bits(const bk_blocked *filter, bk_hash hash)
+{
+    return filter->test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
 static inline void count_new_key(bk_blocked *filter)
@@ -790,6 +801,11 @@ static bool ops_contains_hash(const void *filter, bk_hash hash)
     return bk_blocked_contains_hash(filter, hash);
 }
 
+static bool ops_contains_key(const void *filter, const void *key, size_t len)
+{
+    return bk_blocked_contains(filter, key, len);
+}
+
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
@@ -855,6 +871,7 @@ const bk_kind_ops bk_blocked_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .prefetch_hashes = ops_prefetch_hashes,

@@ -27,6 +27,9 @@ struct bk_blocked {
     bool borrowed;        /* words belong to a mapped file: read-only */
     bool use_avx2;        /* probe with the AVX2 path (blocked_avx2.c) */
     bool use_avx512;      /* with use_avx2: queries take the AVX-512 path */
+    /* The one-key query of the chosen path (portable, AVX2 or AVX-512),
+     * set whenever the three flags above change. */
+    bool (*test_block)(const uint64_t *block, uint64_t h2, unsigned hashes);
 };
 
 /* The block of a hash: multiply-shift of h1 over the block count. */

@@ -299,6 +299,8 @@ bool bk_filter_contains(const bk_filter *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
+    if (filter->ops->contains_key != NULL)
+        return filter->ops->contains_key(filter->object, key, len);
     return filter->ops->contains_hash(filter->object, bk_filter_hash(filter, key, len));
 }
 

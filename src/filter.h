@@ -37,6 +37,10 @@ typedef struct bk_kind_ops {
                                 size_t *new_count);
     size_t (*contains_hash_batch)(const void *filter, const bk_hash *hashes, size_t count,
                                   bool *results);
+    /* Optional: the one-key query from the key's bytes, the hash inlined
+     * (one indirect call for bk_filter_contains instead of a hash call and
+     * a second dispatch).  Same answer as contains_hash of the key's hash. */
+    bool (*contains_key)(const void *filter, const void *key, size_t len);
     /* Optional: starts loading the memory these keys' queries will read
      * (software prefetch), so that bk_filter_contains_batch can hash the
      * next keys while those lines are on their way.  Worth it for kinds that

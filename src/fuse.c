@@ -1052,6 +1052,10 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
     {                                                                                         \
         return contains_##suffix(f, h);                                                       \
     }                                                                                         \
+    static bool ops_contains_key_##suffix(const void *f, const void *key, size_t len)         \
+    {                                                                                         \
+        return contains_##suffix(f, bk_hash_inline(bk_fuse_hasher(f), key, len));             \
+    }                                                                                         \
     static size_t ops_batch_##suffix(const void *f, const bk_hash *h, size_t n, bool *r)      \
     {                                                                                         \
         return batch_##suffix(f, h, n, r);                                                    \
@@ -1085,6 +1089,7 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
         .copy = ops_copy,                                                                     \
         .hasher = ops_hasher,                                                                 \
         .contains_hash = ops_contains_##suffix,                                               \
+        .contains_key = ops_contains_key_##suffix,                                            \
         .contains_hash_batch = ops_batch_##suffix,                                            \
         .prefetch_hashes = ops_prefetch_##suffix,                                             \
         .contains_prefetched = ops_prefetched_##suffix,                                       \

@@ -789,6 +789,11 @@ static bool ops_contains_hash(const void *filter, bk_hash hash)
     return bk_sbbf_contains_hash(filter, hash);
 }
 
+static bool ops_contains_key(const void *filter, const void *key, size_t len)
+{
+    return bk_sbbf_contains(filter, key, len);
+}
+
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
@@ -857,6 +862,7 @@ const bk_kind_ops bk_sbbf_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .prefetch_hashes = ops_prefetch_hashes,
