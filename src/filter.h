@@ -48,8 +48,9 @@ typedef struct bk_kind_ops {
      * counting) pipeline inside their own batch calls instead. */
     void (*prefetch_hashes)(const void *filter, const bk_hash *hashes, size_t count);
     /* Required with prefetch_hashes: contains_hash_batch for hashes whose
-     * memory prefetch_hashes has already requested, so it prefetches
-     * nothing itself (a second prefetch per key costs more than it hides).
+     * memory prefetch_hashes has already requested (or that sit in the
+     * caches), so it prefetches nothing itself (a second prefetch per key
+     * costs more than it hides).
      * `results` is never NULL here. */
     size_t (*contains_prefetched)(const void *filter, const bk_hash *hashes, size_t count,
                                   bool *results);

@@ -124,6 +124,62 @@ static void test_batch_lengths_match_single_queries(void **state)
     }
 }
 
+/* The hash-batch forms answer as the key forms, for every kind and for
+ * every batch length around the pipeline's stages; results may be NULL. */
+static void test_hash_batches_match_key_batches(void **state)
+{
+    (void)state;
+    static bool by_key[KEYS + ABSENT], by_hash[KEYS + ABSENT];
+    static bk_hash hashes[KEYS + ABSENT];
+    const size_t lengths[] = { 0, 1, 16, 17, 48, 49, 65, 1001 };
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        bk_filter *filter = filter_of(every_kind[i]);
+        for (size_t j = 0; j < KEYS + ABSENT; j++)
+            hashes[j] = bk_filter_hash(filter, keys[j].data, keys[j].len);
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            size_t first = KEYS - lengths[l] / 2;
+            size_t present = bk_filter_contains_batch(filter, keys + first, lengths[l], by_key);
+            memset(by_hash, 0, sizeof by_hash);
+            assert_int_equal(bk_filter_contains_hash_batch(filter, hashes + first, lengths[l],
+                                                           by_hash),
+                             present);
+            assert_memory_equal(by_key, by_hash, lengths[l]);
+            assert_int_equal(bk_filter_contains_hash_batch(filter, hashes + first, lengths[l],
+                                                           NULL),
+                             present);
+        }
+        bk_filter_free(filter);
+    }
+}
+
+/* add_hash_batch fills a filter exactly as add_batch does. */
+static void test_add_hash_batch_matches_add_batch(void **state)
+{
+    (void)state;
+    static bk_hash hashes[KEYS];
+    const bk_kind kinds[] = { BK_KIND_BLOOM, BK_KIND_BLOCKED, BK_KIND_SBBF, BK_KIND_CUCKOO };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        bk_params params = { .capacity = KEYS, .fpr = 0.01 };
+        bk_filter *by_key, *by_hash;
+        assert_int_equal(bk_filter_create(kinds[i], &params, &by_key), BK_OK);
+        assert_int_equal(bk_filter_create(kinds[i], &params, &by_hash), BK_OK);
+        for (size_t j = 0; j < KEYS; j++)
+            hashes[j] = bk_filter_hash(by_hash, keys[j].data, keys[j].len);
+        size_t fresh_key = 0, fresh_hash = 0;
+        assert_int_equal(bk_filter_add_batch(by_key, keys, KEYS, &fresh_key), BK_OK);
+        assert_int_equal(bk_filter_add_hash_batch(by_hash, hashes, KEYS, &fresh_hash), BK_OK);
+        assert_int_equal(fresh_key, fresh_hash);
+        assert_true(fresh_key > KEYS * 9 / 10);
+        for (size_t j = 0; j < KEYS + ABSENT; j++)
+            assert_int_equal(bk_filter_contains(by_key, keys[j].data, keys[j].len),
+                             bk_filter_contains(by_hash, keys[j].data, keys[j].len));
+        bk_filter_free(by_key);
+        bk_filter_free(by_hash);
+    }
+    assert_int_equal(bk_filter_add_hash_batch(NULL, hashes, 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_contains_hash_batch(NULL, hashes, 1, NULL), 0);
+}
+
 static void test_batch_with_a_bad_key_changes_nothing(void **state)
 {
     (void)state;
@@ -180,6 +236,8 @@ int main(void)
         cmocka_unit_test(test_names_round_trip),
         cmocka_unit_test(test_every_kind_finds_its_keys),
         cmocka_unit_test(test_batch_lengths_match_single_queries),
+        cmocka_unit_test(test_hash_batches_match_key_batches),
+        cmocka_unit_test(test_add_hash_batch_matches_add_batch),
         cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
         cmocka_unit_test(test_refusals_by_kind),
     };

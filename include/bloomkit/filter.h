@@ -68,10 +68,26 @@ bk_status bk_filter_remove(bk_filter *filter, const void *key, size_t len);
 /* Upper bound on how many times the key was added. */
 bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, uint64_t *count);
 
+/* Batches: count keys at once, hashed and their memory requested ahead of
+ * the probes, so that a filter bigger than the caches overlaps its misses.
+ * add: *new_count (may be NULL) gets the number of keys that were new; on
+ * an error (BK_EFULL, ...) the keys before the failing one are in and
+ * *new_count counts them.  contains: results (may be NULL) gets one answer
+ * per key; returns how many were present.  BK_EINVAL / 0 when keys is NULL
+ * with count > 0, or a key has NULL data and a non-zero length (then
+ * nothing changes). */
 bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t count,
                               size_t *new_count);
 size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
                                 bool *results);
+
+/* The same over hashes made by bk_filter_hash (or bk_hash_key with this
+ * filter's hasher): for a program that hashes each key once and probes
+ * several filters with it, or stores hashes instead of keys. */
+bk_status bk_filter_add_hash_batch(bk_filter *filter, const bk_hash *hashes, size_t count,
+                                   size_t *new_count);
+size_t bk_filter_contains_hash_batch(const bk_filter *filter, const bk_hash *hashes,
+                                     size_t count, bool *results);
 
 /* dst = dst u src / dst n src.  BK_EINCOMPATIBLE unless same kind and
  * parameters; BK_EUNSUPPORTED where the kind has no set algebra. */
