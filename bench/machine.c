@@ -18,10 +18,15 @@
  *
  *   independent: reads whose addresses come from a counter (splitmix64
  *                mixed, multiply-shift reduced), so the core can keep many
- *                misses in flight; measured with and without a software
- *                prefetch 16 reads ahead and the faster of the two taken.
- *                This is the floor for a batch of filter queries that each
- *                need one line.
+ *                misses in flight.  Four ways, the fastest taken: plain
+ *                loads; a software prefetch 16 and 64 reads ahead; and
+ *                staged like bk_filter_contains_batch (the addresses of 16
+ *                reads computed and prefetched, the reads done three such
+ *                stages later).  The last was the fastest at 1e8-key sizes
+ *                on the machine of docs/PERFORMANCE.md, where a prefetch
+ *                16 ahead left a third of the memory's overlap unused (8.5
+ *                against ~5.5 ns per line).  This is the floor for a batch
+ *                of filter queries that each need one line.
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +42,8 @@
 #define CHASE_STEPS ((size_t)1 << 21)
 #define CHASE_SLICE ((size_t)1024) /* ~0.1 ms per slice even from DRAM */
 #define INDEPENDENT_READS ((size_t)1 << 22)
-#define PREFETCH_DISTANCE 16
+#define STAGE_READS 16
+#define STAGES_AHEAD 3
 #define MAX_REPS 15
 
 static volatile uint64_t sink;
@@ -103,21 +109,63 @@ static double time_dependent(const uint64_t *buffer, size_t start)
     return slice_times_median(&times);
 }
 
-static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t seed,
-                               bool prefetch)
+static inline size_t read_line(uint64_t seed, size_t i, uint64_t lines)
+{
+    return (size_t)bk_reduce(bk_mix64(seed + i), lines) * LINE_WORDS;
+}
+
+/* One slice of reads i in [from, from + BENCH_SLICE_KEYS), with a prefetch
+ * `distance` reads ahead (0: none). */
+static uint64_t read_with_distance(const uint64_t *buffer, uint64_t lines, uint64_t seed,
+                                   size_t from, size_t distance)
+{
+    uint64_t sum = 0;
+    for (size_t i = from; i < from + BENCH_SLICE_KEYS; i++) {
+        if (distance != 0)
+            __builtin_prefetch(&buffer[read_line(seed, i + distance, lines)]);
+        sum += buffer[read_line(seed, i, lines)];
+    }
+    return sum;
+}
+
+/* One slice read in stages: a stage's addresses are computed and prefetched
+ * STAGES_AHEAD stages before they are read. */
+static uint64_t read_in_stages(const uint64_t *buffer, uint64_t lines, uint64_t seed, size_t from)
+{
+    size_t ring[STAGES_AHEAD + 1][STAGE_READS];
+    const size_t stages = BENCH_SLICE_KEYS / STAGE_READS;
+    uint64_t sum = 0;
+    for (size_t s = 0; s < stages + STAGES_AHEAD; s++) {
+        if (s < stages) {
+            size_t *stage = ring[s % (STAGES_AHEAD + 1)];
+            for (size_t j = 0; j < STAGE_READS; j++) {
+                stage[j] = read_line(seed, from + s * STAGE_READS + j, lines);
+                __builtin_prefetch(&buffer[stage[j]]);
+            }
+        }
+        if (s >= STAGES_AHEAD) {
+            const size_t *stage = ring[(s - STAGES_AHEAD) % (STAGES_AHEAD + 1)];
+            for (size_t j = 0; j < STAGE_READS; j++)
+                sum += buffer[stage[j]];
+        }
+    }
+    return sum;
+}
+
+enum { READ_PLAIN, READ_AHEAD_16, READ_AHEAD_64, READ_STAGED, READ_WAYS };
+
+static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t seed, int way)
 {
     slice_times times;
     slice_times_init(&times, INDEPENDENT_READS);
     uint64_t sum = 0;
     for (size_t done = 0; done < INDEPENDENT_READS; done += BENCH_SLICE_KEYS) {
         uint64_t begin = bench_now_ns();
-        for (size_t i = done; i < done + BENCH_SLICE_KEYS; i++) {
-            if (prefetch) {
-                uint64_t ahead = bk_reduce(bk_mix64(seed + i + PREFETCH_DISTANCE), lines);
-                __builtin_prefetch(&buffer[ahead * LINE_WORDS]);
-            }
-            sum += buffer[bk_reduce(bk_mix64(seed + i), lines) * LINE_WORDS];
-        }
+        if (way == READ_STAGED)
+            sum += read_in_stages(buffer, lines, seed, done);
+        else
+            sum += read_with_distance(buffer, lines, seed, done,
+                                      way == READ_PLAIN ? 0 : way == READ_AHEAD_16 ? 16 : 64);
         slice_times_add(&times, begin, bench_now_ns(), BENCH_SLICE_KEYS);
     }
     sink += sum;
@@ -144,13 +192,16 @@ int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)
         return -1;
     }
     double dependent[MAX_REPS], independent[MAX_REPS];
-    time_independent(buffer, lines, 1, true); /* warm the TLB and page tables */
+    time_independent(buffer, lines, 1, READ_AHEAD_16); /* warm the TLB and page tables */
     for (int r = 0; r < reps; r++) {
         dependent[r] = time_dependent(buffer, start);
-        uint64_t seed = (uint64_t)(r + 2) << 40;
-        double plain = time_independent(buffer, lines, seed, false);
-        double prefetched = time_independent(buffer, lines, seed, true);
-        independent[r] = plain < prefetched ? plain : prefetched;
+        independent[r] = INFINITY;
+        for (int way = 0; way < READ_WAYS; way++) {
+            uint64_t seed = ((uint64_t)(r + 2) << 40) + ((uint64_t)way << 32);
+            double t = time_independent(buffer, lines, seed, way);
+            if (t < independent[r])
+                independent[r] = t;
+        }
     }
     out->bytes = size;
     out->dependent_ns = bench_median(dependent, (size_t)reps);
