@@ -20,20 +20,22 @@ static bool env_flag_set(const char *name)
 
 static void detect(void)
 {
-    bk_cpu_features f = { false, false, false };
+    bk_cpu_features f = { false, false, false, false };
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     f.popcnt = __builtin_cpu_supports("popcnt");
     f.avx2 = __builtin_cpu_supports("avx2");
     f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f");
+    f.avx512dq = f.avx512 && __builtin_cpu_supports("avx512dq");
 #endif
     if (env_flag_set("BLOOMKIT_PORTABLE")) {
         f.popcnt = false;
         f.avx2 = false;
         f.avx512 = false;
+        f.avx512dq = false;
     }
     if (env_flag_set("BLOOMKIT_NO_AVX512"))
-        f.avx512 = false;
+        f.avx512 = f.avx512dq = false;
     detected = f;
 }
 

@@ -23,6 +23,7 @@
 #define BK_SRC_HASH_H
 
 #include "bloomkit/hash.h"
+#include "cpu.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -100,6 +101,11 @@ static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, s
     return bk_hash_key(hasher, key, len);
 }
 
+#ifdef BK_HAVE_AVX512_SOURCES
+/* bk_hash_keys for XXH3 with eight 8-byte keys per step (hash_avx512.c). */
+void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
+#endif
+
 /* Hashes keys[0..count) into hashes[0..count): the first step of every
  * batch call (hash a chunk, then probe it).  The algorithm is chosen once
  * per call, not once per key. */
@@ -108,6 +114,12 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
 {
     const uint64_t seed = hasher->seed;
     if (hasher->algorithm == BK_HASH_XXH3) {
+#ifdef BK_HAVE_AVX512_SOURCES
+        if (count >= 8 && bk_cpu()->avx512dq) {
+            bk_hash_keys_xxh3_avx512(keys, count, seed, hashes);
+            return;
+        }
+#endif
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_xxh3(keys[i].data, keys[i].len, seed);
     } else if (hasher->algorithm == BK_HASH_XXH64) {

@@ -180,6 +180,56 @@ static void test_strerror_names_every_code(void **state)
     assert_string_equal(bk_strerror((bk_status)-1000), "unknown status code");
 }
 
+/* Batch hashing (bk_hash_keys, and its AVX-512 path for 8-byte keys where
+ * the CPU has one) gives exactly bk_hash_key's hash for every key: random
+ * 8-byte keys under several seeds, in batches of every length around the
+ * eight-key step, with keys of other lengths mixed into some groups. */
+static void test_batch_hashing_matches_single(void **state)
+{
+    (void)state;
+    enum { MAX_BATCH = 67 };
+    static uint64_t values[MAX_BATCH];
+    static char text[MAX_BATCH][8];
+    bk_key keys[MAX_BATCH];
+    bk_hash batch[MAX_BATCH];
+    const uint64_t seeds[] = { 0, 1, 0x9e3779b97f4a7c15ULL, 0xffffffff00000000ULL, ~0ULL };
+    uint64_t rng = 12345;
+    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+        bk_hasher hasher;
+        bk_params params = { .capacity = 1, .seed = seeds[s] };
+        assert_int_equal(bk_hasher_from_params(&hasher, &params), BK_OK);
+        for (size_t count = 0; count <= MAX_BATCH; count++) {
+            for (size_t i = 0; i < count; i++) {
+                rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                values[i] = rng ^ (rng >> 29);
+                keys[i] = (bk_key){ &values[i], 8 };
+                if (count % 5 == 3 && i % 11 == 4) { /* another length in the group */
+                    size_t len = (size_t)(rng >> 61); /* 0..7 bytes */
+                    memcpy(text[i], &values[i], sizeof text[i]);
+                    keys[i] = (bk_key){ text[i], len };
+                }
+            }
+            bk_hash_keys(&hasher, keys, count, batch);
+            for (size_t i = 0; i < count; i++) {
+                bk_hash single = bk_hash_key(&hasher, keys[i].data, keys[i].len);
+                assert_int_equal(batch[i].h1, single.h1);
+                assert_int_equal(batch[i].h2, single.h2);
+            }
+#ifdef BK_HAVE_AVX512_SOURCES
+            if (bk_cpu()->avx512dq) {
+                memset(batch, 0, sizeof batch);
+                bk_hash_keys_xxh3_avx512(keys, count, seeds[s], batch);
+                for (size_t i = 0; i < count; i++) {
+                    bk_hash single = bk_hash_key(&hasher, keys[i].data, keys[i].len);
+                    assert_int_equal(batch[i].h1, single.h1);
+                    assert_int_equal(batch[i].h2, single.h2);
+                }
+            }
+#endif
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_hasher_rejects_bad_arguments),
         cmocka_unit_test(test_reduce_and_probes_cover_range),
         cmocka_unit_test(test_strerror_names_every_code),
+        cmocka_unit_test(test_batch_hashing_matches_single),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
