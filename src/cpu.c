@@ -26,16 +26,17 @@ static void detect(void)
     f.popcnt = __builtin_cpu_supports("popcnt");
     f.avx2 = __builtin_cpu_supports("avx2");
     f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f");
-    f.avx512dq = f.avx512 && __builtin_cpu_supports("avx512dq");
+    f.avx512dqbw = f.avx512 && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512bw");
 #endif
     if (env_flag_set("BLOOMKIT_PORTABLE")) {
         f.popcnt = false;
         f.avx2 = false;
         f.avx512 = false;
-        f.avx512dq = false;
+        f.avx512dqbw = false;
     }
     if (env_flag_set("BLOOMKIT_NO_AVX512"))
-        f.avx512 = f.avx512dq = false;
+        f.avx512 = f.avx512dqbw = false;
     detected = f;
 }
 

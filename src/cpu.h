@@ -18,7 +18,7 @@ typedef struct bk_cpu_features {
     bool popcnt;
     bool avx2;
     bool avx512; /* AVX-512 F, with the OS saving its registers */
-    bool avx512dq; /* and AVX-512 DQ (64-bit multiplies) */
+    bool avx512dqbw; /* and AVX-512 DQ and BW (64-bit multiplies, byte shuffles) */
 } bk_cpu_features;
 
 /* Detected features, cleared where BLOOMKIT_PORTABLE is set;

@@ -102,7 +102,7 @@ static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, s
 }
 
 #ifdef BK_HAVE_AVX512_SOURCES
-/* bk_hash_keys for XXH3 with eight 8-byte keys per step (hash_avx512.c). */
+/* bk_hash_keys for XXH3, eight 8- or 16-byte keys per step (hash_avx512.c). */
 void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
 #endif
 
@@ -115,7 +115,7 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
     const uint64_t seed = hasher->seed;
     if (hasher->algorithm == BK_HASH_XXH3) {
 #ifdef BK_HAVE_AVX512_SOURCES
-        if (count >= 8 && bk_cpu()->avx512dq) {
+        if (count >= 8 && bk_cpu()->avx512dqbw) {
             bk_hash_keys_xxh3_avx512(keys, count, seed, hashes);
             return;
         }

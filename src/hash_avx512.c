@@ -1,12 +1,13 @@
 /*
- * src/hash_avx512.c -- XXH3-128 of eight 8-byte keys at once (compiled with
- * -mavx512f -mavx512dq; called from bk_hash_keys only when
- * bk_cpu()->avx512dq).
+ * src/hash_avx512.c -- XXH3-128 of eight 8- or 16-byte keys at once
+ * (compiled with -mavx512f -mavx512dq -mavx512bw; called from bk_hash_keys
+ * only when bk_cpu()->avx512dqbw).
  *
- * Batches of 8-byte keys (integers, ids) are the common case, and their
- * hashing was half of a batch query's instructions.  For a key of 4 to 8
- * bytes XXH3-128 (xxHash 0.8, "XXH3_len_4to8_128b") is a short chain of
- * 64-bit operations on the key read as a little-endian word v:
+ * Batches of 8-byte keys (integers, ids) and 16-byte keys (UUIDs, pairs)
+ * are the common cases, and their hashing was half of a batch query's
+ * instructions.  For a key of 4 to 8 bytes XXH3-128 (xxHash 0.8,
+ * "XXH3_len_4to8_128b") is a short chain of 64-bit operations on the key
+ * read as a little-endian word v:
  *
  *     keyed = v ^ bitflip            bitflip = (secret[16..23] ^ secret[24..31])
  *                                              + (seed ^ (bswap32(seed) << 32))
@@ -25,16 +26,19 @@
  *     mid = (a0 b0 >> 32) + lo32(a0 b1) + lo32(a1 b0)        (< 2^34)
  *     hi  = a1 b1 + (a0 b1 >> 32) + (a1 b0 >> 32) + (mid >> 32)
  *
+ * 16-byte keys take XXH3's 9-to-16-byte branch the same way (hash_sixteen
+ * below: two 128-bit products and a byte swap, VPSHUFB).
+ *
  * The results are XXH3's own, bit for bit: tests/test_hash.c compares them
  * with libxxhash for random keys, seeds and batch shapes.  Groups of eight
- * that hold a key of another length are hashed one key at a time.
+ * that are not all 8 or all 16 bytes long are hashed one key at a time.
  *
  * Measured (blocked filter, 1e5 8-byte keys, bk_filter_contains_batch):
  * see docs/PERFORMANCE.md.
  */
 #include "hash.h"
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__)
 #include <immintrin.h>
 #include <string.h>
 
@@ -62,6 +66,23 @@ static inline __m512i xorshift(__m512i x, unsigned shift)
     return _mm512_xor_si512(x, _mm512_srli_epi64(x, shift));
 }
 
+/* XXH3's final mix of a 64-bit word. */
+static inline __m512i avalanche(__m512i h)
+{
+    h = xorshift(h, 37);
+    h = _mm512_mullo_epi64(h, _mm512_set1_epi64((long long)0x165667919E3779F9ULL));
+    return xorshift(h, 32);
+}
+
+/* hashes[j] = (h1[j], h2[j]) for the eight lanes. */
+static inline void store_pairs(__m512i h1, __m512i h2, bk_hash *hashes)
+{
+    const __m512i first = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+    const __m512i second = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+    _mm512_storeu_si512((void *)hashes, _mm512_permutex2var_epi64(h1, first, h2));
+    _mm512_storeu_si512((void *)(hashes + 4), _mm512_permutex2var_epi64(h1, second, h2));
+}
+
 /* hashes[0..8) of the eight words (8-byte keys read little-endian). */
 static void hash_eight(__m512i words, __m512i bitflip, bk_hash *hashes)
 {
@@ -74,41 +95,93 @@ static void hash_eight(__m512i words, __m512i bitflip, bk_hash *hashes)
     low = xorshift(low, 35);
     low = _mm512_mullo_epi64(low, _mm512_set1_epi64((long long)0x9FB21C651E98DF25ULL));
     low = xorshift(low, 28);
-    high = xorshift(high, 37);
-    high = _mm512_mullo_epi64(high, _mm512_set1_epi64((long long)0x165667919E3779F9ULL));
-    high = xorshift(high, 32);
-    /* interleave into (h1, h2) pairs: lanes 0-3, then 4-7 */
-    const __m512i first = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
-    const __m512i second = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
-    _mm512_storeu_si512((void *)hashes, _mm512_permutex2var_epi64(low, first, high));
-    _mm512_storeu_si512((void *)(hashes + 4), _mm512_permutex2var_epi64(low, second, high));
+    store_pairs(low, avalanche(high), hashes);
+}
+
+/* Each 64-bit lane byte-reversed (VPSHUFB, AVX-512 BW). */
+static inline __m512i byte_swap(__m512i x)
+{
+    const __m512i reverse = _mm512_set4_epi64(0x08090a0b0c0d0e0fLL, 0x0001020304050607LL,
+                                              0x08090a0b0c0d0e0fLL, 0x0001020304050607LL);
+    return _mm512_shuffle_epi8(x, reverse);
+}
+
+/* XXH3-128 of eight 16-byte keys ("XXH3_len_9to16_128b" with len = 16),
+ * words_lo / words_hi their first and second 8 bytes:
+ *
+ *     (lo, hi) = (w_lo ^ w_hi ^ flip_lo) * PRIME64_1       128-bit product
+ *     lo += 15 << 54
+ *     v = w_hi ^ flip_hi;   hi += v + lo32(v) * (PRIME32_2 - 1)
+ *     lo ^= bswap64(hi)
+ *     (h1, h2) = lo * PRIME64_2 (128-bit), h2 += hi * PRIME64_2
+ *     h1 = avalanche(h1);  h2 = avalanche(h2)                           */
+static void hash_sixteen(__m512i words_lo, __m512i words_hi, __m512i flip_lo, __m512i flip_hi,
+                         bk_hash *hashes)
+{
+    const __m512i prime1 = _mm512_set1_epi64((long long)XXH_PRIME64_1);
+    const __m512i prime2 = _mm512_set1_epi64((long long)XXH_PRIME64_2);
+    __m512i mixed = _mm512_xor_si512(_mm512_xor_si512(words_lo, words_hi), flip_lo);
+    __m512i low = _mm512_mullo_epi64(mixed, prime1);
+    __m512i high = multiply_high(mixed, prime1);
+    low = _mm512_add_epi64(low, _mm512_set1_epi64((long long)((uint64_t)15 << 54)));
+    __m512i v = _mm512_xor_si512(words_hi, flip_hi);
+    high = _mm512_add_epi64(high, v);
+    high = _mm512_add_epi64(high, _mm512_mul_epu32(v, _mm512_set1_epi64(XXH_PRIME32_2 - 1)));
+    low = _mm512_xor_si512(low, byte_swap(high));
+    __m512i h1 = _mm512_mullo_epi64(low, prime2);
+    __m512i h2 = _mm512_add_epi64(multiply_high(low, prime2), _mm512_mullo_epi64(high, prime2));
+    store_pairs(avalanche(h1), avalanche(h2), hashes);
+}
+
+static uint64_t secret_word(size_t offset)
+{
+    uint64_t word;
+    memcpy(&word, XXH3_kSecret + offset, 8);
+    return word;
 }
 
 /* XXH3's bitflip for 4- to 8-byte keys under `seed`. */
 static uint64_t bitflip_for(uint64_t seed)
 {
-    uint64_t s16, s24;
-    memcpy(&s16, XXH3_kSecret + 16, 8);
-    memcpy(&s24, XXH3_kSecret + 24, 8);
     uint64_t folded = seed ^ ((uint64_t)__builtin_bswap32((uint32_t)seed) << 32);
-    return (s16 ^ s24) + folded;
+    return (secret_word(16) ^ secret_word(24)) + folded;
+}
+
+/* The length shared by keys[0..LANES), if it is 8 or 16; else 0. */
+static size_t common_width(const bk_key *keys)
+{
+    size_t len = keys[0].len;
+    if (len != 8 && len != 16)
+        return 0;
+    for (unsigned j = 1; j < LANES; j++)
+        if (keys[j].len != len)
+            return 0;
+    return len;
 }
 
 void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes)
 {
     const __m512i bitflip = _mm512_set1_epi64((long long)bitflip_for(seed));
+    const __m512i flip_lo = _mm512_set1_epi64((long long)((secret_word(32) ^ secret_word(40)) - seed));
+    const __m512i flip_hi = _mm512_set1_epi64((long long)((secret_word(48) ^ secret_word(56)) + seed));
     size_t i = 0;
     for (; i + LANES <= count; i += LANES) {
-        uint64_t words[LANES];
-        bool all_eight = true;
-        for (unsigned j = 0; j < LANES; j++) {
-            all_eight &= keys[i + j].len == 8;
-            if (keys[i + j].len == 8)
-                memcpy(&words[j], keys[i + j].data, 8); /* x86: little-endian */
-        }
-        if (all_eight) {
-            hash_eight(_mm512_loadu_si512((const void *)words), bitflip, hashes + i);
-        } else {
+        uint64_t first[LANES], second[LANES]; /* x86: the words are little-endian */
+        switch (common_width(keys + i)) {
+        case 8:
+            for (unsigned j = 0; j < LANES; j++)
+                memcpy(&first[j], keys[i + j].data, 8);
+            hash_eight(_mm512_loadu_si512((const void *)first), bitflip, hashes + i);
+            break;
+        case 16:
+            for (unsigned j = 0; j < LANES; j++) {
+                memcpy(&first[j], keys[i + j].data, 8);
+                memcpy(&second[j], (const char *)keys[i + j].data + 8, 8);
+            }
+            hash_sixteen(_mm512_loadu_si512((const void *)first),
+                         _mm512_loadu_si512((const void *)second), flip_lo, flip_hi, hashes + i);
+            break;
+        default:
             for (unsigned j = 0; j < LANES; j++)
                 hashes[i + j] = bk_hash_xxh3(keys[i + j].data, keys[i + j].len, seed);
         }
@@ -117,4 +190,4 @@ void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, b
         hashes[i] = bk_hash_xxh3(keys[i].data, keys[i].len, seed);
 }
 
-#endif /* __AVX512F__ && __AVX512DQ__ */
+#endif /* __AVX512F__ && __AVX512DQ__ && __AVX512BW__ */

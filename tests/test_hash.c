@@ -180,16 +180,16 @@ static void test_strerror_names_every_code(void **state)
     assert_string_equal(bk_strerror((bk_status)-1000), "unknown status code");
 }
 
-/* Batch hashing (bk_hash_keys, and its AVX-512 path for 8-byte keys where
- * the CPU has one) gives exactly bk_hash_key's hash for every key: random
- * 8-byte keys under several seeds, in batches of every length around the
+/* Batch hashing (bk_hash_keys, and its AVX-512 path for 8- and 16-byte keys
+ * where the CPU has one) gives exactly bk_hash_key's hash for every key:
+ * random keys under several seeds, in batches of every length around the
  * eight-key step, with keys of other lengths mixed into some groups. */
 static void test_batch_hashing_matches_single(void **state)
 {
     (void)state;
     enum { MAX_BATCH = 67 };
-    static uint64_t values[MAX_BATCH];
-    static char text[MAX_BATCH][8];
+    static uint64_t values[MAX_BATCH][2];
+    static char text[MAX_BATCH][16];
     bk_key keys[MAX_BATCH];
     bk_hash batch[MAX_BATCH];
     const uint64_t seeds[] = { 0, 1, 0x9e3779b97f4a7c15ULL, 0xffffffff00000000ULL, ~0ULL };
@@ -201,11 +201,13 @@ static void test_batch_hashing_matches_single(void **state)
         for (size_t count = 0; count <= MAX_BATCH; count++) {
             for (size_t i = 0; i < count; i++) {
                 rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-                values[i] = rng ^ (rng >> 29);
-                keys[i] = (bk_key){ &values[i], 8 };
+                values[i][0] = rng ^ (rng >> 29);
+                values[i][1] = rng * 0x9e3779b97f4a7c15ULL;
+                size_t width = count % 2 == 0 ? 8 : 16; /* both vector widths */
+                keys[i] = (bk_key){ values[i], width };
                 if (count % 5 == 3 && i % 11 == 4) { /* another length in the group */
-                    size_t len = (size_t)(rng >> 61); /* 0..7 bytes */
-                    memcpy(text[i], &values[i], sizeof text[i]);
+                    size_t len = (size_t)(rng >> 60); /* 0..15 bytes */
+                    memcpy(text[i], values[i], sizeof text[i]);
                     keys[i] = (bk_key){ text[i], len };
                 }
             }
@@ -216,7 +218,7 @@ static void test_batch_hashing_matches_single(void **state)
                 assert_int_equal(batch[i].h2, single.h2);
             }
 #ifdef BK_HAVE_AVX512_SOURCES
-            if (bk_cpu()->avx512dq) {
+            if (bk_cpu()->avx512dqbw) {
                 memset(batch, 0, sizeof batch);
                 bk_hash_keys_xxh3_avx512(keys, count, seeds[s], batch);
                 for (size_t i = 0; i < count; i++) {
