@@ -443,7 +443,7 @@ size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t 
 }
 
 /* ------------------------------------------------------------------------ */
-/* Construction, step 0: sort the attempt's hashes and drop repeats         */
+/* Construction, step 0: the attempt's hashes in slot order                 */
 /* ------------------------------------------------------------------------ */
 
 #define MAX_BUCKET_BITS 20
@@ -456,6 +456,28 @@ static unsigned bucket_bits_for(uint64_t keys)
     while (bits < MAX_BUCKET_BITS && ((uint64_t)8 << bits) < keys)
         bits++;
     return bits;
+}
+
+/*
+ * sorted[0..count) = the attempt hashes of input[0..count), grouped by their
+ * top `bucket_bits` bits in ascending order (one counting pass, one scatter;
+ * not sorted inside a bucket).  Afterwards bucket_end[b] is the end of
+ * bucket b.  `bucket_end` has 2^bucket_bits + 1 entries.
+ */
+static void bucket_hashes(const bk_hash *input, size_t count, uint64_t seed,
+                          unsigned bucket_bits, uint32_t *bucket_end, uint64_t *sorted)
+{
+    size_t buckets = (size_t)1 << bucket_bits;
+    unsigned shift = 64 - bucket_bits;
+    memset(bucket_end, 0, (buckets + 1) * sizeof *bucket_end);
+    for (size_t i = 0; i < count; i++)
+        bucket_end[(attempt_hash(input[i], seed) >> shift) + 1]++;
+    for (size_t b = 0; b < buckets; b++)
+        bucket_end[b + 1] += bucket_end[b];
+    for (size_t i = 0; i < count; i++) {
+        uint64_t h = attempt_hash(input[i], seed);
+        sorted[bucket_end[h >> shift]++] = h;
+    }
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -478,37 +500,26 @@ static void insertion_sort(uint64_t *values, size_t count)
 }
 
 /*
- * sorted[0..m) = the distinct attempt hashes of input[0..count), ascending;
- * returns m.  `bucket_start` has 2^bucket_bits + 1 entries.
+ * Drops repeated hashes from the output of bucket_hashes (equal hashes share
+ * a bucket): sorts each bucket, keeps the first of each run, and closes the
+ * gaps.  Returns the number of distinct hashes, now ascending in
+ * sorted[0..return).  Only run when a peel failed (see build_with_scratch).
  */
-static size_t sort_unique_hashes(const bk_hash *input, size_t count, uint64_t seed,
-                                 unsigned bucket_bits, uint32_t *bucket_start, uint64_t *sorted)
+static size_t drop_repeats(uint64_t *sorted, unsigned bucket_bits, const uint32_t *bucket_end)
 {
     size_t buckets = (size_t)1 << bucket_bits;
-    unsigned shift = 64 - bucket_bits;
-    memset(bucket_start, 0, (buckets + 1) * sizeof *bucket_start);
-    for (size_t i = 0; i < count; i++)
-        bucket_start[(attempt_hash(input[i], seed) >> shift) + 1]++;
-    for (size_t b = 0; b < buckets; b++)
-        bucket_start[b + 1] += bucket_start[b];
-    for (size_t i = 0; i < count; i++) {
-        uint64_t h = attempt_hash(input[i], seed);
-        sorted[bucket_start[h >> shift]++] = h;
-    }
-    /* bucket_start[b] is now the end of bucket b, the start of bucket b+1. */
-    size_t begin = 0;
+    size_t begin = 0, unique = 0;
     for (size_t b = 0; b < buckets; b++) {
-        size_t end = bucket_start[b];
+        size_t end = bucket_end[b];
         if (end - begin <= INSERTION_SORT_LIMIT)
             insertion_sort(sorted + begin, end - begin);
         else
             qsort(sorted + begin, end - begin, sizeof *sorted, compare_u64);
+        for (size_t i = begin; i < end; i++)
+            if (i == begin || sorted[i] != sorted[i - 1])
+                sorted[unique++] = sorted[i];
         begin = end;
     }
-    size_t unique = 0;
-    for (size_t i = 0; i < count; i++)
-        if (unique == 0 || sorted[i] != sorted[unique - 1])
-            sorted[unique++] = sorted[i];
     return unique;
 }
 
@@ -516,19 +527,32 @@ static size_t sort_unique_hashes(const bk_hash *input, size_t count, uint64_t se
 /* Construction, steps 1-3: count, peel, assign                             */
 /* ------------------------------------------------------------------------ */
 
-/* The working memory of a build.  Big arrays come from bk_alloc_zeroed:
- * huge pages (fewer page faults and TLB misses on the random accesses of
- * the sort and the peel) and already zero. */
+/* Per slot, one byte: (keys using the slot) << 2 | (xor of the indices j,
+ * 0..3, of the slot in those keys' slot lists).  With one key left, the
+ * low bits say which of its slots this is, so peeling needs no compare. */
+#define SLOT_KEY_ONE 4u
+#define SLOT_INDEX_MASK 3u
+
+/* The working memory of a build, in two blocks from bk_alloc_zeroed (huge
+ * pages when large: a page fault costs microseconds on a virtual machine,
+ * and the scratch of a big build would otherwise take thousands).
+ *   key block:  sorted (8 n), peeled_index (1 n), bucket_end (4 buckets)
+ *   slot block: slot_hashes (8 s), slot_keys (1 s), pending (4 (s + 1)),
+ *               pending last: only the part a peel reaches is touched. */
 typedef struct build_scratch {
-    uint64_t *sorted;        /* the attempt's unique hashes; then the peel stack */
+    uint64_t *sorted;        /* the attempt's hashes; then the peel stack */
     uint8_t *peeled_index;   /* stack: which of the key's slots was its own */
-    uint32_t *bucket_start;  /* sort buckets */
+    uint32_t *bucket_end;    /* bucket_hashes' buckets */
+    void *key_block;
+    size_t key_block_bytes;
     size_t key_room;         /* entries of sorted and peeled_index */
     unsigned bucket_bits;
-    uint8_t *slot_keys;      /* keys using each slot (wraps: checked) */
-    uint64_t *slot_hashes;   /* xor of the hashes of those keys */
-    uint32_t *single_slots;  /* queue of slots used by exactly one key */
-    uint64_t slots;
+    uint64_t *slot_hashes;   /* per slot: xor of the hashes of its keys */
+    uint8_t *slot_keys;      /* per slot: key count and index xor (SLOT_KEY_ONE) */
+    uint32_t *pending;       /* slots left with one key, not yet peeled */
+    void *slot_block;
+    size_t slot_block_bytes;
+    uint64_t slots;          /* room for this many slots */
     bool slots_zero;         /* slot_keys and slot_hashes still all zero */
 } build_scratch;
 
@@ -537,27 +561,41 @@ static size_t bucket_count(unsigned bucket_bits)
     return ((size_t)1 << bucket_bits) + 1;
 }
 
+static size_t round_up_64(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
+
+static size_t key_block_bytes(size_t room, unsigned bucket_bits)
+{
+    return round_up_64(room * 8) + round_up_64(room) + bucket_count(bucket_bits) * 4;
+}
+
+static size_t slot_block_bytes(uint64_t slots)
+{
+    return round_up_64(slots * 8) + round_up_64(slots) + (slots + 1) * 4;
+}
+
 static uint64_t scratch_bytes(uint64_t keys, const fuse_geometry *g)
 {
     uint64_t room = keys ? keys : 1;
-    return room * (8 + 1) + bucket_count(bucket_bits_for(keys)) * 4 + g->slots * (1 + 8 + 4) + 4;
+    return key_block_bytes(room, bucket_bits_for(keys)) + slot_block_bytes(g->slots);
 }
 
 static void scratch_free_slots(build_scratch *s)
 {
-    bk_free_zeroed(s->slot_keys, s->slots);
-    bk_free_zeroed(s->slot_hashes, s->slots * sizeof *s->slot_hashes);
-    bk_free_zeroed(s->single_slots, (s->slots + 1) * sizeof *s->single_slots);
-    s->slot_keys = NULL;
+    bk_free_zeroed(s->slot_block, s->slot_block_bytes);
+    s->slot_block = NULL;
     s->slot_hashes = NULL;
-    s->single_slots = NULL;
+    s->slot_keys = NULL;
+    s->pending = NULL;
+    s->slots = 0;
 }
 
 static void scratch_free(build_scratch *s)
 {
-    bk_free_zeroed(s->sorted, s->key_room * sizeof *s->sorted);
-    bk_free_zeroed(s->peeled_index, s->key_room);
-    bk_free_zeroed(s->bucket_start, bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
+    bk_free_zeroed(s->key_block, s->key_block_bytes);
+    s->key_block = NULL;
     scratch_free_slots(s);
 }
 
@@ -566,80 +604,112 @@ static bk_status scratch_alloc_keys(build_scratch *s, size_t count)
     memset(s, 0, sizeof *s);
     s->key_room = count ? count : 1;
     s->bucket_bits = bucket_bits_for(count);
-    s->sorted = bk_alloc_zeroed(s->key_room * sizeof *s->sorted);
-    s->peeled_index = bk_alloc_zeroed(s->key_room);
-    s->bucket_start = bk_alloc_zeroed(bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
-    if (s->sorted == NULL || s->peeled_index == NULL || s->bucket_start == NULL) {
-        scratch_free(s);
+    s->key_block_bytes = key_block_bytes(s->key_room, s->bucket_bits);
+    char *block = bk_alloc_zeroed(s->key_block_bytes);
+    if (block == NULL)
         return BK_ENOMEM;
-    }
+    s->key_block = block;
+    s->sorted = (uint64_t *)(void *)block;
+    block += round_up_64(s->key_room * 8);
+    s->peeled_index = (uint8_t *)block;
+    block += round_up_64(s->key_room);
+    s->bucket_end = (uint32_t *)(void *)block;
     return BK_OK;
 }
 
+/* Room for at least `slots` slots, all zero. */
 static bk_status scratch_alloc_slots(build_scratch *s, uint64_t slots)
 {
-    s->slots = slots;
-    s->slot_keys = bk_alloc_zeroed(slots);
-    s->slot_hashes = bk_alloc_zeroed(slots * sizeof *s->slot_hashes);
-    s->single_slots = bk_alloc_zeroed((slots + 1) * sizeof *s->single_slots);
-    if (s->slot_keys == NULL || s->slot_hashes == NULL || s->single_slots == NULL) {
-        scratch_free_slots(s);
+    if (s->slot_block != NULL && s->slots >= slots)
+        return BK_OK;
+    scratch_free_slots(s);
+    s->slot_block_bytes = slot_block_bytes(slots);
+    char *block = bk_alloc_zeroed(s->slot_block_bytes);
+    if (block == NULL)
         return BK_ENOMEM;
-    }
+    s->slot_block = block;
+    s->slot_hashes = (uint64_t *)(void *)block;
+    block += round_up_64(slots * 8);
+    s->slot_keys = (uint8_t *)block;
+    block += round_up_64(slots);
+    s->pending = (uint32_t *)(void *)block;
+    s->slots = slots;
     s->slots_zero = true;
     return BK_OK;
 }
 
-/* Step 1.  False if a slot count wrapped (more than 255 keys in one slot:
- * never for distinct random hashes; the attempt is then retried). */
+/* Step 1.  False if a slot count wrapped (64 keys or more in one slot:
+ * never for distinct random hashes, but repeated keys do it; the caller
+ * then drops repeats and tries again). */
 static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, build_scratch *s, size_t keys,
                                       bk_kind kind)
 {
+    uint8_t *slot_keys = s->slot_keys;
+    uint64_t *slot_hashes = s->slot_hashes;
     if (!s->slots_zero) {
-        memset(s->slot_keys, 0, g->slots);
-        memset(s->slot_hashes, 0, g->slots * sizeof *s->slot_hashes);
+        memset(slot_keys, 0, g->slots);
+        memset(slot_hashes, 0, g->slots * sizeof *slot_hashes);
     }
     s->slots_zero = false;
     unsigned wrapped = 0;
     for (size_t i = 0; i < keys; i++) {
         uint64_t h = s->sorted[i], slot[4];
         slots_of(g, h, kind, slot);
-        for (unsigned j = 0; j < g->arity; j++) {
-            s->slot_keys[slot[j]]++;
-            s->slot_hashes[slot[j]] ^= h;
-            wrapped |= s->slot_keys[slot[j]] == 0;
+        for (unsigned j = 0; j < arity_of(kind); j++) {
+            uint8_t c = (uint8_t)((slot_keys[slot[j]] + SLOT_KEY_ONE) ^ j);
+            slot_keys[slot[j]] = c;
+            slot_hashes[slot[j]] ^= h;
+            wrapped |= c < SLOT_KEY_ONE;
         }
     }
     return wrapped == 0;
 }
 
-/* Step 2.  Returns the number of keys peeled (pushed on the stack in
- * s->sorted / s->peeled_index). */
+/* Takes the key of `own` (its only key) out of all its slots and pushes it
+ * on the peel stack; slots left with one key go on `pending`. */
+static ALWAYS_INLINE size_t peel_slot(const fuse_geometry *g, build_scratch *s, uint32_t own,
+                                      size_t stacked, size_t *pending, bk_kind kind)
+{
+    uint8_t *slot_keys = s->slot_keys;
+    uint64_t *slot_hashes = s->slot_hashes;
+    uint64_t h = slot_hashes[own], slot[4];
+    s->sorted[stacked] = h;
+    s->peeled_index[stacked] = (uint8_t)(slot_keys[own] & SLOT_INDEX_MASK);
+    slots_of(g, h, kind, slot);
+    size_t top = *pending;
+    for (unsigned j = 0; j < arity_of(kind); j++) {
+        uint8_t c = (uint8_t)((slot_keys[slot[j]] - SLOT_KEY_ONE) ^ j);
+        slot_keys[slot[j]] = c;
+        slot_hashes[slot[j]] ^= h;
+        s->pending[top] = (uint32_t)slot[j];
+        top += (c >> 2) == 1; /* branch-free push: pending has slots + 1 entries */
+    }
+    *pending = top;
+    return stacked + 1;
+}
+
+/*
+ * Step 2.  One pass over the slots from the last to the first; a slot with
+ * one key is peeled, and so is every slot that this leaves with one key
+ * (depth first, from `pending`), before the pass moves on.  This is the
+ * same order as pushing every single-key slot on a stack first and then
+ * popping it, but touches only as much of `pending` as the deepest chain.
+ * Returns the number of keys peeled (pushed in s->sorted / s->peeled_index).
+ */
 static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_kind kind)
 {
-    /* Pushes are branch-free: the slot is always written and the queue
-     * grows only if it now has one key (the queue has slots + 1 entries). */
-    size_t queued = 0, stacked = 0;
-    for (uint64_t i = 0; i < g->slots; i++) {
-        s->single_slots[queued] = (uint32_t)i;
-        queued += s->slot_keys[i] == 1;
-    }
-    while (queued > 0) {
-        uint32_t own = s->single_slots[--queued];
-        if (s->slot_keys[own] != 1)
-            continue; /* its last key was peeled from another slot */
-        uint64_t h = s->slot_hashes[own], slot[4];
-        slots_of(g, h, kind, slot);
-        unsigned own_index = 0;
-        for (unsigned j = 0; j < g->arity; j++) {
-            own_index = slot[j] == own ? j : own_index;
-            s->slot_hashes[slot[j]] ^= h;
-            s->single_slots[queued] = (uint32_t)slot[j];
-            queued += --s->slot_keys[slot[j]] == 1;
+    const uint8_t *slot_keys = s->slot_keys;
+    size_t stacked = 0;
+    for (uint64_t i = g->slots; i-- > 0;) {
+        if ((slot_keys[i] >> 2) != 1)
+            continue;
+        size_t pending = 0;
+        stacked = peel_slot(g, s, (uint32_t)i, stacked, &pending, kind);
+        while (pending > 0) {
+            uint32_t own = s->pending[--pending];
+            if ((slot_keys[own] >> 2) == 1) /* else its key left from another slot */
+                stacked = peel_slot(g, s, own, stacked, &pending, kind);
         }
-        s->sorted[stacked] = h;
-        s->peeled_index[stacked] = (uint8_t)own_index;
-        stacked++;
     }
     return stacked;
 }
@@ -661,23 +731,30 @@ static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s,
     }
 }
 
-static ALWAYS_INLINE bool try_peel_kind(const fuse_geometry *g, build_scratch *s, size_t keys,
-                                        void *fingerprints, bk_kind kind)
+static ALWAYS_INLINE bool count_and_peel_kind(const fuse_geometry *g, build_scratch *s,
+                                              size_t keys, bk_kind kind)
 {
-    if (!count_slots(g, s, keys, kind) || peel(g, s, kind) != keys)
-        return false;
-    assign(g, s, keys, fingerprints, kind);
-    return true;
+    return count_slots(g, s, keys, kind) && peel(g, s, kind) == keys;
 }
 
-static bool try_peel(bk_kind kind, const fuse_geometry *g, build_scratch *s, size_t keys,
-                     void *fingerprints)
+static bool count_and_peel(bk_kind kind, const fuse_geometry *g, build_scratch *s, size_t keys)
 {
     switch (kind) {
-    case BK_KIND_XOR8: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_XOR8);
-    case BK_KIND_FUSE16: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE16);
-    case BK_KIND_FUSE8_4: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE8_4);
-    default: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE8);
+    case BK_KIND_XOR8: return count_and_peel_kind(g, s, keys, BK_KIND_XOR8);
+    case BK_KIND_FUSE16: return count_and_peel_kind(g, s, keys, BK_KIND_FUSE16);
+    case BK_KIND_FUSE8_4: return count_and_peel_kind(g, s, keys, BK_KIND_FUSE8_4);
+    default: return count_and_peel_kind(g, s, keys, BK_KIND_FUSE8);
+    }
+}
+
+static void assign_any(bk_kind kind, const fuse_geometry *g, const build_scratch *s, size_t keys,
+                       void *fingerprints)
+{
+    switch (kind) {
+    case BK_KIND_XOR8: assign(g, s, keys, fingerprints, BK_KIND_XOR8); break;
+    case BK_KIND_FUSE16: assign(g, s, keys, fingerprints, BK_KIND_FUSE16); break;
+    case BK_KIND_FUSE8_4: assign(g, s, keys, fingerprints, BK_KIND_FUSE8_4); break;
+    default: assign(g, s, keys, fingerprints, BK_KIND_FUSE8); break;
     }
 }
 
@@ -697,31 +774,51 @@ static bk_fuse *new_filter(bk_kind kind, const bk_hasher *hasher)
     return filter;
 }
 
-/* Attempts until one peels; the geometry comes from the first attempt's
- * number of distinct hashes (later attempts differ only by the 2^-64
- * collisions, which the size factor's slack absorbs or a retry fixes). */
+/*
+ * Attempts until one peels.  Repeats are dropped only when needed: two equal
+ * hashes share all their slots, so neither can ever be peeled, and a peel
+ * that takes every key proves there were none.  So an attempt first counts
+ * and peels the hashes as they are; if that fails it drops repeats, and if
+ * there were any, counts and peels again with the same seed.  The filter is
+ * the one the distinct hashes give (the peel does not depend on the order
+ * of the keys).  The geometry comes from the first attempt's number of
+ * distinct hashes (later attempts differ only by the 2^-64 collisions,
+ * which the size factor's slack absorbs or a retry fixes).
+ */
 static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_hash *hashes,
                                     size_t count)
 {
+    fuse_geometry *g = &filter->geometry;
     for (unsigned attempt = 1; attempt <= BK_FUSE_MAX_ATTEMPTS; attempt++) {
         uint64_t seed = attempt_seed(filter->hasher.seed, attempt);
-        size_t keys = sort_unique_hashes(hashes, count, seed, s->bucket_bits, s->bucket_start,
-                                         s->sorted);
-        if (attempt == 1) {
-            geometry_for(filter->kind, keys, &filter->geometry);
-            if (scratch_alloc_slots(s, filter->geometry.slots) != BK_OK)
-                return BK_ENOMEM;
-            filter->fingerprints =
-                bk_alloc_zeroed(fingerprint_bytes(filter->kind, filter->geometry.slots));
-            if (filter->fingerprints == NULL)
-                return BK_ENOMEM;
+        bucket_hashes(hashes, count, seed, s->bucket_bits, s->bucket_end, s->sorted);
+        size_t keys = count;
+        if (attempt == 1)
+            geometry_for(filter->kind, keys, g);
+        if (scratch_alloc_slots(s, g->slots) != BK_OK)
+            return BK_ENOMEM;
+        bool peeled = count_and_peel(filter->kind, g, s, keys);
+        if (!peeled) {
+            /* The peel stack overwrote the hashes: put them back first. */
+            bucket_hashes(hashes, count, seed, s->bucket_bits, s->bucket_end, s->sorted);
+            size_t unique = drop_repeats(s->sorted, s->bucket_bits, s->bucket_end);
+            if (unique != keys) {
+                keys = unique;
+                if (attempt == 1)
+                    geometry_for(filter->kind, keys, g);
+                peeled = count_and_peel(filter->kind, g, s, keys);
+            }
         }
-        if (try_peel(filter->kind, &filter->geometry, s, keys, filter->fingerprints)) {
-            filter->seed = seed;
-            filter->keys = keys;
-            filter->attempts = attempt;
-            return BK_OK;
-        }
+        if (!peeled)
+            continue;
+        filter->fingerprints = bk_alloc_zeroed(fingerprint_bytes(filter->kind, g->slots));
+        if (filter->fingerprints == NULL)
+            return BK_ENOMEM;
+        assign_any(filter->kind, g, s, keys, filter->fingerprints);
+        filter->seed = seed;
+        filter->keys = keys;
+        filter->attempts = attempt;
+        return BK_OK;
     }
     return BK_EFULL;
 }
