@@ -18,9 +18,14 @@
  * edges are keys: a slot that only one key uses can be set last, after
  * every other slot of that key, to make that key's equation hold.  So:
  *   1. count, for every slot, the keys that use it, and xor their hashes
- *      together (a slot used by one key then holds that key's hash);
- *   2. repeatedly take a slot used by exactly one key, push (key, slot) on a
- *      stack and remove the key from its other slots;
+ *      together (a slot used by one key then holds that key's hash); the
+ *      count shares its byte with the xor of the key's slot indexes j
+ *      (count << 2 | xor j), so a slot left with one key also says which
+ *      of that key's slots it is;
+ *   2. one pass over the slots from last to first: a slot used by exactly
+ *      one key gets (key, slot) pushed on a stack and the key removed from
+ *      its other slots; a slot this leaves with one key is peeled at once
+ *      (depth first, from a small "pending" stack) before the pass moves on;
  *   3. if every key was pushed, pop them in reverse order and set
  *      F[slot] = f(x) ^ (the key's other slots): a later-peeled key never
  *      touches a slot set before it.
@@ -71,33 +76,57 @@
  * attempt * golden ratio): deterministic, so the same keys and hash seed
  * give the same filter byte for byte.
  *
- * Duplicates.  Two equal hashes would form an unpeelable pair, so each
- * attempt sorts the 64-bit hashes and drops repeats (also the rare distinct
- * keys whose 64-bit hashes collide: their queries are identical, so storing
- * one answers both).  The sort is one counting pass on the top bits and an
- * insertion sort of each small bucket, and it also puts keys in slot order,
- * which makes step 1 walk memory almost sequentially.
+ * Key order and duplicates.  Each attempt first groups its 64-bit hashes by
+ * their top bits (one counting pass, one scatter: about 8 keys a bucket),
+ * which puts keys in slot order, so step 1 walks memory almost
+ * sequentially.  Two equal hashes (repeated keys, or the rare distinct keys
+ * whose 64-bit hashes collide: their queries are identical, so storing one
+ * answers both) share all their slots and can never be peeled, so a peel
+ * that takes every key proves there are none; only when a peel fails does
+ * the attempt sort each bucket, drop repeats, and count and peel again
+ * with the same seed.  Nothing here depends on the order of the keys
+ * inside a bucket, so the filter is the one of the distinct hashes.
  *
  * Memory layout of a filter: one 64-byte aligned array of s fingerprints
  * (uint8_t, or uint16_t little-endian in files), nothing else.
  *
- * Scratch during construction (n keys, s slots): sorted hashes, reused as
- * the peel stack (8 n) + the peeled slot's index (1 n) + per slot a key
- * count (1 s), an xor of hashes (8 s) and the queue of single-key slots
- * (4 s) + bucket counters (4 min(2^20, n/8)): about 24 bytes per key for
- * fuse (s = 1.125 n), 25 for xor (bk_fuse_build_scratch_bytes).
+ * Scratch during construction (n keys, s slots): bucketed hashes, reused
+ * as the peel stack (8 n) + the peeled slot's index (1 n) + bucket counters
+ * (4 min(2^20, n/8)) in one block; per slot a count byte (1 s) and an xor
+ * of hashes (8 s) in another; each block a whole number of 2 MiB pages
+ * once it is 2 MiB or more (a 4 KiB page fault costs about 12 us on this
+ * virtual machine, and an odd-sized mapping is faulted 4 KiB at a time at
+ * its ends).  The pending stack of step 2 starts at s/256 entries (fuse;
+ * its deepest chain was 0.12-0.35% of n at 10^6 keys) or s/8 (xor: 7%)
+ * and doubles if needed.  bk_fuse_build_scratch_bytes: 21.0 bytes per key
+ * at 10^6 keys for fuse8/fuse16/fuse8_4 and 23.7 for xor8; 19.7 (fuse8),
+ * 19.3 (fuse8_4) and 21.2 (xor8) at 10^7.
  *
- * Measured (gcc 12 -O2, this 2-core shared machine while quiet; 10^6
- * random keys as hashes, hashing excluded; 10^7 absent queries for the
- * FPR; build cold = fresh process, warm = scratch pages already faulted;
- * docs/STATIC.md has the details):
- *     kind     bits/key  x log2(1/p)  FPR        build ns/key   query ns absent/present
- *                                                cold / warm    single     batch
- *     xor8     9.84      1.23         0.3890%    156-172 / -    5.7/5.6    4.1/5.5
- *     fuse8    9.04      1.13         0.3929%    107-115 / 56   5.2/5.3    4.2/4.1
- *     fuse16   18.09     1.13         0.00167%   111 / 55       6.6/6.6    4.2/4.2
- *     fuse8_4  8.62      1.08         0.3954%    107 / 54       5.8/6.0    4.7/4.7
- *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8); scratch 24.1 bytes/key.
+ * Measured (gcc 12 -O2, this 2-core machine shared with a memory
+ * benchmark on the other core; FPR over 10^7 absent queries; docs/STATIC.md
+ * has the details).  "build" is bloomkit-bench at 10^6 8-byte integer keys,
+ * bk_filter_build with hashing included, cold (fresh scratch pages), median
+ * of 5 runs; "hashes" is bk_fuse_build_hashes from random hashes (hashing
+ * excluded), first build of a process / later ones; queries are the
+ * bench's bk_filter_contains_hash on given hashes, medians of 5 runs:
+ *     kind     bits/key  x log2(1/p)  FPR        build   hashes        query ns
+ *                                                ns/key  ns/key        absent/present
+ *     xor8     9.84      1.23         0.3890%    118     113-298 / 139  5.7-6.0
+ *     fuse8    9.04      1.13         0.3929%    72 (1)  47-63 / 55     5.4-5.5
+ *     fuse16   18.09     1.13         0.00167%   48      41-53 / 45     6.2-7.0
+ *     fuse8_4  8.62      1.08         0.3954%    47      43-52 / 50     6.5-7.3
+ *   (1) first kind of the run; 49-64 when built after the others (its
+ *   1.1 MB array, below the 2 MiB huge-page threshold, also takes 276
+ *   4 KiB faults, about 3 ns per key).  Before this build skipped the
+ *   per-bucket sort, packed the count byte and stopped faulting its
+ *   scratch 4 KiB at a time, the same interleaved runs gave 150 (fuse8),
+ *   153 (fuse16), 159 (xor8) and 83 (fuse8_4) ns per key.  The query code
+ *   did not change: its range is two sets of medians, noise of the load.
+ *   A query is 38 instructions here (13 of them mix64) plus 7 of the
+ *   bk_filter dispatch; at 10^6 keys the array (1.1 MB for fuse8) is about
+ *   the size of the 1 MB L2 cache and the three loads dominate: the same
+ *   query on a 1,000-key filter takes 3.4 ns.
+ *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).
  */
 #include "bloomkit/fuse.h"
 
