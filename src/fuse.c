@@ -96,8 +96,8 @@
  * of hashes (8 s) in another; each block a whole number of 2 MiB pages
  * once it is 2 MiB or more (a 4 KiB page fault costs about 12 us on this
  * virtual machine, and an odd-sized mapping is faulted 4 KiB at a time at
- * its ends).  The pending stack of step 2 starts at s/256 entries (fuse;
- * its deepest chain was 0.12-0.35% of n at 10^6 keys) or s/8 (xor: 7%)
+ * its ends).  The pending stack of step 2 starts at 64 + s/256 entries (fuse;
+ * its deepest chain was 0.12-0.35% of n at 10^6 keys) or 64 + s/8 (xor: 7%)
  * and doubles if needed.  bk_fuse_build_scratch_bytes: 21.0 bytes per key
  * at 10^6 keys for fuse8/fuse16/fuse8_4 and 23.7 for xor8; 19.7 (fuse8),
  * 19.3 (fuse8_4) and 21.2 (xor8) at 10^7.
@@ -570,7 +570,8 @@ static size_t drop_repeats(uint64_t *sorted, unsigned bucket_bits, const uint32_
  *   slot block: slot_hashes (8 s), slot_keys (1 s)
  *   pending:    4 bytes a slot waiting to be peeled; the deepest chain of
  *               a peel is about 0.1% of n for fuse, 7% for xor (measured),
- *               so it starts at s/256 (fuse) or s/8 (xor) and doubles. */
+ *               so it starts at 64 + s/256 (fuse) or 64 + s/8 (xor) and doubles
+ *               (small sets grow it: the tests take that path). */
 typedef struct build_scratch {
     uint64_t *sorted;        /* the attempt's hashes; then the peel stack */
     uint8_t *peeled_index;   /* stack: which of the key's slots was its own */
@@ -613,7 +614,7 @@ static size_t slot_block_bytes(uint64_t slots)
 
 static size_t initial_pending_room(uint64_t segment_mask, uint64_t slots)
 {
-    return 1024 + (segment_mask == 0 ? slots / 8 : slots / 256); /* xor : fuse */
+    return 64 + (segment_mask == 0 ? slots / 8 : slots / 256); /* xor : fuse */
 }
 
 static uint64_t scratch_bytes(uint64_t keys, const fuse_geometry *g)
