@@ -686,71 +686,94 @@ static bk_status scratch_alloc_slots(build_scratch *s, const fuse_geometry *g)
     return BK_OK;
 }
 
+/* The key counts of all slots added up: arity * keys unless a count
+ * wrapped (each wrap loses 64).  One pass over a byte a slot, cheaper than
+ * a test at every increment. */
+static uint64_t total_slot_keys(const uint8_t *slot_keys, uint64_t slots)
+{
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < slots; i++)
+        total += slot_keys[i] >> 2;
+    return total;
+}
+
 /* Step 1.  False if a slot count wrapped (64 keys or more in one slot:
  * never for distinct random hashes, but repeated keys do it; the caller
  * then drops repeats and tries again). */
 static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, build_scratch *s, size_t keys,
                                       bk_kind kind)
 {
+    /* Local copies: the byte stores below may alias anything else. */
+    const fuse_geometry geometry = *g;
+    const uint64_t *hashes = s->sorted;
     uint8_t *slot_keys = s->slot_keys;
     uint64_t *slot_hashes = s->slot_hashes;
     if (!s->slots_zero) {
-        memset(slot_keys, 0, g->slots);
-        memset(slot_hashes, 0, g->slots * sizeof *slot_hashes);
+        memset(slot_keys, 0, geometry.slots);
+        memset(slot_hashes, 0, geometry.slots * sizeof *slot_hashes);
     }
     s->slots_zero = false;
-    unsigned wrapped = 0;
     for (size_t i = 0; i < keys; i++) {
-        uint64_t h = s->sorted[i], slot[4];
-        slots_of(g, h, kind, slot);
+        uint64_t h = hashes[i], slot[4];
+        slots_of(&geometry, h, kind, slot);
         for (unsigned j = 0; j < arity_of(kind); j++) {
-            uint8_t c = (uint8_t)((slot_keys[slot[j]] + SLOT_KEY_ONE) ^ j);
-            slot_keys[slot[j]] = c;
+            slot_keys[slot[j]] = (uint8_t)((slot_keys[slot[j]] + SLOT_KEY_ONE) ^ j);
             slot_hashes[slot[j]] ^= h;
-            wrapped |= c < SLOT_KEY_ONE;
         }
     }
-    return wrapped == 0;
+    return total_slot_keys(slot_keys, geometry.slots) == (uint64_t)keys * arity_of(kind);
 }
 
+/* The state of a peel, in locals: the byte stores of the peel may alias
+ * anything, so fields read through `build_scratch` would be reloaded after
+ * each of them. */
+typedef struct peeler {
+    fuse_geometry geometry;
+    uint8_t *slot_keys;
+    uint64_t *slot_hashes;
+    uint64_t *stack;        /* peeled hashes (s->sorted) */
+    uint8_t *stack_index;   /* which of their slots was their own */
+    uint32_t *pending;
+    size_t pending_room;
+    size_t stacked;
+} peeler;
+
 /* Room on `pending` for one more key's pushes (rarely grows). */
-static bool pending_room_for(build_scratch *s, size_t top)
+static bool pending_room_for(peeler *p, build_scratch *s, size_t top)
 {
-    if (top + 4 <= s->pending_room)
+    if (top + 4 <= p->pending_room)
         return true;
-    size_t room = 2 * s->pending_room;
-    uint32_t *grown = realloc(s->pending, room * sizeof *grown);
+    size_t room = 2 * p->pending_room;
+    uint32_t *grown = realloc(p->pending, room * sizeof *grown);
     if (grown == NULL) {
         s->out_of_memory = true;
         return false;
     }
-    s->pending = grown;
-    s->pending_room = room;
+    s->pending = p->pending = grown;
+    s->pending_room = p->pending_room = room;
     return true;
 }
 
 /* Takes the key of `own` (its only key) out of all its slots and pushes it
  * on the peel stack; slots left with one key go on `pending`, which must
- * have room for 4 more. */
-static ALWAYS_INLINE size_t peel_slot(const fuse_geometry *g, build_scratch *s, uint32_t own,
-                                      size_t stacked, size_t *pending, bk_kind kind)
+ * have room for 4 more.  Returns the new top of `pending`. */
+static ALWAYS_INLINE size_t peel_slot(peeler *p, uint32_t own, size_t top, bk_kind kind)
 {
-    uint8_t *slot_keys = s->slot_keys;
-    uint64_t *slot_hashes = s->slot_hashes;
+    uint8_t *slot_keys = p->slot_keys;
+    uint64_t *slot_hashes = p->slot_hashes;
     uint64_t h = slot_hashes[own], slot[4];
-    s->sorted[stacked] = h;
-    s->peeled_index[stacked] = (uint8_t)(slot_keys[own] & SLOT_INDEX_MASK);
-    slots_of(g, h, kind, slot);
-    size_t top = *pending;
+    p->stack[p->stacked] = h;
+    p->stack_index[p->stacked] = (uint8_t)(slot_keys[own] & SLOT_INDEX_MASK);
+    p->stacked++;
+    slots_of(&p->geometry, h, kind, slot);
     for (unsigned j = 0; j < arity_of(kind); j++) {
         uint8_t c = (uint8_t)((slot_keys[slot[j]] - SLOT_KEY_ONE) ^ j);
         slot_keys[slot[j]] = c;
         slot_hashes[slot[j]] ^= h;
-        s->pending[top] = (uint32_t)slot[j];
+        p->pending[top] = (uint32_t)slot[j];
         top += (c >> 2) == 1; /* branch-free push */
     }
-    *pending = top;
-    return stacked + 1;
+    return top;
 }
 
 /*
@@ -764,33 +787,36 @@ static ALWAYS_INLINE size_t peel_slot(const fuse_geometry *g, build_scratch *s, 
  */
 static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_kind kind)
 {
-    const uint8_t *slot_keys = s->slot_keys;
-    size_t stacked = 0;
-    for (uint64_t i = g->slots; i-- > 0;) {
+    peeler p = { *g, s->slot_keys, s->slot_hashes, s->sorted, s->peeled_index,
+                 s->pending, s->pending_room, 0 };
+    const uint8_t *slot_keys = p.slot_keys;
+    for (uint64_t i = p.geometry.slots; i-- > 0;) {
         if ((slot_keys[i] >> 2) != 1)
             continue;
-        size_t pending = 0;
-        stacked = peel_slot(g, s, (uint32_t)i, stacked, &pending, kind);
-        while (pending > 0) {
-            uint32_t own = s->pending[--pending];
+        size_t top = peel_slot(&p, (uint32_t)i, 0, kind);
+        while (top > 0) {
+            uint32_t own = p.pending[--top];
             if ((slot_keys[own] >> 2) != 1)
                 continue; /* its key left from another slot */
-            if (!pending_room_for(s, pending))
-                return stacked;
-            stacked = peel_slot(g, s, own, stacked, &pending, kind);
+            if (!pending_room_for(&p, s, top))
+                return p.stacked;
+            top = peel_slot(&p, own, top, kind);
         }
     }
-    return stacked;
+    return p.stacked;
 }
 
 /* Step 3: in reverse peel order, make each key's equation hold. */
 static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s, size_t keys,
                                  void *fingerprints, bk_kind kind)
 {
+    const fuse_geometry geometry = *g; /* locals: the stores may alias */
+    const uint64_t *stack = s->sorted;
+    const uint8_t *stack_index = s->peeled_index;
     for (size_t i = keys; i-- > 0;) {
-        uint64_t h = s->sorted[i], slot[4];
-        slots_of(g, h, kind, slot);
-        uint64_t own = slot[s->peeled_index[i]];
+        uint64_t h = stack[i], slot[4];
+        slots_of(&geometry, h, kind, slot);
+        uint64_t own = slot[stack_index[i]];
         /* F[own] is still 0, so xoring it in changes nothing. */
         uint32_t value = fingerprint_of(h, kind) ^ stored_xor(fingerprints, slot, kind);
         if (kind == BK_KIND_FUSE16)
