@@ -104,28 +104,27 @@
  *
  * Measured (gcc 12 -O2, this 2-core machine shared with a memory
  * benchmark on the other core; FPR over 10^7 absent queries; docs/STATIC.md
- * has the details).  "build" is bloomkit-bench at 10^6 8-byte integer keys,
- * bk_filter_build with hashing included, cold (fresh scratch pages), median
- * of 5 runs; "hashes" is bk_fuse_build_hashes from random hashes (hashing
- * excluded), first build of a process / later ones; queries are the
- * bench's bk_filter_contains_hash on given hashes, medians of 5 runs:
- *     kind     bits/key  x log2(1/p)  FPR        build   hashes        query ns
- *                                                ns/key  ns/key        absent/present
- *     xor8     9.84      1.23         0.3890%    118     113-298 / 139  5.7-6.0
- *     fuse8    9.04      1.13         0.3929%    72 (1)  47-63 / 55     5.4-5.5
- *     fuse16   18.09     1.13         0.00167%   48      41-53 / 45     6.2-7.0
- *     fuse8_4  8.62      1.08         0.3954%    47      43-52 / 50     6.5-7.3
- *   (1) first kind of the run; 49-64 when built after the others (its
+ * has the details).  "build" is bloomkit-bench at 10^6 8-byte integer keys
+ * (bk_filter_build, key hashing included, one cold build per run), median
+ * and range of 5 runs interleaved with 5 of the previous version, whose
+ * median is in brackets; "hashes" is bk_fuse_build_hashes from random
+ * hashes (hashing excluded), first build of a process / later ones;
+ * "query" is the bench's bk_filter_contains_hash on given hashes, absent /
+ * present, medians (the query code did not change: same before):
+ *     kind     bits/key  x log2(1/p)  FPR        build ns/key          hashes        query ns
+ *     xor8     9.84      1.23         0.3890%    122 (95-139) [150]    113-298 / 139  5.5/5.5
+ *     fuse8    9.04      1.13         0.3929%    53 (46-82) [128]      47-63 / 55     5.3/5.3
+ *     fuse16   18.09     1.13         0.00167%   48 (43-86) [129]      41-53 / 45     6.1/6.0
+ *     fuse8_4  8.62      1.08         0.3954%    58 (40-86) [84]       43-52 / 50     6.3/6.4
+ *   fuse8 is the first kind of each run and the first build of a process
+ *   pays the most for fresh pages (49-64 when built after the others); its
  *   1.1 MB array, below the 2 MiB huge-page threshold, also takes 276
- *   4 KiB faults, about 3 ns per key).  Before this build skipped the
- *   per-bucket sort, packed the count byte and stopped faulting its
- *   scratch 4 KiB at a time, the same interleaved runs gave 150 (fuse8),
- *   153 (fuse16), 159 (xor8) and 83 (fuse8_4) ns per key.  The query code
- *   did not change: its range is two sets of medians, noise of the load.
+ *   4 KiB faults, about 3 ns per key.  The build is 235 instructions per
+ *   key for fuse8, hashing included (332 before; callgrind).
  *   A query is 38 instructions here (13 of them mix64) plus 7 of the
  *   bk_filter dispatch; at 10^6 keys the array (1.1 MB for fuse8) is about
  *   the size of the 1 MB L2 cache and the three loads dominate: the same
- *   query on a 1,000-key filter takes 3.4 ns.
+ *   query on a 1,000-key filter takes about 3.4 ns.
  *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).
  */
 #include "bloomkit/fuse.h"
