@@ -18,9 +18,14 @@
  * edges are keys: a slot that only one key uses can be set last, after
  * every other slot of that key, to make that key's equation hold.  So:
  *   1. count, for every slot, the keys that use it, and xor their hashes
- *      together (a slot used by one key then holds that key's hash);
- *   2. repeatedly take a slot used by exactly one key, push (key, slot) on a
- *      stack and remove the key from its other slots;
+ *      together (a slot used by one key then holds that key's hash); the
+ *      count shares its byte with the xor of the key's slot indexes j
+ *      (count << 2 | xor j), so a slot left with one key also says which
+ *      of that key's slots it is;
+ *   2. one pass over the slots from last to first: a slot used by exactly
+ *      one key gets (key, slot) pushed on a stack and the key removed from
+ *      its other slots; a slot this leaves with one key is peeled at once
+ *      (depth first, from a small "pending" stack) before the pass moves on;
  *   3. if every key was pushed, pop them in reverse order and set
  *      F[slot] = f(x) ^ (the key's other slots): a later-peeled key never
  *      touches a slot set before it.
@@ -71,33 +76,56 @@
  * attempt * golden ratio): deterministic, so the same keys and hash seed
  * give the same filter byte for byte.
  *
- * Duplicates.  Two equal hashes would form an unpeelable pair, so each
- * attempt sorts the 64-bit hashes and drops repeats (also the rare distinct
- * keys whose 64-bit hashes collide: their queries are identical, so storing
- * one answers both).  The sort is one counting pass on the top bits and an
- * insertion sort of each small bucket, and it also puts keys in slot order,
- * which makes step 1 walk memory almost sequentially.
+ * Key order and duplicates.  Each attempt first groups its 64-bit hashes by
+ * their top bits (one counting pass, one scatter: about 8 keys a bucket),
+ * which puts keys in slot order, so step 1 walks memory almost
+ * sequentially.  Two equal hashes (repeated keys, or the rare distinct keys
+ * whose 64-bit hashes collide: their queries are identical, so storing one
+ * answers both) share all their slots and can never be peeled, so a peel
+ * that takes every key proves there are none; only when a peel fails does
+ * the attempt sort each bucket, drop repeats, and count and peel again
+ * with the same seed.  Nothing here depends on the order of the keys
+ * inside a bucket, so the filter is the one of the distinct hashes.
  *
  * Memory layout of a filter: one 64-byte aligned array of s fingerprints
  * (uint8_t, or uint16_t little-endian in files), nothing else.
  *
- * Scratch during construction (n keys, s slots): sorted hashes, reused as
- * the peel stack (8 n) + the peeled slot's index (1 n) + per slot a key
- * count (1 s), an xor of hashes (8 s) and the queue of single-key slots
- * (4 s) + bucket counters (4 min(2^20, n/8)): about 24 bytes per key for
- * fuse (s = 1.125 n), 25 for xor (bk_fuse_build_scratch_bytes).
+ * Scratch during construction (n keys, s slots): bucketed hashes, reused
+ * as the peel stack (8 n) + the peeled slot's index (1 n) + bucket counters
+ * (4 min(2^20, n/8)) in one block; per slot a count byte (1 s) and an xor
+ * of hashes (8 s) in another; each block a whole number of 2 MiB pages
+ * once it is 2 MiB or more (a 4 KiB page fault costs about 12 us on this
+ * virtual machine, and an odd-sized mapping is faulted 4 KiB at a time at
+ * its ends).  The pending stack of step 2 starts at 64 + s/256 entries (fuse;
+ * its deepest chain was 0.12-0.35% of n at 10^6 keys) or 64 + s/8 (xor: 7%)
+ * and doubles if needed.  bk_fuse_build_scratch_bytes: 21.0 bytes per key
+ * at 10^6 keys for fuse8/fuse16/fuse8_4 and 23.7 for xor8; 19.7 (fuse8),
+ * 19.3 (fuse8_4) and 21.2 (xor8) at 10^7.
  *
- * Measured (gcc 12 -O2, this 2-core shared machine while quiet; 10^6
- * random keys as hashes, hashing excluded; 10^7 absent queries for the
- * FPR; build cold = fresh process, warm = scratch pages already faulted;
- * docs/STATIC.md has the details):
- *     kind     bits/key  x log2(1/p)  FPR        build ns/key   query ns absent/present
- *                                                cold / warm    single     batch
- *     xor8     9.84      1.23         0.3890%    156-172 / -    5.7/5.6    4.1/5.5
- *     fuse8    9.04      1.13         0.3929%    107-115 / 56   5.2/5.3    4.2/4.1
- *     fuse16   18.09     1.13         0.00167%   111 / 55       6.6/6.6    4.2/4.2
- *     fuse8_4  8.62      1.08         0.3954%    107 / 54       5.8/6.0    4.7/4.7
- *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8); scratch 24.1 bytes/key.
+ * Measured (gcc 12 -O2, this 2-core machine shared with a memory
+ * benchmark on the other core; FPR over 10^7 absent queries; docs/STATIC.md
+ * has the details).  "build" is bloomkit-bench at 10^6 8-byte integer keys
+ * (bk_filter_build, key hashing included, one cold build per run), median
+ * and range of 5 runs interleaved with 5 of the previous version, whose
+ * median is in brackets; "hashes" is bk_fuse_build_hashes from random
+ * hashes (hashing excluded), first build of a process / later ones;
+ * "query" is the bench's bk_filter_contains_hash on given hashes, absent /
+ * present, medians (the query code did not change: same before):
+ *     kind     bits/key  x log2(1/p)  FPR        build ns/key          hashes        query ns
+ *     xor8     9.84      1.23         0.3890%    122 (95-139) [150]    113-298 / 139  5.5/5.5
+ *     fuse8    9.04      1.13         0.3929%    53 (46-82) [128]      47-63 / 55     5.3/5.3
+ *     fuse16   18.09     1.13         0.00167%   48 (43-86) [129]      41-53 / 45     6.1/6.0
+ *     fuse8_4  8.62      1.08         0.3954%    58 (40-86) [84]       43-52 / 50     6.3/6.4
+ *   fuse8 is the first kind of each run and the first build of a process
+ *   pays the most for fresh pages (49-64 when built after the others); its
+ *   1.1 MB array, below the 2 MiB huge-page threshold, also takes 276
+ *   4 KiB faults, about 3 ns per key.  The build is 235 instructions per
+ *   key for fuse8, hashing included (332 before; callgrind).
+ *   A query is 38 instructions here (13 of them mix64) plus 7 of the
+ *   bk_filter dispatch; at 10^6 keys the array (1.1 MB for fuse8) is about
+ *   the size of the 1 MB L2 cache and the three loads dominate: the same
+ *   query on a 1,000-key filter takes about 3.4 ns.
+ *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).
  */
 #include "bloomkit/fuse.h"
 
@@ -443,7 +471,7 @@ size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t 
 }
 
 /* ------------------------------------------------------------------------ */
-/* Construction, step 0: sort the attempt's hashes and drop repeats         */
+/* Construction, step 0: the attempt's hashes in slot order                 */
 /* ------------------------------------------------------------------------ */
 
 #define MAX_BUCKET_BITS 20
@@ -456,6 +484,28 @@ static unsigned bucket_bits_for(uint64_t keys)
     while (bits < MAX_BUCKET_BITS && ((uint64_t)8 << bits) < keys)
         bits++;
     return bits;
+}
+
+/*
+ * sorted[0..count) = the attempt hashes of input[0..count), grouped by their
+ * top `bucket_bits` bits in ascending order (one counting pass, one scatter;
+ * not sorted inside a bucket).  Afterwards bucket_end[b] is the end of
+ * bucket b.  `bucket_end` has 2^bucket_bits + 1 entries.
+ */
+static void bucket_hashes(const bk_hash *input, size_t count, uint64_t seed,
+                          unsigned bucket_bits, uint32_t *bucket_end, uint64_t *sorted)
+{
+    size_t buckets = (size_t)1 << bucket_bits;
+    unsigned shift = 64 - bucket_bits;
+    memset(bucket_end, 0, (buckets + 1) * sizeof *bucket_end);
+    for (size_t i = 0; i < count; i++)
+        bucket_end[(attempt_hash(input[i], seed) >> shift) + 1]++;
+    for (size_t b = 0; b < buckets; b++)
+        bucket_end[b + 1] += bucket_end[b];
+    for (size_t i = 0; i < count; i++) {
+        uint64_t h = attempt_hash(input[i], seed);
+        sorted[bucket_end[h >> shift]++] = h;
+    }
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -478,37 +528,26 @@ static void insertion_sort(uint64_t *values, size_t count)
 }
 
 /*
- * sorted[0..m) = the distinct attempt hashes of input[0..count), ascending;
- * returns m.  `bucket_start` has 2^bucket_bits + 1 entries.
+ * Drops repeated hashes from the output of bucket_hashes (equal hashes share
+ * a bucket): sorts each bucket, keeps the first of each run, and closes the
+ * gaps.  Returns the number of distinct hashes, now ascending in
+ * sorted[0..return).  Only run when a peel failed (see build_with_scratch).
  */
-static size_t sort_unique_hashes(const bk_hash *input, size_t count, uint64_t seed,
-                                 unsigned bucket_bits, uint32_t *bucket_start, uint64_t *sorted)
+static size_t drop_repeats(uint64_t *sorted, unsigned bucket_bits, const uint32_t *bucket_end)
 {
     size_t buckets = (size_t)1 << bucket_bits;
-    unsigned shift = 64 - bucket_bits;
-    memset(bucket_start, 0, (buckets + 1) * sizeof *bucket_start);
-    for (size_t i = 0; i < count; i++)
-        bucket_start[(attempt_hash(input[i], seed) >> shift) + 1]++;
-    for (size_t b = 0; b < buckets; b++)
-        bucket_start[b + 1] += bucket_start[b];
-    for (size_t i = 0; i < count; i++) {
-        uint64_t h = attempt_hash(input[i], seed);
-        sorted[bucket_start[h >> shift]++] = h;
-    }
-    /* bucket_start[b] is now the end of bucket b, the start of bucket b+1. */
-    size_t begin = 0;
+    size_t begin = 0, unique = 0;
     for (size_t b = 0; b < buckets; b++) {
-        size_t end = bucket_start[b];
+        size_t end = bucket_end[b];
         if (end - begin <= INSERTION_SORT_LIMIT)
             insertion_sort(sorted + begin, end - begin);
         else
             qsort(sorted + begin, end - begin, sizeof *sorted, compare_u64);
+        for (size_t i = begin; i < end; i++)
+            if (i == begin || sorted[i] != sorted[i - 1])
+                sorted[unique++] = sorted[i];
         begin = end;
     }
-    size_t unique = 0;
-    for (size_t i = 0; i < count; i++)
-        if (unique == 0 || sorted[i] != sorted[unique - 1])
-            sorted[unique++] = sorted[i];
     return unique;
 }
 
@@ -516,19 +555,38 @@ static size_t sort_unique_hashes(const bk_hash *input, size_t count, uint64_t se
 /* Construction, steps 1-3: count, peel, assign                             */
 /* ------------------------------------------------------------------------ */
 
-/* The working memory of a build.  Big arrays come from bk_alloc_zeroed:
- * huge pages (fewer page faults and TLB misses on the random accesses of
- * the sort and the peel) and already zero. */
+/* Per slot, one byte: (keys using the slot) << 2 | (xor of the indices j,
+ * 0..3, of the slot in those keys' slot lists).  With one key left, the
+ * low bits say which of its slots this is, so peeling needs no compare. */
+#define SLOT_KEY_ONE 4u
+#define SLOT_INDEX_MASK 3u
+
+/* The working memory of a build: two blocks from bk_alloc_zeroed, sized in
+ * whole huge pages when large (a 4 KiB page fault costs microseconds on a
+ * virtual machine, and a big build would otherwise take thousands), and a
+ * small growable stack:
+ *   key block:  sorted (8 n), peeled_index (1 n), bucket_end (4 buckets)
+ *   slot block: slot_hashes (8 s), slot_keys (1 s)
+ *   pending:    4 bytes a slot waiting to be peeled; the deepest chain of
+ *               a peel is about 0.1% of n for fuse, 7% for xor (measured),
+ *               so it starts at 64 + s/256 (fuse) or 64 + s/8 (xor) and doubles
+ *               (small sets grow it: the tests take that path). */
 typedef struct build_scratch {
-    uint64_t *sorted;        /* the attempt's unique hashes; then the peel stack */
+    uint64_t *sorted;        /* the attempt's hashes; then the peel stack */
     uint8_t *peeled_index;   /* stack: which of the key's slots was its own */
-    uint32_t *bucket_start;  /* sort buckets */
+    uint32_t *bucket_end;    /* bucket_hashes' buckets */
+    void *key_block;
+    size_t key_block_bytes;
     size_t key_room;         /* entries of sorted and peeled_index */
     unsigned bucket_bits;
-    uint8_t *slot_keys;      /* keys using each slot (wraps: checked) */
-    uint64_t *slot_hashes;   /* xor of the hashes of those keys */
-    uint32_t *single_slots;  /* queue of slots used by exactly one key */
-    uint64_t slots;
+    uint64_t *slot_hashes;   /* per slot: xor of the hashes of its keys */
+    uint8_t *slot_keys;      /* per slot: key count and index xor (SLOT_KEY_ONE) */
+    uint32_t *pending;       /* slots left with one key, not yet peeled */
+    size_t pending_room;
+    bool out_of_memory;      /* pending could not grow */
+    void *slot_block;
+    size_t slot_block_bytes;
+    uint64_t slots;          /* room for this many slots */
     bool slots_zero;         /* slot_keys and slot_hashes still all zero */
 } build_scratch;
 
@@ -537,27 +595,50 @@ static size_t bucket_count(unsigned bucket_bits)
     return ((size_t)1 << bucket_bits) + 1;
 }
 
+static size_t round_up_64(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
+
+static size_t key_block_bytes(size_t room, unsigned bucket_bits)
+{
+    return bk_huge_round(round_up_64(room * 8) + round_up_64(room) +
+                         bucket_count(bucket_bits) * 4);
+}
+
+static size_t slot_block_bytes(uint64_t slots)
+{
+    return bk_huge_round(round_up_64(slots * 8) + slots);
+}
+
+static size_t initial_pending_room(uint64_t segment_mask, uint64_t slots)
+{
+    return 64 + (segment_mask == 0 ? slots / 8 : slots / 256); /* xor : fuse */
+}
+
 static uint64_t scratch_bytes(uint64_t keys, const fuse_geometry *g)
 {
     uint64_t room = keys ? keys : 1;
-    return room * (8 + 1) + bucket_count(bucket_bits_for(keys)) * 4 + g->slots * (1 + 8 + 4) + 4;
+    return key_block_bytes(room, bucket_bits_for(keys)) + slot_block_bytes(g->slots) +
+           initial_pending_room(g->segment_mask, g->slots) * 4;
 }
 
 static void scratch_free_slots(build_scratch *s)
 {
-    bk_free_zeroed(s->slot_keys, s->slots);
-    bk_free_zeroed(s->slot_hashes, s->slots * sizeof *s->slot_hashes);
-    bk_free_zeroed(s->single_slots, (s->slots + 1) * sizeof *s->single_slots);
-    s->slot_keys = NULL;
+    bk_free_zeroed(s->slot_block, s->slot_block_bytes);
+    free(s->pending);
+    s->slot_block = NULL;
     s->slot_hashes = NULL;
-    s->single_slots = NULL;
+    s->slot_keys = NULL;
+    s->pending = NULL;
+    s->pending_room = 0;
+    s->slots = 0;
 }
 
 static void scratch_free(build_scratch *s)
 {
-    bk_free_zeroed(s->sorted, s->key_room * sizeof *s->sorted);
-    bk_free_zeroed(s->peeled_index, s->key_room);
-    bk_free_zeroed(s->bucket_start, bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
+    bk_free_zeroed(s->key_block, s->key_block_bytes);
+    s->key_block = NULL;
     scratch_free_slots(s);
 }
 
@@ -566,92 +647,175 @@ static bk_status scratch_alloc_keys(build_scratch *s, size_t count)
     memset(s, 0, sizeof *s);
     s->key_room = count ? count : 1;
     s->bucket_bits = bucket_bits_for(count);
-    s->sorted = bk_alloc_zeroed(s->key_room * sizeof *s->sorted);
-    s->peeled_index = bk_alloc_zeroed(s->key_room);
-    s->bucket_start = bk_alloc_zeroed(bucket_count(s->bucket_bits) * sizeof *s->bucket_start);
-    if (s->sorted == NULL || s->peeled_index == NULL || s->bucket_start == NULL) {
-        scratch_free(s);
+    s->key_block_bytes = key_block_bytes(s->key_room, s->bucket_bits);
+    char *block = bk_alloc_zeroed(s->key_block_bytes);
+    if (block == NULL)
         return BK_ENOMEM;
-    }
+    s->key_block = block;
+    s->sorted = (uint64_t *)(void *)block;
+    block += round_up_64(s->key_room * 8);
+    s->peeled_index = (uint8_t *)block;
+    block += round_up_64(s->key_room);
+    s->bucket_end = (uint32_t *)(void *)block;
     return BK_OK;
 }
 
-static bk_status scratch_alloc_slots(build_scratch *s, uint64_t slots)
+/* Room for at least the slots of `g`, all zero. */
+static bk_status scratch_alloc_slots(build_scratch *s, const fuse_geometry *g)
 {
-    s->slots = slots;
-    s->slot_keys = bk_alloc_zeroed(slots);
-    s->slot_hashes = bk_alloc_zeroed(slots * sizeof *s->slot_hashes);
-    s->single_slots = bk_alloc_zeroed((slots + 1) * sizeof *s->single_slots);
-    if (s->slot_keys == NULL || s->slot_hashes == NULL || s->single_slots == NULL) {
+    uint64_t slots = g->slots;
+    if (s->slot_block != NULL && s->slots >= slots)
+        return BK_OK;
+    scratch_free_slots(s);
+    s->slot_block_bytes = slot_block_bytes(slots);
+    s->pending_room = initial_pending_room(g->segment_mask, slots);
+    char *block = bk_alloc_zeroed(s->slot_block_bytes);
+    s->pending = malloc(s->pending_room * sizeof *s->pending);
+    if (block == NULL || s->pending == NULL) {
+        bk_free_zeroed(block, s->slot_block_bytes);
         scratch_free_slots(s);
         return BK_ENOMEM;
     }
+    s->slot_block = block;
+    s->slot_hashes = (uint64_t *)(void *)block;
+    block += round_up_64(slots * 8);
+    s->slot_keys = (uint8_t *)block;
+    s->slots = slots;
     s->slots_zero = true;
     return BK_OK;
 }
 
-/* Step 1.  False if a slot count wrapped (more than 255 keys in one slot:
- * never for distinct random hashes; the attempt is then retried). */
+/* The key counts of all slots added up: arity * keys unless a count
+ * wrapped (each wrap loses 64).  One pass over a byte a slot, cheaper than
+ * a test at every increment. */
+static uint64_t total_slot_keys(const uint8_t *slot_keys, uint64_t slots)
+{
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < slots; i++)
+        total += slot_keys[i] >> 2;
+    return total;
+}
+
+/* Step 1.  False if a slot count wrapped (64 keys or more in one slot:
+ * never for distinct random hashes, but repeated keys do it; the caller
+ * then drops repeats and tries again). */
 static ALWAYS_INLINE bool count_slots(const fuse_geometry *g, build_scratch *s, size_t keys,
                                       bk_kind kind)
 {
+    /* Local copies: the byte stores below may alias anything else. */
+    const fuse_geometry geometry = *g;
+    const uint64_t *hashes = s->sorted;
+    uint8_t *slot_keys = s->slot_keys;
+    uint64_t *slot_hashes = s->slot_hashes;
     if (!s->slots_zero) {
-        memset(s->slot_keys, 0, g->slots);
-        memset(s->slot_hashes, 0, g->slots * sizeof *s->slot_hashes);
+        memset(slot_keys, 0, geometry.slots);
+        memset(slot_hashes, 0, geometry.slots * sizeof *slot_hashes);
     }
     s->slots_zero = false;
-    unsigned wrapped = 0;
     for (size_t i = 0; i < keys; i++) {
-        uint64_t h = s->sorted[i], slot[4];
-        slots_of(g, h, kind, slot);
-        for (unsigned j = 0; j < g->arity; j++) {
-            s->slot_keys[slot[j]]++;
-            s->slot_hashes[slot[j]] ^= h;
-            wrapped |= s->slot_keys[slot[j]] == 0;
+        uint64_t h = hashes[i], slot[4];
+        slots_of(&geometry, h, kind, slot);
+        for (unsigned j = 0; j < arity_of(kind); j++) {
+            slot_keys[slot[j]] = (uint8_t)((slot_keys[slot[j]] + SLOT_KEY_ONE) ^ j);
+            slot_hashes[slot[j]] ^= h;
         }
     }
-    return wrapped == 0;
+    return total_slot_keys(slot_keys, geometry.slots) == (uint64_t)keys * arity_of(kind);
 }
 
-/* Step 2.  Returns the number of keys peeled (pushed on the stack in
- * s->sorted / s->peeled_index). */
+/* The state of a peel, in locals: the byte stores of the peel may alias
+ * anything, so fields read through `build_scratch` would be reloaded after
+ * each of them. */
+typedef struct peeler {
+    fuse_geometry geometry;
+    uint8_t *slot_keys;
+    uint64_t *slot_hashes;
+    uint64_t *stack;        /* peeled hashes (s->sorted) */
+    uint8_t *stack_index;   /* which of their slots was their own */
+    uint32_t *pending;
+    size_t pending_room;
+    size_t stacked;
+} peeler;
+
+/* Room on `pending` for one more key's pushes (rarely grows). */
+static bool pending_room_for(peeler *p, build_scratch *s, size_t top)
+{
+    if (top + 4 <= p->pending_room)
+        return true;
+    size_t room = 2 * p->pending_room;
+    uint32_t *grown = realloc(p->pending, room * sizeof *grown);
+    if (grown == NULL) {
+        s->out_of_memory = true;
+        return false;
+    }
+    s->pending = p->pending = grown;
+    s->pending_room = p->pending_room = room;
+    return true;
+}
+
+/* Takes the key of `own` (its only key) out of all its slots and pushes it
+ * on the peel stack; slots left with one key go on `pending`, which must
+ * have room for 4 more.  Returns the new top of `pending`. */
+static ALWAYS_INLINE size_t peel_slot(peeler *p, uint32_t own, size_t top, bk_kind kind)
+{
+    uint8_t *slot_keys = p->slot_keys;
+    uint64_t *slot_hashes = p->slot_hashes;
+    uint64_t h = slot_hashes[own], slot[4];
+    p->stack[p->stacked] = h;
+    p->stack_index[p->stacked] = (uint8_t)(slot_keys[own] & SLOT_INDEX_MASK);
+    p->stacked++;
+    slots_of(&p->geometry, h, kind, slot);
+    for (unsigned j = 0; j < arity_of(kind); j++) {
+        uint8_t c = (uint8_t)((slot_keys[slot[j]] - SLOT_KEY_ONE) ^ j);
+        slot_keys[slot[j]] = c;
+        slot_hashes[slot[j]] ^= h;
+        p->pending[top] = (uint32_t)slot[j];
+        top += (c >> 2) == 1; /* branch-free push */
+    }
+    return top;
+}
+
+/*
+ * Step 2.  One pass over the slots from the last to the first; a slot with
+ * one key is peeled, and so is every slot that this leaves with one key
+ * (depth first, from `pending`), before the pass moves on.  This is the
+ * same order as pushing every single-key slot on a stack first and then
+ * popping it, but needs only as much of `pending` as the deepest chain.
+ * Returns the number of keys peeled (pushed in s->sorted / s->peeled_index);
+ * stops early, with s->out_of_memory, if `pending` cannot grow.
+ */
 static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_kind kind)
 {
-    /* Pushes are branch-free: the slot is always written and the queue
-     * grows only if it now has one key (the queue has slots + 1 entries). */
-    size_t queued = 0, stacked = 0;
-    for (uint64_t i = 0; i < g->slots; i++) {
-        s->single_slots[queued] = (uint32_t)i;
-        queued += s->slot_keys[i] == 1;
-    }
-    while (queued > 0) {
-        uint32_t own = s->single_slots[--queued];
-        if (s->slot_keys[own] != 1)
-            continue; /* its last key was peeled from another slot */
-        uint64_t h = s->slot_hashes[own], slot[4];
-        slots_of(g, h, kind, slot);
-        unsigned own_index = 0;
-        for (unsigned j = 0; j < g->arity; j++) {
-            own_index = slot[j] == own ? j : own_index;
-            s->slot_hashes[slot[j]] ^= h;
-            s->single_slots[queued] = (uint32_t)slot[j];
-            queued += --s->slot_keys[slot[j]] == 1;
+    peeler p = { *g, s->slot_keys, s->slot_hashes, s->sorted, s->peeled_index,
+                 s->pending, s->pending_room, 0 };
+    const uint8_t *slot_keys = p.slot_keys;
+    for (uint64_t i = p.geometry.slots; i-- > 0;) {
+        if ((slot_keys[i] >> 2) != 1)
+            continue;
+        size_t top = peel_slot(&p, (uint32_t)i, 0, kind);
+        while (top > 0) {
+            uint32_t own = p.pending[--top];
+            if ((slot_keys[own] >> 2) != 1)
+                continue; /* its key left from another slot */
+            if (!pending_room_for(&p, s, top))
+                return p.stacked;
+            top = peel_slot(&p, own, top, kind);
         }
-        s->sorted[stacked] = h;
-        s->peeled_index[stacked] = (uint8_t)own_index;
-        stacked++;
     }
-    return stacked;
+    return p.stacked;
 }
 
 /* Step 3: in reverse peel order, make each key's equation hold. */
 static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s, size_t keys,
                                  void *fingerprints, bk_kind kind)
 {
+    const fuse_geometry geometry = *g; /* locals: the stores may alias */
+    const uint64_t *stack = s->sorted;
+    const uint8_t *stack_index = s->peeled_index;
     for (size_t i = keys; i-- > 0;) {
-        uint64_t h = s->sorted[i], slot[4];
-        slots_of(g, h, kind, slot);
-        uint64_t own = slot[s->peeled_index[i]];
+        uint64_t h = stack[i], slot[4];
+        slots_of(&geometry, h, kind, slot);
+        uint64_t own = slot[stack_index[i]];
         /* F[own] is still 0, so xoring it in changes nothing. */
         uint32_t value = fingerprint_of(h, kind) ^ stored_xor(fingerprints, slot, kind);
         if (kind == BK_KIND_FUSE16)
@@ -661,23 +825,30 @@ static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s,
     }
 }
 
-static ALWAYS_INLINE bool try_peel_kind(const fuse_geometry *g, build_scratch *s, size_t keys,
-                                        void *fingerprints, bk_kind kind)
+static ALWAYS_INLINE bool count_and_peel_kind(const fuse_geometry *g, build_scratch *s,
+                                              size_t keys, bk_kind kind)
 {
-    if (!count_slots(g, s, keys, kind) || peel(g, s, kind) != keys)
-        return false;
-    assign(g, s, keys, fingerprints, kind);
-    return true;
+    return count_slots(g, s, keys, kind) && peel(g, s, kind) == keys;
 }
 
-static bool try_peel(bk_kind kind, const fuse_geometry *g, build_scratch *s, size_t keys,
-                     void *fingerprints)
+static bool count_and_peel(bk_kind kind, const fuse_geometry *g, build_scratch *s, size_t keys)
 {
     switch (kind) {
-    case BK_KIND_XOR8: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_XOR8);
-    case BK_KIND_FUSE16: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE16);
-    case BK_KIND_FUSE8_4: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE8_4);
-    default: return try_peel_kind(g, s, keys, fingerprints, BK_KIND_FUSE8);
+    case BK_KIND_XOR8: return count_and_peel_kind(g, s, keys, BK_KIND_XOR8);
+    case BK_KIND_FUSE16: return count_and_peel_kind(g, s, keys, BK_KIND_FUSE16);
+    case BK_KIND_FUSE8_4: return count_and_peel_kind(g, s, keys, BK_KIND_FUSE8_4);
+    default: return count_and_peel_kind(g, s, keys, BK_KIND_FUSE8);
+    }
+}
+
+static void assign_any(bk_kind kind, const fuse_geometry *g, const build_scratch *s, size_t keys,
+                       void *fingerprints)
+{
+    switch (kind) {
+    case BK_KIND_XOR8: assign(g, s, keys, fingerprints, BK_KIND_XOR8); break;
+    case BK_KIND_FUSE16: assign(g, s, keys, fingerprints, BK_KIND_FUSE16); break;
+    case BK_KIND_FUSE8_4: assign(g, s, keys, fingerprints, BK_KIND_FUSE8_4); break;
+    default: assign(g, s, keys, fingerprints, BK_KIND_FUSE8); break;
     }
 }
 
@@ -697,31 +868,53 @@ static bk_fuse *new_filter(bk_kind kind, const bk_hasher *hasher)
     return filter;
 }
 
-/* Attempts until one peels; the geometry comes from the first attempt's
- * number of distinct hashes (later attempts differ only by the 2^-64
- * collisions, which the size factor's slack absorbs or a retry fixes). */
+/*
+ * Attempts until one peels.  Repeats are dropped only when needed: two equal
+ * hashes share all their slots, so neither can ever be peeled, and a peel
+ * that takes every key proves there were none.  So an attempt first counts
+ * and peels the hashes as they are; if that fails it drops repeats, and if
+ * there were any, counts and peels again with the same seed.  The filter is
+ * the one the distinct hashes give (the peel does not depend on the order
+ * of the keys).  The geometry comes from the first attempt's number of
+ * distinct hashes (later attempts differ only by the 2^-64 collisions,
+ * which the size factor's slack absorbs or a retry fixes).
+ */
 static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_hash *hashes,
                                     size_t count)
 {
+    fuse_geometry *g = &filter->geometry;
     for (unsigned attempt = 1; attempt <= BK_FUSE_MAX_ATTEMPTS; attempt++) {
         uint64_t seed = attempt_seed(filter->hasher.seed, attempt);
-        size_t keys = sort_unique_hashes(hashes, count, seed, s->bucket_bits, s->bucket_start,
-                                         s->sorted);
-        if (attempt == 1) {
-            geometry_for(filter->kind, keys, &filter->geometry);
-            if (scratch_alloc_slots(s, filter->geometry.slots) != BK_OK)
-                return BK_ENOMEM;
-            filter->fingerprints =
-                bk_alloc_zeroed(fingerprint_bytes(filter->kind, filter->geometry.slots));
-            if (filter->fingerprints == NULL)
-                return BK_ENOMEM;
+        bucket_hashes(hashes, count, seed, s->bucket_bits, s->bucket_end, s->sorted);
+        size_t keys = count;
+        if (attempt == 1)
+            geometry_for(filter->kind, keys, g);
+        if (scratch_alloc_slots(s, g) != BK_OK)
+            return BK_ENOMEM;
+        bool peeled = count_and_peel(filter->kind, g, s, keys);
+        if (!peeled) {
+            /* The peel stack overwrote the hashes: put them back first. */
+            bucket_hashes(hashes, count, seed, s->bucket_bits, s->bucket_end, s->sorted);
+            size_t unique = drop_repeats(s->sorted, s->bucket_bits, s->bucket_end);
+            if (unique != keys) {
+                keys = unique;
+                if (attempt == 1)
+                    geometry_for(filter->kind, keys, g);
+                peeled = count_and_peel(filter->kind, g, s, keys);
+            }
         }
-        if (try_peel(filter->kind, &filter->geometry, s, keys, filter->fingerprints)) {
-            filter->seed = seed;
-            filter->keys = keys;
-            filter->attempts = attempt;
-            return BK_OK;
-        }
+        if (s->out_of_memory)
+            return BK_ENOMEM;
+        if (!peeled)
+            continue;
+        filter->fingerprints = bk_alloc_zeroed(fingerprint_bytes(filter->kind, g->slots));
+        if (filter->fingerprints == NULL)
+            return BK_ENOMEM;
+        assign_any(filter->kind, g, s, keys, filter->fingerprints);
+        filter->seed = seed;
+        filter->keys = keys;
+        filter->attempts = attempt;
+        return BK_OK;
     }
     return BK_EFULL;
 }

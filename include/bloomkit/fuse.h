@@ -130,7 +130,11 @@ bk_status bk_fuse_design(bk_kind kind, uint64_t keys, bk_stats *out);
 
 /* Peak scratch memory, in bytes, that building a filter of `kind` from
  * `keys` hashes allocates besides the filter itself and the caller's hash
- * array.  Errors as bk_fuse_design. */
+ * array (about 21 bytes per key for fuse at 10^6 keys, 24 for xor8).  One
+ * part, the peel's stack of slots waiting to be peeled, starts at a size
+ * that covers what random sets of more than about 10^6 keys need and
+ * doubles when a peel goes deeper (below 10^6 keys, by tens of KiB at most).
+ * Errors as bk_fuse_design. */
 bk_status bk_fuse_build_scratch_bytes(bk_kind kind, uint64_t keys, uint64_t *bytes);
 
 #ifdef __cplusplus
