@@ -27,8 +27,11 @@
  * 512-bit mask in two 256-bit registers -- for each position p, lane w gets
  * 1 << (p - 64 w), which VPSLLVQ makes zero outside the one lane where
  * 0 <= p - 64 w < 64 -- and sets or tests the whole line at once
- * (src/blocked_avx2.c); the portable path below gives identical bits and
- * answers (tests/test_blocked.c).
+ * (src/blocked_avx2.c).  Where the CPU has AVX-512, queries instead look
+ * all positions up at once in the block held in one register
+ * (src/blocked_avx512.c).  The portable path below gives identical bits
+ * and answers (tests/test_blocked.c checks all three); the path is chosen
+ * once per filter (choose_query_path).
  *
  * Accuracy (src/sizing.c, bk_blocked_predicted_fpr): at c bits per key a
  * block receives Poisson(512/c) keys (Putze, Sanders & Singler 2007), and
