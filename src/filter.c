@@ -343,15 +343,14 @@ static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t
     /* Near a fill alarm's next check, key by key so it fires on time. */
     bool alarm_due = filter->alarm_countdown != 0 &&
                      (filter->alarm_countdown <= n || filter->ops->past_design_point != NULL);
+    *added = 0;
     if (filter->ops->add_hash_batch != NULL && !alarm_due) {
-        *added = 0;
         bk_status status = filter->ops->add_hash_batch(filter->object, hashes, n, added);
         if (filter->alarm_countdown != 0)
             alarm_after_adds(filter, *added, status);
         return status;
     }
     bk_status status = BK_OK;
-    *added = 0;
     for (size_t i = 0; i < n && status == BK_OK; i++) {
         bool was_new = false;
         status = bk_filter_add_hash(filter, hashes[i], &was_new);
