@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -152,6 +153,71 @@ static void test_hash_batches_match_key_batches(void **state)
     }
 }
 
+/* Filters of 1 MiB or more run batches through the prefetch pipeline
+ * (smaller ones skip it): the answers are the single queries', for key and
+ * hash batches of every length around its stages. */
+static void check_batches_match_single(bk_filter *filter, const bk_key *probe, size_t count)
+{
+    static bool by_key[2048], by_hash[2048];
+    static bk_hash hashes[2048];
+    const size_t lengths[] = { 1, 16, 47, 48, 49, 65, 1001, 2048 };
+    assert_true(count <= 2048);
+    for (size_t i = 0; i < count; i++)
+        hashes[i] = bk_filter_hash(filter, probe[i].data, probe[i].len);
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0] && lengths[l] <= count; l++) {
+        size_t present = bk_filter_contains_batch(filter, probe, lengths[l], by_key);
+        assert_int_equal(bk_filter_contains_hash_batch(filter, hashes, lengths[l], by_hash),
+                         present);
+        size_t expected = 0;
+        for (size_t j = 0; j < lengths[l]; j++) {
+            bool single = bk_filter_contains(filter, probe[j].data, probe[j].len);
+            assert_int_equal(by_key[j], single);
+            assert_int_equal(by_hash[j], single);
+            expected += single;
+        }
+        assert_int_equal(present, expected);
+    }
+}
+
+static void test_pipelined_batches_of_big_filters(void **state)
+{
+    (void)state;
+    enum { BIG = 1200000 };
+    /* probe: keys[KEYS - 1024 .. KEYS + 1024), half present, half absent */
+    const bk_key *probe = keys + KEYS - 1024;
+    const bk_kind sized[] = { BK_KIND_BLOCKED, BK_KIND_SBBF };
+    for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
+        bk_params params = { .capacity = KEYS, .bits = (uint64_t)1 << 24, .hashes = 8 };
+        bk_filter *filter;
+        assert_int_equal(bk_filter_create(sized[i], &params, &filter), BK_OK);
+        bk_stats stats;
+        bk_filter_stats(filter, &stats);
+        assert_true(stats.bytes >= ((uint64_t)1 << 20));
+        assert_int_equal(bk_filter_add_batch(filter, keys, KEYS, NULL), BK_OK);
+        check_batches_match_single(filter, probe, 2048);
+        bk_filter_free(filter);
+    }
+    /* a fuse8 filter of 1.2e6 integer keys is 1.4 MB */
+    uint64_t *values = malloc(BIG * sizeof *values);
+    bk_key *big = malloc(BIG * sizeof *big);
+    assert_non_null(values);
+    assert_non_null(big);
+    for (size_t i = 0; i < BIG; i++) {
+        values[i] = i * 0x9e3779b97f4a7c15ULL;
+        big[i] = (bk_key){ &values[i], sizeof values[i] };
+    }
+    bk_params params = { .capacity = BIG };
+    bk_filter *fuse;
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, big, BIG - 1024, &fuse), BK_OK);
+    bk_stats stats;
+    bk_filter_stats(fuse, &stats);
+    assert_true(stats.bytes >= ((uint64_t)1 << 20));
+    check_batches_match_single(fuse, big + BIG - 2048, 2048);
+    bk_filter_free(fuse);
+    free(big);
+    free(values);
+}
+
 /* add_hash_batch fills a filter exactly as add_batch does. */
 static void test_add_hash_batch_matches_add_batch(void **state)
 {
@@ -238,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_batch_lengths_match_single_queries),
         cmocka_unit_test(test_hash_batches_match_key_batches),
         cmocka_unit_test(test_add_hash_batch_matches_add_batch),
+        cmocka_unit_test(test_pipelined_batches_of_big_filters),
         cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
         cmocka_unit_test(test_refusals_by_kind),
     };
