@@ -522,16 +522,19 @@ size_t bk_blocked_contains_hash_batch(const bk_blocked *filter, const bk_hash *h
     return test_batch(filter, hashes, count, results, true);
 }
 
-/* Key batches are hashed in chunks; each chunk then runs through the hash
- * batch above, whose prefetches run ahead within the chunk. */
-#define KEY_CHUNK 256
-
-static size_t hash_chunk(const bk_blocked *filter, const bk_key *keys, size_t count,
-                         bk_hash hashes[KEY_CHUNK])
+/* Key batches: hashed BK_KEY_CHUNK at a time (src/hash.h), each chunk run
+ * through the hash batch above. */
+static size_t add_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *unused)
 {
-    size_t n = count < KEY_CHUNK ? count : KEY_CHUNK;
-    bk_hash_keys(&filter->hasher, keys, n, hashes);
-    return n;
+    (void)unused;
+    size_t fresh = 0;
+    bk_blocked_add_hash_batch((bk_blocked *)filter, hashes, n, &fresh); /* add_batch's own, non-const, filter */
+    return fresh;
+}
+
+static size_t contains_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *results)
+{
+    return bk_blocked_contains_hash_batch(filter, hashes, n, results);
 }
 
 bk_status bk_blocked_add_batch(bk_blocked *filter, const bk_key *keys, size_t count,
@@ -541,15 +544,7 @@ bk_status bk_blocked_add_batch(bk_blocked *filter, const bk_key *keys, size_t co
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    size_t fresh = 0;
-    bk_hash hashes[KEY_CHUNK];
-    for (size_t start = 0; start < count;) {
-        size_t n = hash_chunk(filter, keys + start, count - start, hashes);
-        size_t chunk_new = 0;
-        bk_blocked_add_hash_batch(filter, hashes, n, &chunk_new);
-        fresh += chunk_new;
-        start += n;
-    }
+    size_t fresh = bk_keys_by_chunks(filter, &filter->hasher, keys, count, NULL, add_chunk);
     if (new_count != NULL)
         *new_count = fresh;
     return BK_OK;
@@ -560,15 +555,7 @@ size_t bk_blocked_contains_batch(const bk_blocked *filter, const bk_key *keys, s
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
-    size_t present = 0;
-    bk_hash hashes[KEY_CHUNK];
-    for (size_t start = 0; start < count;) {
-        size_t n = hash_chunk(filter, keys + start, count - start, hashes);
-        present += bk_blocked_contains_hash_batch(filter, hashes, n,
-                                                  results != NULL ? results + start : NULL);
-        start += n;
-    }
-    return present;
+    return bk_keys_by_chunks(filter, &filter->hasher, keys, count, results, contains_chunk);
 }
 
 /* ------------------------------------------------------------------------ */

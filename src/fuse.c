@@ -455,19 +455,18 @@ size_t bk_fuse_contains_hash_batch(const bk_fuse *filter, const bk_hash *hashes,
     }
 }
 
+static size_t contains_key_chunk(const void *filter, const bk_hash *hashes, size_t n,
+                                 bool *results)
+{
+    return bk_fuse_contains_hash_batch(filter, hashes, n, results);
+}
+
 size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t count,
                               bool *results)
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
-    bk_hash hashes[BATCH_CHUNK];
-    size_t present = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
-        bk_hash_keys(&filter->hasher, keys + start, n, hashes);
-        present += bk_fuse_contains_hash_batch(filter, hashes, n, results ? results + start : NULL);
-    }
-    return present;
+    return bk_keys_by_chunks(filter, &filter->hasher, keys, count, results, contains_key_chunk);
 }
 
 /* ------------------------------------------------------------------------ */

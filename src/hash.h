@@ -131,6 +131,30 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
     }
 }
 
+/* The key form of a kind's hash batch: keys are hashed BK_KEY_CHUNK at a
+ * time and each chunk goes to `chunk_fn`, which returns a count (keys
+ * present, or keys new) and fills results[0..n) when results != NULL.
+ * Returns the sum of the counts.  An adding chunk_fn receives the filter
+ * its caller passed as non-const (the cast back is the caller's). */
+#define BK_KEY_CHUNK 256
+
+typedef size_t (*bk_hash_chunk_fn)(const void *filter, const bk_hash *hashes, size_t n,
+                                   bool *results);
+
+static inline size_t bk_keys_by_chunks(const void *filter, const bk_hasher *hasher,
+                                       const bk_key *keys, size_t count, bool *results,
+                                       bk_hash_chunk_fn chunk_fn)
+{
+    bk_hash hashes[BK_KEY_CHUNK];
+    size_t total = 0;
+    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
+        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
+        bk_hash_keys(hasher, keys + start, n, hashes);
+        total += chunk_fn(filter, hashes, n, results != NULL ? results + start : NULL);
+    }
+    return total;
+}
+
 /* True when a batch of keys can be hashed: `keys` may be NULL only for an
  * empty batch, and a key's data only when its length is 0.  Every batch
  * function checks this before touching its filter, so a bad key anywhere in
