@@ -1154,8 +1154,9 @@ typedef struct run_state {
  * developed on, the first filter a process placed in memory it had never
  * used before answered batch queries at 1e8 keys 2-3x slower than the same
  * filter made after another had been freed (46 against 16-18 ns for
- * `blocked`), whichever kind came first; the host's backing of fresh guest
- * memory is the likely cause.  Warming gives every kind the same start.
+ * `blocked`); with this warm-up, 14-30 ns.  It narrows that effect but
+ * does not remove it: freshly written key arrays still read slowly for the
+ * first kinds of a block (docs/PERFORMANCE.md, "Conditions").
  */
 static void warm_memory(uint64_t n)
 {
