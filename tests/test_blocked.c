@@ -557,6 +557,7 @@ static void test_portable_environment(void **state)
         assert_int_equal(bk_blocked_set_avx512(f, true), BK_EUNSUPPORTED);
         assert_int_equal(bk_sbbf_set_simd(g, true), BK_EUNSUPPORTED);
     }
+    assert_int_equal(bk_blocked_set_avx512(NULL, false), BK_EINVAL);
     assert_int_equal(bk_blocked_set_simd(f, false), BK_OK);
     assert_false(bk_blocked_uses_simd(f));
     bk_sbbf_free(g);

@@ -244,6 +244,20 @@ static void test_add_hash_batch_matches_add_batch(void **state)
     }
     assert_int_equal(bk_filter_add_hash_batch(NULL, hashes, 1, NULL), BK_EINVAL);
     assert_int_equal(bk_filter_contains_hash_batch(NULL, hashes, 1, NULL), 0);
+    /* NULL hashes with a count: refused, nothing changes */
+    bk_params params = { .capacity = KEYS, .fpr = 0.01 };
+    bk_filter *empty;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &params, &empty), BK_OK);
+    size_t untouched = 77;
+    assert_int_equal(bk_filter_add_hash_batch(empty, NULL, 5, &untouched), BK_EINVAL);
+    assert_int_equal(untouched, 77);
+    assert_int_equal(bk_filter_contains_hash_batch(empty, NULL, 5, NULL), 0);
+    assert_int_equal(bk_filter_add_hash_batch(empty, NULL, 0, &untouched), BK_OK);
+    assert_int_equal(untouched, 0);
+    bk_stats stats;
+    bk_filter_stats(empty, &stats);
+    assert_int_equal(stats.keys_added, 0);
+    bk_filter_free(empty);
 }
 
 static void test_batch_with_a_bad_key_changes_nothing(void **state)
