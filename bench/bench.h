@@ -90,6 +90,7 @@ typedef struct memory_limits {
     uint64_t bytes;       /* buffer size measured */
     double dependent_ns;  /* one random line read when each address depends on the last */
     double independent_ns;/* one random line read when addresses are known ahead */
+    double keyed_ns[2];   /* one key hashed (XXH3-128 of 8 / 16 bytes) and its line read */
     double huge_mb;       /* of which backed by transparent huge pages (MiB) */
 } memory_limits;
 

@@ -27,6 +27,15 @@
  *                16 ahead left a third of the memory's overlap unused (8.5
  *                against ~5.5 ns per line).  This is the floor for a batch
  *                of filter queries that each need one line.
+ *
+ *   keyed:       one key per step, as a program calling bk_filter_contains
+ *                in a loop: key i (8 or 16 bytes from a counter) hashed
+ *                with XXH3-128, bloomkit's default hash, and the line that
+ *                the hash's low half picks read; no prefetch, nothing
+ *                carried from one step to the next, so the core overlaps
+ *                what it can by itself.  The least a one-key query of a
+ *                kind that reads one line can cost (a blocked filter also
+ *                tests its k bits).
  */
 #include <math.h>
 #include <stdio.h>
@@ -152,6 +161,24 @@ static uint64_t read_in_stages(const uint64_t *buffer, uint64_t lines, uint64_t 
     return sum;
 }
 
+static double time_keyed(const uint64_t *buffer, uint64_t lines, uint64_t seed, size_t key_len)
+{
+    slice_times times;
+    slice_times_init(&times, INDEPENDENT_READS);
+    uint64_t sum = 0;
+    for (size_t done = 0; done < INDEPENDENT_READS; done += BENCH_SLICE_KEYS) {
+        uint64_t begin = bench_now_ns();
+        for (size_t i = done; i < done + BENCH_SLICE_KEYS; i++) {
+            uint64_t key[2] = { seed + i, seed ^ i };
+            bk_hash hash = bk_hash_xxh3(key, key_len, 0);
+            sum += buffer[bk_reduce(hash.h1, lines) * LINE_WORDS];
+        }
+        slice_times_add(&times, begin, bench_now_ns(), BENCH_SLICE_KEYS);
+    }
+    sink += sum;
+    return slice_times_median(&times);
+}
+
 enum { READ_PLAIN, READ_AHEAD_16, READ_AHEAD_64, READ_STAGED, READ_WAYS };
 
 static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t seed, int way)
@@ -191,10 +218,12 @@ int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)
         bk_free_zeroed(buffer, size);
         return -1;
     }
-    double dependent[MAX_REPS], independent[MAX_REPS];
+    double dependent[MAX_REPS], independent[MAX_REPS], keyed8[MAX_REPS], keyed16[MAX_REPS];
     time_independent(buffer, lines, 1, READ_AHEAD_16); /* warm the TLB and page tables */
     for (int r = 0; r < reps; r++) {
         dependent[r] = time_dependent(buffer, start);
+        keyed8[r] = time_keyed(buffer, lines, (uint64_t)(r + 2) << 36, 8);
+        keyed16[r] = time_keyed(buffer, lines, (uint64_t)(r + 2) << 36, 16);
         independent[r] = INFINITY;
         for (int way = 0; way < READ_WAYS; way++) {
             uint64_t seed = ((uint64_t)(r + 2) << 40) + ((uint64_t)way << 32);
@@ -206,6 +235,8 @@ int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)
     out->bytes = size;
     out->dependent_ns = bench_median(dependent, (size_t)reps);
     out->independent_ns = bench_median(independent, (size_t)reps);
+    out->keyed_ns[0] = bench_median(keyed8, (size_t)reps);
+    out->keyed_ns[1] = bench_median(keyed16, (size_t)reps);
     out->huge_mb = process_huge_mb() - huge_before;
     bk_free_zeroed(buffer, size);
     return 0;

@@ -755,7 +755,8 @@ static memory_limits limits_for(limits_cache *cache, uint64_t bytes, bool no_hug
             ratio < 1 + LIMIT_TOLERANCE)
             return cache->entries[i];
     }
-    memory_limits limits = { bytes, NAN, NAN, NAN };
+    memory_limits limits = { .bytes = bytes, .dependent_ns = NAN, .independent_ns = NAN,
+                             .keyed_ns = { NAN, NAN }, .huge_mb = NAN };
     bench_progress("random-read limits in %.1f MiB%s", (double)bytes / 1048576.0,
                    no_hugepage ? " (4 KiB pages)" : "");
     set_hugepage_env(no_hugepage);
@@ -778,6 +779,12 @@ typedef struct block {
     row rows[MAX_SUBJECTS];
     size_t count;
 } block;
+
+/* The keyed read limit for the block's key length. */
+static double keyed_read_ns(const block *b, const row *r)
+{
+    return r->limits.keyed_ns[b->type == KEY_INT64 ? 0 : 1];
+}
 
 static const row *find_row(const block *b, const char *name)
 {
@@ -838,11 +845,12 @@ static void print_block(const block *b)
         print_number(r->huge_mb, 8, 0);
         printf("  %s\n", r->note);
     }
-    printf("\nns per query%s; rd dep/ind: one random line read in a buffer of the filter's size\n",
+    printf("\nns per query%s; rd dep/ind: one random line read in a buffer of the filter's size;"
+           " rd key: one key hashed and its line read\n",
            peer ? "; lb/x: libbloom's time over ours (x faster)" : "");
-    printf("%-12s %7s %7s %7s %7s %7s %7s %6s %6s | %7s %7s | %6s %6s %6s %6s | %6s %6s %6s %6s\n",
+    printf("%-12s %7s %7s %7s %7s %7s %7s %6s %6s | %7s %7s %6s | %6s %6s %6s %6s | %6s %6s %6s %6s\n",
            "kind", "+hash", "-hash", "+raw", "-raw", "+batch", "-batch", "+hbat", "-hbat",
-           "rd dep", "rd ind", "+B/ind", "-B/ind", "+hB/i", "-hB/i", "lb/+raw", "lb/-raw",
+           "rd dep", "rd ind", "rd key", "+B/ind", "-B/ind", "+hB/i", "-hB/i", "lb/+raw", "lb/-raw",
            "lb/+B", "lb/-B");
     for (size_t i = 0; i < b->count; i++) {
         const row *r = &b->rows[i];
@@ -858,6 +866,7 @@ static void print_block(const block *b)
         printf(" |");
         print_number(r->limits.dependent_ns, 7, 1);
         print_number(r->limits.independent_ns, 7, 1);
+        print_number(keyed_read_ns(b, r), 6, 1);
         printf(" |");
         print_number(ratio(r->pos_batch_ns, r->limits.independent_ns), 6, 2);
         print_number(ratio(r->neg_batch_ns, r->limits.independent_ns), 6, 2);
@@ -913,6 +922,7 @@ static void csv_block(FILE *csv, const block *b)
         csv_value(csv, b, k, "huge_mb", r->huge_mb);
         csv_value(csv, b, k, "read_dependent_ns", r->limits.dependent_ns);
         csv_value(csv, b, k, "read_independent_ns", r->limits.independent_ns);
+        csv_value(csv, b, k, "read_keyed_ns", keyed_read_ns(b, r));
         csv_value(csv, b, k, "pos_batch_per_read", ratio(r->pos_batch_ns, r->limits.independent_ns));
         csv_value(csv, b, k, "neg_batch_per_read", ratio(r->neg_batch_ns, r->limits.independent_ns));
         if (peer != NULL) {
@@ -982,9 +992,11 @@ static void summarise_single_queries(const block *b)
         double p = peer->fpr, noise = 3 * sqrt(2 * p * (1 - p) / (double)b->absent_count);
         bool accurate = r->fpr <= p + noise;
         printf("  [%s] %-9s single query >= 5x libbloom, %s n=1e6: +%.2fx -%.2fx, FPR %.3f%% %s"
-               " libbloom's %.3f%% (+-%.3f)\n",
+               " libbloom's %.3f%% (+-%.3f); 5x needs %.1f / %.1f ns, one hashed key and its"
+               " line read take %.1f ns here\n",
                verdict(pos >= 5 && neg >= 5 && accurate), r->name, key_type_name(b->type), pos,
-               neg, r->fpr * 100, accurate ? "~<=" : ">", p * 100, noise * 100);
+               neg, r->fpr * 100, accurate ? "~<=" : ">", p * 100, noise * 100,
+               peer->pos_raw_ns / 5, peer->neg_raw_ns / 5, keyed_read_ns(b, r));
     }
 }
 
@@ -1192,7 +1204,8 @@ static void measure_workload(run_state *run, const workload *w)
         if (r->bytes != 0)
             r->limits = limits_for(run->limits, r->bytes, s->no_hugepage, run->opts->reps);
         else
-            r->limits.dependent_ns = r->limits.independent_ns = NAN;
+            r->limits = (memory_limits){ .dependent_ns = NAN, .independent_ns = NAN,
+                                         .keyed_ns = { NAN, NAN }, .huge_mb = NAN };
         if (!r->ok) {
             bench_progress("%s: %s", r->name, r->note);
             run->exit_code = 1;

@@ -377,13 +377,16 @@ static inline bool set_bits(bk_blocked *filter, bk_hash hash)
 static void choose_query_path(bk_blocked *filter)
 {
     filter->test_block = test_block_portable;
+    filter->contains_key = bk_blocked_contains;
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
         filter->test_block = bk_blocked_avx2_test;
 #endif
 #ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
+    if (bk_blocked_uses_simd(filter) && filter->use_avx512) {
         filter->test_block = bk_blocked_avx512_test;
+        filter->contains_key = bk_blocked_avx512_contains_key;
+    }
 #endif
 }
 
@@ -793,7 +796,8 @@ static bool ops_contains_hash(const void *filter, bk_hash hash)
 
 static bool ops_contains_key(const void *filter, const void *key, size_t len)
 {
-    return bk_blocked_contains(filter, key, len);
+    const bk_blocked *f = filter;
+    return f->contains_key(f, key, len);
 }
 
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,

@@ -30,6 +30,7 @@ struct bk_blocked {
     /* The one-key query of the chosen path (portable, AVX2 or AVX-512),
      * set whenever the three flags above change. */
     bool (*test_block)(const uint64_t *block, uint64_t h2, unsigned hashes);
+    bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
 };
 
 /* The block of a hash: multiply-shift of h1 over the block count. */
@@ -82,6 +83,7 @@ size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashe
 
 /* The AVX-512 query path (blocked_avx512.c): same answers again. */
 bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes);
+bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len);
 size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
                                     size_t count, bool *results, bool prefetch);
 

@@ -36,14 +36,32 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
+/* One round: the positions of hash word `word` in the lanes of `lanes`. */
+static inline __attribute__((always_inline)) bool test_round(__m512i line, uint64_t word,
+                                                             __mmask8 lanes)
+{
+    const __m512i slice_shifts = _mm512_setr_epi64(0, 9, 18, 27, 36, 45, 54, 0);
+    __m512i positions = _mm512_and_si512(
+        _mm512_srlv_epi64(_mm512_set1_epi64((long long)word), slice_shifts),
+        _mm512_set1_epi64(BK_BLOCK_BITS - 1));
+    __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(positions, 6), line);
+    __m512i bits = _mm512_srlv_epi64(words, _mm512_and_si512(positions, _mm512_set1_epi64(63)));
+    return _mm512_mask_test_epi64_mask(lanes, bits, _mm512_set1_epi64(1)) == lanes;
+}
+
+static inline __mmask8 lanes_for(unsigned positions)
+{
+    return (__mmask8)((1u << positions) - 1);
+}
+
+/* k <= 7 (every k bk_blocked_best_k picks up to 13 bits per key) is one
+ * round in straight-line code; larger k loops over rounds. */
 static inline __attribute__((always_inline)) bool test_block(const uint64_t *block, uint64_t h2,
                                                              unsigned hashes)
 {
-    const __m512i slice_shifts = _mm512_setr_epi64(0, 9, 18, 27, 36, 45, 54, 0);
-    const __m512i position_mask = _mm512_set1_epi64(BK_BLOCK_BITS - 1);
-    const __m512i bit_mask = _mm512_set1_epi64(63);
-    const __m512i one = _mm512_set1_epi64(1);
     const __m512i line = _mm512_load_si512((const void *)block);
+    if (hashes <= BK_POSITIONS_PER_WORD)
+        return test_round(line, h2, lanes_for(hashes));
     uint64_t word = h2;
     bool present = true;
     for (unsigned done = 0; done < hashes; done += BK_POSITIONS_PER_WORD) {
@@ -51,12 +69,7 @@ static inline __attribute__((always_inline)) bool test_block(const uint64_t *blo
             word = bk_mix64(word);
         unsigned here = hashes - done < BK_POSITIONS_PER_WORD ? hashes - done
                                                                : BK_POSITIONS_PER_WORD;
-        __mmask8 lanes = (__mmask8)((1u << here) - 1);
-        __m512i positions = _mm512_and_si512(
-            _mm512_srlv_epi64(_mm512_set1_epi64((long long)word), slice_shifts), position_mask);
-        __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(positions, 6), line);
-        __m512i bits = _mm512_srlv_epi64(words, _mm512_and_si512(positions, bit_mask));
-        present &= _mm512_mask_test_epi64_mask(lanes, bits, one) == lanes;
+        present &= test_round(line, word, lanes_for(here));
     }
     return present;
 }
@@ -66,22 +79,55 @@ bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes)
     return test_block(block, h2, hashes);
 }
 
-size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
-                                    size_t count, bool *results, bool prefetch)
+static __attribute__((noinline)) bool contains_key_general(const bk_blocked *filter,
+                                                           const void *key, size_t len)
+{
+    bk_hash hash = bk_hash_inline(&filter->hasher, key, len);
+    return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
+}
+
+/* The one-key query of the generic handle: the default hash of an 8- or
+ * 16-byte key and the test in one function, without a call in between. */
+bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len)
+{
+    if (filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16))
+        return contains_key_general(filter, key, len);
+    bk_hash hash = len == 8 ? bk_hash_xxh3(key, 8, filter->hasher.seed)
+                            : bk_hash_xxh3(key, 16, filter->hasher.seed);
+    return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
+}
+
+/* The batch loop; `one_round` (k <= 7) is a constant where this is
+ * inlined, so the common case gets a loop without the round logic. */
+static inline __attribute__((always_inline)) size_t
+test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count, bool *results,
+           bool prefetch, bool one_round)
 {
     const unsigned k = filter->hashes;
+    const __mmask8 lanes = lanes_for(one_round ? k : 0);
     size_t present = 0;
     for (size_t i = 0; prefetch && i < count && i < BK_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 0);
     for (size_t i = 0; i < count; i++) {
         if (prefetch && i + BK_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_PREFETCH_DISTANCE]), 0);
-        bool found = test_block(bk_blocked_block(filter, hashes[i]), hashes[i].h2, k);
+        const uint64_t *block = bk_blocked_block(filter, hashes[i]);
+        bool found = one_round ? test_round(_mm512_load_si512((const void *)block), hashes[i].h2,
+                                            lanes)
+                               : test_block(block, hashes[i].h2, k);
         present += found;
         if (results != NULL)
             results[i] = found;
     }
     return present;
+}
+
+size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
+                                    size_t count, bool *results, bool prefetch)
+{
+    if (filter->hashes <= BK_POSITIONS_PER_WORD)
+        return test_batch(filter, hashes, count, results, prefetch, true);
+    return test_batch(filter, hashes, count, results, prefetch, false);
 }
 
 #endif /* __AVX512F__ */

@@ -1246,7 +1246,8 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
     }                                                                                         \
     static bool ops_contains_key_##suffix(const void *f, const void *key, size_t len)         \
     {                                                                                         \
-        return contains_##suffix(f, bk_hash_inline(bk_fuse_hasher(f), key, len));             \
+        const bk_fuse *fuse = f;                                                              \
+        return contains_##suffix(fuse, bk_hash_inline(&fuse->hasher, key, len));              \
     }                                                                                         \
     static size_t ops_batch_##suffix(const void *f, const bk_hash *h, size_t n, bool *r)      \
     {                                                                                         \

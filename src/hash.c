@@ -160,6 +160,11 @@ bk_status bk_hasher_from_params(bk_hasher *hasher, const bk_params *params)
     return bk_hasher_init(hasher, params->hash_algorithm, params->seed, params->secret_key);
 }
 
+uint64_t bk_xxh64_any_length(const void *key, size_t len, uint64_t seed)
+{
+    return XXH64(key, len, seed);
+}
+
 bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
 {
     bk_hash out = { 0, 0 };

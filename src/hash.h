@@ -82,10 +82,16 @@ static inline bk_hash bk_hash_xxh3(const void *key, size_t len, uint64_t seed)
     return out;
 }
 
+/* XXH64 of a key of any length, out of line: the fast paths below stay
+ * small enough to inline into a one-key query without spilling registers. */
+uint64_t bk_xxh64_any_length(const void *key, size_t len, uint64_t seed);
+
 /* XXH64 of the key (the Parquet hash), h2 derived by mixing. */
 static inline bk_hash bk_hash_xxh64(const void *key, size_t len, uint64_t seed)
 {
-    uint64_t h1 = len == 8 ? XXH64(key, 8, seed) : XXH64(key, len, seed);
+    uint64_t h1 = len == 8    ? XXH64(key, 8, seed)
+                  : len == 16 ? XXH64(key, 16, seed)
+                              : bk_xxh64_any_length(key, len, seed);
     bk_hash out = { h1, bk_mix64(h1) };
     return out;
 }

@@ -248,11 +248,6 @@ bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2)
     return BK_OK;
 }
 
-bool bk_sbbf_uses_simd(const bk_sbbf *filter)
-{
-    return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
-}
-
 /* ------------------------------------------------------------------------ */
 /* The hot path, portable: the spec's loops                                 */
 /* ------------------------------------------------------------------------ */
@@ -361,7 +356,7 @@ bool bk_sbbf_contains(const bk_sbbf *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
-    return test_bits(filter, bk_sbbf_hash(filter, key, len).h1);
+    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len).h1);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -44,7 +44,10 @@ size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, siz
 
 /* Path selection for tests and benchmarks, as bk_blocked_set_simd. */
 bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2);
-bool bk_sbbf_uses_simd(const bk_sbbf *filter);
+static inline bool bk_sbbf_uses_simd(const bk_sbbf *filter)
+{
+    return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
+}
 
 #define BK_SBBF_PREFETCH_DISTANCE 32u
 

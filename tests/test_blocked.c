@@ -212,6 +212,75 @@ static void test_portable_and_avx512_agree(void **state)
     check_portable_and_simd_agree(PATH_AVX512);
 }
 
+/* One key per call through the generic handle (bk_filter_contains, which
+ * the AVX-512 path answers in straight-line code for XXH3, k <= 7 and keys
+ * of 8 or 16 bytes, and through its general code otherwise): the answer is
+ * the reference's for the key's hash, for every hash algorithm, k on both
+ * sides of 7 and key lengths on and off the fast path. */
+static void check_one_key_queries(probe_path path)
+{
+    static const uint8_t secret[16] = "one-key-queries";
+    const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_SIPHASH };
+    const unsigned ks[] = { 1, 6, 7, 8, 13 };
+    const size_t lengths[] = { 0, 1, 8, 16, 33 };
+    uint64_t rng = 4711;
+    for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
+        for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+            const uint64_t blocks = 37;
+            bk_params p = { .capacity = 2000, .bits = blocks * 512, .hashes = ks[j],
+                            .hash_algorithm = algorithms[a] };
+            if (algorithms[a] == BK_HASH_SIPHASH)
+                p.secret_key = secret;
+            else
+                p.seed = 99;
+            bk_filter *handle = NULL;
+            assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &handle), BK_OK);
+            bk_blocked *f = bk_filter_object(handle);
+            if (!select_path(f, path)) {
+                bk_filter_free(handle);
+                skip();
+            }
+            uint64_t *reference = calloc(blocks * 8, sizeof *reference);
+            assert_non_null(reference);
+            uint8_t key[40];
+            for (int i = 0; i < 6000; i++) {
+                for (size_t b = 0; b < sizeof key; b++)
+                    key[b] = (uint8_t)next_random(&rng);
+                size_t len = lengths[(size_t)i % (sizeof lengths / sizeof lengths[0])];
+                bk_hash h = bk_filter_hash(handle, key, len);
+                if (i % 3 == 0) { /* a third go in: about 50% fill, both answers common */
+                    reference_insert(reference, blocks, ks[j], h);
+                    assert_int_equal(bk_filter_add(handle, key, len, NULL), BK_OK);
+                }
+                bool expected = reference_check(reference, blocks, ks[j], h);
+                assert_int_equal(bk_filter_contains(handle, key, len), expected);
+                assert_int_equal(bk_blocked_contains(f, key, len), expected);
+            }
+            assert_memory_equal(bk_blocked_words(f), reference, blocks * 64);
+            free(reference);
+            bk_filter_free(handle);
+        }
+    }
+}
+
+static void test_one_key_queries_portable(void **state)
+{
+    (void)state;
+    check_one_key_queries(PATH_PORTABLE);
+}
+
+static void test_one_key_queries_avx2(void **state)
+{
+    (void)state;
+    check_one_key_queries(PATH_AVX2);
+}
+
+static void test_one_key_queries_avx512(void **state)
+{
+    (void)state;
+    check_one_key_queries(PATH_AVX512);
+}
+
 static void test_no_false_negatives_and_batch_equals_single(void **state)
 {
     (void)state;
@@ -572,6 +641,9 @@ int main(void)
         cmocka_unit_test(test_portable_and_avx2_agree),
         cmocka_unit_test(test_avx512_matches_reference),
         cmocka_unit_test(test_portable_and_avx512_agree),
+        cmocka_unit_test(test_one_key_queries_portable),
+        cmocka_unit_test(test_one_key_queries_avx2),
+        cmocka_unit_test(test_one_key_queries_avx512),
         cmocka_unit_test(test_no_false_negatives_and_batch_equals_single),
         cmocka_unit_test(test_fpr_near_theoretical_best),
         cmocka_unit_test(test_best_k_and_sizing),
