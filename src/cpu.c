@@ -8,6 +8,7 @@
 #include "cpu.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static bk_cpu_features detected;
 static int detection_done;
@@ -18,9 +19,22 @@ static bool env_flag_set(const char *name)
     return value != NULL && value[0] != '\0' && value[0] != '0';
 }
 
+#define L2_DEFAULT_BYTES ((uint64_t)1 << 20)
+
+/* glibc reads it from CPUID (x86) or sysfs; 0 or -1 where it cannot. */
+static uint64_t l2_cache_bytes(void)
+{
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (bytes >= (64L << 10) && bytes <= (64L << 20))
+        return (uint64_t)bytes;
+#endif
+    return L2_DEFAULT_BYTES;
+}
+
 static void detect(void)
 {
-    bk_cpu_features f = { false, false, false, false };
+    bk_cpu_features f = { false, false, false, false, l2_cache_bytes() };
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     f.popcnt = __builtin_cpu_supports("popcnt");

@@ -19,6 +19,7 @@ typedef struct bk_cpu_features {
     bool avx2;
     bool avx512; /* AVX-512 F, with the OS saving its registers */
     bool avx512dqbw; /* and AVX-512 DQ and BW (64-bit multiplies, byte shuffles) */
+    uint64_t l2_bytes; /* one core's L2 cache as the system reports it (1 MiB if not) */
 } bk_cpu_features;
 
 /* Detected features, cleared where BLOOMKIT_PORTABLE is set;

@@ -119,6 +119,14 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
 /* The ops of a handle. */
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter);
 
+/* Whether the handle's batch queries go through the prefetch pipeline
+ * (filter.c: kinds that can prefetch, bigger than the core's L2 cache);
+ * bk_filter_set_pipeline overrides the choice (for tests: a small filter
+ * through the pipeline, a big one without), returning BK_EUNSUPPORTED for a
+ * kind that cannot prefetch. */
+bool bk_filter_uses_pipeline(const bk_filter *filter);
+bk_status bk_filter_set_pipeline(bk_filter *filter, bool on);
+
 /* Memory the handle's object reads in place (a mapped file): `release`
  * (memory, size) runs in bk_filter_free after the object is destroyed. */
 void bk_filter_attach_backing(bk_filter *filter, void *memory, size_t size,

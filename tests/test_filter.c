@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "filter.h"
 
 static const bk_kind every_kind[] = {
     BK_KIND_BLOOM,  BK_KIND_BLOCKED, BK_KIND_SBBF,    BK_KIND_COUNTING,
@@ -153,17 +154,13 @@ static void test_hash_batches_match_key_batches(void **state)
     }
 }
 
-/* Filters of 1 MiB or more run batches through the prefetch pipeline
- * (smaller ones skip it): the answers are the single queries', for key and
- * hash batches of every length around its stages. */
-static void check_batches_match_single(bk_filter *filter, const bk_key *probe, size_t count)
+/* Batches of every length around the pipeline's stages answer as single
+ * queries do, from keys and from hashes. */
+static void check_batch_lengths(const bk_filter *filter, const bk_key *probe,
+                                const bk_hash *hashes, size_t count)
 {
     static bool by_key[2048], by_hash[2048];
-    static bk_hash hashes[2048];
     const size_t lengths[] = { 1, 16, 47, 48, 49, 65, 1001, 2048 };
-    assert_true(count <= 2048);
-    for (size_t i = 0; i < count; i++)
-        hashes[i] = bk_filter_hash(filter, probe[i].data, probe[i].len);
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0] && lengths[l] <= count; l++) {
         size_t present = bk_filter_contains_batch(filter, probe, lengths[l], by_key);
         assert_int_equal(bk_filter_contains_hash_batch(filter, hashes, lengths[l], by_hash),
@@ -176,6 +173,22 @@ static void check_batches_match_single(bk_filter *filter, const bk_key *probe, s
             expected += single;
         }
         assert_int_equal(present, expected);
+    }
+}
+
+/* Filters bigger than the core's L2 cache run batches through the prefetch
+ * pipeline, smaller ones without it; both ways are checked here on every
+ * machine, whatever its L2. */
+static void check_batches_match_single(bk_filter *filter, const bk_key *probe, size_t count)
+{
+    static bk_hash hashes[2048];
+    assert_true(count <= 2048);
+    for (size_t i = 0; i < count; i++)
+        hashes[i] = bk_filter_hash(filter, probe[i].data, probe[i].len);
+    for (int pipelined = 1; pipelined >= 0; pipelined--) {
+        assert_int_equal(bk_filter_set_pipeline(filter, pipelined), BK_OK);
+        assert_int_equal(bk_filter_uses_pipeline(filter), pipelined);
+        check_batch_lengths(filter, probe, hashes, count);
     }
 }
 
@@ -304,6 +317,12 @@ static void test_refusals_by_kind(void **state)
     assert_ptr_equal(created, (bk_filter *)0x1);
     uint64_t count = 0;
     assert_int_equal(bk_filter_count(bloom, "in:1", 4, &count), BK_EUNSUPPORTED);
+    /* the pipeline needs a kind that prefetches; a refusal changes nothing */
+    assert_int_equal(bk_filter_set_pipeline(bloom, true), BK_EUNSUPPORTED);
+    assert_false(bk_filter_uses_pipeline(bloom));
+    assert_int_equal(bk_filter_set_pipeline(bloom, false), BK_OK);
+    assert_int_equal(bk_filter_set_pipeline(NULL, true), BK_EINVAL);
+    assert_false(bk_filter_uses_pipeline(NULL));
     bk_filter_free(bloom);
     bk_filter_free(fuse);
     bk_filter_free(other_bloom);
