@@ -291,11 +291,6 @@ bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2)
     return BK_OK;
 }
 
-bool bk_blocked_uses_simd(const bk_blocked *filter)
-{
-    return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
-}
-
 bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
 {
     if (filter == NULL)

@@ -91,7 +91,10 @@ size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *has
  * BK_EUNSUPPORTED when the CPU (or BLOOMKIT_PORTABLE) rules AVX2 out.  For
  * tests and benchmarks; filters start on the best path available. */
 bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2);
-bool bk_blocked_uses_simd(const bk_blocked *filter);
+static inline bool bk_blocked_uses_simd(const bk_blocked *filter)
+{
+    return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
+}
 /* Whether SIMD queries use AVX-512 (on by default where the CPU has it and
  * BLOOMKIT_NO_AVX512 is unset); BK_EUNSUPPORTED to turn it on without it. */
 bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
