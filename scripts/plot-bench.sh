@@ -9,7 +9,9 @@
 #          cache line per key) in black, and libbloom (which has no batch form)
 #          dashed;
 #   right: one raw key per call (bk_filter_contains, hashing included), absent
-#          keys, with libbloom's bloom_check and the dependent read time.
+#          keys, with libbloom's bloom_check, the dependent read time and
+#          (where the CSV has it) the keyed read: one key read from the
+#          key arrays, hashed, and its line read, one after another.
 # Needs gnuplot (Debian: gnuplot-nox).
 set -eu
 
@@ -28,7 +30,7 @@ command -v gnuplot >/dev/null 2>&1 || { echo "$0: gnuplot not found (apt-get ins
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# One file per kind: n neg_batch neg_raw read_independent read_dependent
+# One file per kind: n neg_batch neg_raw read_independent read_dependent read_keyed
 awk -F, -v keytype="$keytype" -v dir="$work" '
     /^#/ || $1 != keytype { next }
     {
@@ -49,7 +51,8 @@ awk -F, -v keytype="$keytype" -v dir="$work" '
             for (j = 1; j <= count; j++) {
                 n = list[j]
                 print n, get(kind, n, "neg_batch_ns"), get(kind, n, "neg_raw_ns"),
-                      get(kind, n, "read_independent_ns"), get(kind, n, "read_dependent_ns") > file
+                      get(kind, n, "read_independent_ns"), get(kind, n, "read_dependent_ns"),
+                      get(kind, n, "read_keyed_ns") > file
             }
             close(file)
         }
@@ -84,6 +87,9 @@ if [ -n "$reference" ]; then
     sort -n "$reference" > "$work/reference"
     left="$left'$work/reference' using 1:4 with lines lw 3 lc rgb 'black' title 'random read, independent'"
     right="$right'$work/reference' using 1:5 with lines lw 3 lc rgb 'black' title 'random read, dependent'"
+    if awk '$6 != "NaN" { found = 1 } END { exit !found }' "$work/reference"; then
+        right="$right, '$work/reference' using 1:6 with lines lw 3 dt 2 lc rgb 'black' title 'one key hashed and its line read'"
+    fi
 else
     left=${left%, }
     right=${right%, }

@@ -30,6 +30,7 @@ struct bk_blocked {
     /* The one-key query of the chosen path (portable, AVX2 or AVX-512),
      * set whenever the three flags above change. */
     bool (*test_block)(const uint64_t *block, uint64_t h2, unsigned hashes);
+    /* The handle's one-key query from key bytes, on the same path. */
     bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
 };
 

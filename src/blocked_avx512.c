@@ -22,6 +22,9 @@
  *
  * Inserts stay on the AVX2 path: setting bits needs the OR of all
  * positions that fall in each word, which is what the AVX2 mask computes.
+ * An AVX-512 mask (each position broadcast to the eight word lanes and
+ * shifted by p - 64 w) was tried and measured no faster on the Xeon: 7.0
+ * against 6.6 ns per key for a hash batch of inserts at 1e5 keys.
  *
  * Measured (k = 6, 8-byte keys, absent-key batches through
  * bk_filter_contains_batch, hashing included; one core of the Zen 5 machine
@@ -54,8 +57,7 @@ static inline __mmask8 lanes_for(unsigned positions)
     return (__mmask8)((1u << positions) - 1);
 }
 
-/* k <= 7 (every k bk_blocked_best_k picks up to 13 bits per key) is one
- * round in straight-line code; larger k loops over rounds. */
+/* k <= 7 is one round in straight-line code; larger k loops over rounds. */
 static inline __attribute__((always_inline)) bool test_block(const uint64_t *block, uint64_t h2,
                                                              unsigned hashes)
 {
