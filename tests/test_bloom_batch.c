@@ -31,6 +31,17 @@ static uint64_t *make_keys(uint64_t first, size_t count, bk_key *keys)
     return values;
 }
 
+/* The L2 size the pipelines are sized by: the system's figure when it is
+ * plausible, else the 1 MiB default; never 0 (every filter would prefetch)
+ * nor absurd (none would). */
+static void test_l2_size_is_plausible(void **state)
+{
+    (void)state;
+    uint64_t l2 = bk_cpu()->l2_bytes;
+    assert_true(l2 >= ((uint64_t)64 << 10));
+    assert_true(l2 <= ((uint64_t)64 << 20));
+}
+
 /* Bits per key that make a filter of KEY_COUNT keys twice this machine's
  * L2 (src/cpu.h), so that its batches take the prefetching pipeline. */
 static double pipelined_bits_per_key(void)
@@ -200,6 +211,7 @@ static void test_batch_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_l2_size_is_plausible),
         cmocka_unit_test(test_batch_add_matches_single),
         cmocka_unit_test(test_queries_agree),
         cmocka_unit_test(test_batch_bad_input),
