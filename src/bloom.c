@@ -95,7 +95,18 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
     filter->target_fpr = sizing->predicted_fpr;
     filter->hasher = *hasher;
     filter->flags = flags;
+    filter->use_bmi2 = bk_cpu()->bmi2;
     *out = filter;
+    return BK_OK;
+}
+
+bk_status bk_bloom_set_bmi2(bk_bloom *filter, bool use_bmi2)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (use_bmi2 && !bk_cpu()->bmi2)
+        return BK_EUNSUPPORTED;
+    filter->use_bmi2 = use_bmi2;
     return BK_OK;
 }
 
@@ -287,15 +298,52 @@ bk_status bk_bloom_add(bk_bloom *filter, const void *key, size_t len, bool *was_
     return bk_bloom_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
 }
 
+/*
+ * The one-key query, built a second time for CPUs with BMI2.  The probe
+ * loop shifts each word by a variable count (the bit's place in it).
+ * Without BMI2 that is SHR r, CL, which keeps the flags of the previous
+ * instruction when the count is 0, so on Intel cores every probe's shift
+ * waits for the flags of the one before; SHRX has no flags.  The same C
+ * code, so the same answers (tests/test_bloom_batch.c runs both builds).
+ * Measured on the Xeon of docs/PERFORMANCE.md (k = 7, 8-byte keys, best of
+ * three runs): at 10^4 keys one raw key per call 11.9 -> 10.9 ns, a
+ * precomputed hash 7.6 -> 6.7 ns; at 10^6 keys 15.0 -> 13.3 and
+ * 10.8 -> 8.3 ns.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BK_HAVE_BMI2_BUILD 1
+__attribute__((target("bmi2"))) static bool test_bits_bmi2(const bk_bloom *filter,
+                                                            bk_hash hash)
+{
+    return test_bits(filter, hash);
+}
+
+__attribute__((target("bmi2"))) static bool contains_key_bmi2(const bk_bloom *filter,
+                                                               const void *key, size_t len)
+{
+    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+#endif
+
 bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash)
 {
-    return filter != NULL && test_bits(filter, hash);
+    if (filter == NULL)
+        return false;
+#ifdef BK_HAVE_BMI2_BUILD
+    if (filter->use_bmi2)
+        return test_bits_bmi2(filter, hash);
+#endif
+    return test_bits(filter, hash);
 }
 
 bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
+#ifdef BK_HAVE_BMI2_BUILD
+    if (filter->use_bmi2)
+        return contains_key_bmi2(filter, key, len);
+#endif
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 

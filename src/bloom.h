@@ -19,6 +19,7 @@ struct bk_bloom {
     bk_hasher hasher;
     unsigned flags;       /* BK_FLAG_* */
     bool borrowed;        /* words belong to someone else (a mapped file): read-only */
+    bool use_bmi2;        /* one-key queries take the BMI2 build (bloom.c) */
 };
 
 /* A filter of the given design.  With `borrowed_words` NULL the bit array
@@ -28,6 +29,11 @@ struct bk_bloom {
 bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *hasher,
                                       unsigned flags, uint64_t *borrowed_words,
                                       bk_bloom **out);
+
+/* Whether one-key queries use the BMI2 build of the probe loop (on by
+ * default where the CPU has BMI2 and BLOOMKIT_PORTABLE is unset); for tests
+ * and benchmarks.  BK_EUNSUPPORTED to turn it on without BMI2. */
+bk_status bk_bloom_set_bmi2(bk_bloom *filter, bool use_bmi2);
 
 /* Chains and rings of filters (scalable.c, window.c): frees filters[0..count);
  * copies filters[0..count) into copies[0..count), and on failure frees the

@@ -19,6 +19,7 @@ typedef struct bk_cpu_features {
     bool avx2;
     bool avx512; /* AVX-512 F, with the OS saving its registers */
     bool avx512dqbw; /* and AVX-512 DQ and BW (64-bit multiplies, byte shuffles) */
+    bool bmi2; /* SHRX and friends: shifts by a register count without the flags */
     uint64_t l2_bytes; /* one core's L2 cache as the system reports it (1 MiB if not) */
 } bk_cpu_features;
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "bloom.h"
 #include "hash.h"
 
 #define KEY_COUNT 5000
@@ -127,6 +128,26 @@ static void test_batch_add_matches_single(void **state)
     check_batch_add_matches_single(7, pipelined_bits_per_key(), BK_FLAG_CONCURRENT);
 }
 
+/* The one-key query of the plain build and, where the CPU has BMI2, of the
+ * BMI2 build (src/bloom.c): from the key and from its hash; they must agree.
+ * Leaves the filter on the build it found. */
+static bool contains_in_both_builds(bk_bloom *filter, const bk_key *key, bk_hash hash)
+{
+    bool was_bmi2 = filter->use_bmi2;
+    assert_int_equal(bk_bloom_set_bmi2(filter, false), BK_OK);
+    bool plain = bk_bloom_contains(filter, key->data, key->len);
+    assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
+    if (bk_bloom_set_bmi2(filter, true) == BK_OK) {
+        assert_int_equal(bk_bloom_contains(filter, key->data, key->len), plain);
+        assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
+    } else {
+        assert_false(bk_cpu()->bmi2);
+        assert_false(filter->use_bmi2); /* a refusal changes nothing */
+    }
+    filter->use_bmi2 = was_bmi2;
+    return plain;
+}
+
 /* Every query form gives the same answer for every key, present or absent,
  * and no present key is missed. */
 static void check_queries_agree(unsigned hashes, double bits_per_key)
@@ -151,6 +172,7 @@ static void check_queries_agree(unsigned hashes, double bits_per_key)
         for (size_t i = 0; i < KEY_COUNT; i++) {
             bool single = bk_bloom_contains(filter, keys[i].data, keys[i].len);
             assert_int_equal(single, bk_bloom_contains_hash(filter, hashes_of[i]));
+            assert_int_equal(single, contains_in_both_builds(filter, &keys[i], hashes_of[i]));
             assert_int_equal(single, batch_results[i]);
             assert_int_equal(single, hash_results[i]);
             counted += single;
@@ -205,6 +227,7 @@ static void test_batch_bad_input(void **state)
     assert_int_equal(bk_bloom_contains_batch(filter, bad, 2, NULL), 0);
     assert_int_equal(bk_bloom_contains_hash_batch(filter, NULL, 2, NULL), 0);
     assert_int_equal(bk_bloom_keys_added(filter), 0);
+    assert_int_equal(bk_bloom_set_bmi2(NULL, false), BK_EINVAL);
     bk_bloom_free(filter);
 }
 
