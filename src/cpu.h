@@ -2,10 +2,12 @@
  * src/cpu.h -- CPU features, read once, and the word-array primitives that
  * have a hardware path beside a portable one.
  *
- * The only global state in bloomkit is the one-time feature detection here.
- * Setting the environment variable BLOOMKIT_PORTABLE=1 before the first
- * filter operation forces every portable path (for testing and comparison);
- * BLOOMKIT_NO_AVX512=1 keeps AVX2 but not AVX-512.
+ * The only global state in bloomkit is the one-time feature detection here,
+ * with the size of one core's L2 cache (which decides whether batches
+ * prefetch: src/filter.c, src/bloom.c).  Setting the environment variable
+ * BLOOMKIT_PORTABLE=1 before the first filter operation forces every
+ * portable path (for testing and comparison); BLOOMKIT_NO_AVX512=1 keeps
+ * AVX2 but not AVX-512.
  */
 #ifndef BK_SRC_CPU_H
 #define BK_SRC_CPU_H
