@@ -239,7 +239,7 @@ static inline bool set_bits(bk_bloom *filter, bk_hash hash)
  * Loads are relaxed atomics: plain moves on x86 and ARM, and race-free
  * against concurrent atomic adds.
  */
-static inline bool test_bits(const bk_bloom *filter, bk_hash hash)
+static inline __attribute__((always_inline)) bool test_bits(const bk_bloom *filter, bk_hash hash)
 {
     const uint64_t *const words = filter->words;
     const uint64_t bits = filter->bits;
