@@ -302,6 +302,23 @@ bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
     return BK_OK;
 }
 
+/* The SIMD paths' mask table (src/blocked.h), built by the preprocessor. */
+#define ONE_HOT_WORD(p, w) ((p) >> 6 == (w) ? (uint64_t)1 << ((p) & 63) : 0)
+#define ONE_HOT_ROW(p)                                                                     \
+    { ONE_HOT_WORD(p, 0), ONE_HOT_WORD(p, 1), ONE_HOT_WORD(p, 2), ONE_HOT_WORD(p, 3),     \
+      ONE_HOT_WORD(p, 4), ONE_HOT_WORD(p, 5), ONE_HOT_WORD(p, 6), ONE_HOT_WORD(p, 7) }
+#define ONE_HOT_ROWS_8(p)                                                                  \
+    ONE_HOT_ROW(p), ONE_HOT_ROW(p + 1), ONE_HOT_ROW(p + 2), ONE_HOT_ROW(p + 3),            \
+        ONE_HOT_ROW(p + 4), ONE_HOT_ROW(p + 5), ONE_HOT_ROW(p + 6), ONE_HOT_ROW(p + 7)
+#define ONE_HOT_ROWS_64(p)                                                                 \
+    ONE_HOT_ROWS_8(p), ONE_HOT_ROWS_8(p + 8), ONE_HOT_ROWS_8(p + 16), ONE_HOT_ROWS_8(p + 24), \
+        ONE_HOT_ROWS_8(p + 32), ONE_HOT_ROWS_8(p + 40), ONE_HOT_ROWS_8(p + 48),            \
+        ONE_HOT_ROWS_8(p + 56)
+const uint64_t bk_blocked_one_hot[BK_BLOCK_BITS][BK_BLOCK_WORDS] __attribute__((aligned(64))) = {
+    ONE_HOT_ROWS_64(0),   ONE_HOT_ROWS_64(64),  ONE_HOT_ROWS_64(128), ONE_HOT_ROWS_64(192),
+    ONE_HOT_ROWS_64(256), ONE_HOT_ROWS_64(320), ONE_HOT_ROWS_64(384), ONE_HOT_ROWS_64(448),
+};
+
 /* ------------------------------------------------------------------------ */
 /* The hot path, portable                                                   */
 /* ------------------------------------------------------------------------ */
@@ -360,6 +377,10 @@ static inline bool test_block_portable(const uint64_t *block, uint64_t h2, unsig
 static inline bool set_bits(bk_blocked *filter, bk_hash hash)
 {
     uint64_t *block = bk_blocked_block(filter, hash);
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
+        return bk_blocked_avx512_set(block, hash.h2, filter->hashes);
+#endif
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
         return bk_blocked_avx2_set(block, hash.h2, filter->hashes);
@@ -487,6 +508,11 @@ bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, s
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     size_t fresh;
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
+        fresh = bk_blocked_avx512_add_batch(filter, hashes, count);
+    else
+#endif
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
         fresh = bk_blocked_avx2_add_batch(filter, hashes, count);

@@ -82,7 +82,13 @@ size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
                                   bool *results, bool prefetch);
 
-/* The AVX-512 query path (blocked_avx512.c): same answers again. */
+/* Row p is the block with only bit p set: a key's mask is the OR of its k
+ * rows (the AVX2 and AVX-512 paths; 32 KiB, 64-byte aligned rows). */
+extern const uint64_t bk_blocked_one_hot[BK_BLOCK_BITS][BK_BLOCK_WORDS];
+
+/* The AVX-512 path (blocked_avx512.c): same bits and answers again. */
+bool bk_blocked_avx512_set(uint64_t *block, uint64_t h2, unsigned hashes);
+size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
 bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes);
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len);
 size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,

@@ -4,9 +4,9 @@
  *
  * A block is one 512-bit cache line, held in two 256-bit registers of four
  * 64-bit lanes each: lanes 0-3 are words 0-3 (bits 0-255), lanes 4-7 words
- * 4-7.  A key's mask is the OR of k rows of a constant table,
+ * 4-7.  A key's mask is the OR of k rows of a constant table (src/blocked.c),
  *
- *     ONE_HOT[p] = the block with only bit p set        (p in [0, 512))
+ *     bk_blocked_one_hot[p] = the block with only bit p set    (p in [0, 512))
  *
  * 512 rows of 64 bytes (32 KiB), so each position costs two loads and two
  * ORs; the positions themselves are the successive 9-bit slices of h2
@@ -38,23 +38,6 @@ typedef struct block_mask {
     __m256i high; /* words 4-7 */
 } block_mask;
 
-/* ONE_HOT[p]: the block with only bit p set, as eight words. */
-#define ONE_HOT_WORD(p, w) ((p) >> 6 == (w) ? (uint64_t)1 << ((p) & 63) : 0)
-#define ONE_HOT_ROW(p)                                                                     \
-    { ONE_HOT_WORD(p, 0), ONE_HOT_WORD(p, 1), ONE_HOT_WORD(p, 2), ONE_HOT_WORD(p, 3),     \
-      ONE_HOT_WORD(p, 4), ONE_HOT_WORD(p, 5), ONE_HOT_WORD(p, 6), ONE_HOT_WORD(p, 7) }
-#define ONE_HOT_ROWS_8(p)                                                                  \
-    ONE_HOT_ROW(p), ONE_HOT_ROW(p + 1), ONE_HOT_ROW(p + 2), ONE_HOT_ROW(p + 3),            \
-        ONE_HOT_ROW(p + 4), ONE_HOT_ROW(p + 5), ONE_HOT_ROW(p + 6), ONE_HOT_ROW(p + 7)
-#define ONE_HOT_ROWS_64(p)                                                                 \
-    ONE_HOT_ROWS_8(p), ONE_HOT_ROWS_8(p + 8), ONE_HOT_ROWS_8(p + 16), ONE_HOT_ROWS_8(p + 24), \
-        ONE_HOT_ROWS_8(p + 32), ONE_HOT_ROWS_8(p + 40), ONE_HOT_ROWS_8(p + 48),            \
-        ONE_HOT_ROWS_8(p + 56)
-static const uint64_t ONE_HOT[BK_BLOCK_BITS][BK_BLOCK_WORDS] __attribute__((aligned(64))) = {
-    ONE_HOT_ROWS_64(0),   ONE_HOT_ROWS_64(64),  ONE_HOT_ROWS_64(128), ONE_HOT_ROWS_64(192),
-    ONE_HOT_ROWS_64(256), ONE_HOT_ROWS_64(320), ONE_HOT_ROWS_64(384), ONE_HOT_ROWS_64(448),
-};
-
 /* Always inlined, so that callers passing a constant k (the specialised
  * batch loops below) get a straight run of instructions with no loop
  * bookkeeping. */
@@ -67,7 +50,7 @@ static inline __attribute__((always_inline)) block_mask build_mask(uint64_t h2, 
         if (i != 0 && slice == 0) /* refill: k > 7 */
             word = bk_mix64(word);
         unsigned position = (unsigned)(word >> (BK_POSITION_BITS * slice)) & (BK_BLOCK_BITS - 1);
-        const __m256i *row = (const __m256i *)(const void *)ONE_HOT[position];
+        const __m256i *row = (const __m256i *)(const void *)bk_blocked_one_hot[position];
         mask.low = _mm256_or_si256(mask.low, _mm256_load_si256(row));
         mask.high = _mm256_or_si256(mask.high, _mm256_load_si256(row + 1));
     }
