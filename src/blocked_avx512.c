@@ -69,9 +69,22 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
     return flipped != 0;
 }
 
+/* The k of the designs up to 20 bits per key (3 to 11) get code with a
+ * constant k, so the mask is built in straight-line code; others take the
+ * general loop. */
+#define FOR_COMMON_K(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+
 bool bk_blocked_avx512_set(uint64_t *block, uint64_t h2, unsigned hashes)
 {
-    return set_block(block, h2, hashes);
+    switch (hashes) {
+#define SET_CONSTANT_K(K) \
+    case K:               \
+        return set_block(block, h2, K);
+        FOR_COMMON_K(SET_CONSTANT_K)
+#undef SET_CONSTANT_K
+    default:
+        return set_block(block, h2, hashes);
+    }
 }
 
 static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter,
@@ -89,19 +102,16 @@ static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter
     return fresh;
 }
 
-/* The k of the designs up to 20 bits per key (3 to 11) get a loop with a
- * constant k, so the mask is straight-line code; others the general loop. */
 size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
 {
     size_t fresh;
     switch (filter->hashes) {
-#define CONSTANT_K(K)                                     \
-    case K:                                               \
-        fresh = add_batch(filter, hashes, count, K);      \
+#define ADD_CONSTANT_K(K)                            \
+    case K:                                          \
+        fresh = add_batch(filter, hashes, count, K); \
         break;
-        CONSTANT_K(3) CONSTANT_K(4) CONSTANT_K(5) CONSTANT_K(6) CONSTANT_K(7)
-        CONSTANT_K(8) CONSTANT_K(9) CONSTANT_K(10) CONSTANT_K(11)
-#undef CONSTANT_K
+        FOR_COMMON_K(ADD_CONSTANT_K)
+#undef ADD_CONSTANT_K
     default:
         fresh = add_batch(filter, hashes, count, filter->hashes);
     }
