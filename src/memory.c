@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "memory.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,16 @@ void *bk_alloc_zeroed(size_t bytes)
             return NULL;
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
         (void)madvise(block, bytes, huge_pages_wanted() ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+        /* Every page now, as memset does for small blocks: no page faults
+         * (nor huge-page compaction) later in the hot path, and no memory
+         * is an error here rather than a killed process later.  Kernels
+         * before 5.14 answer EINVAL: the pages then come on first touch. */
+        if (madvise(block, bytes, MADV_POPULATE_WRITE) != 0 && errno == ENOMEM) {
+            munmap(block, bytes);
+            return NULL;
+        }
 #endif
         return block;
     }
