@@ -44,13 +44,9 @@ typedef struct block_mask {
 static inline __attribute__((always_inline)) block_mask build_mask(uint64_t h2, unsigned hashes)
 {
     block_mask mask = { _mm256_setzero_si256(), _mm256_setzero_si256() };
-    uint64_t word = h2;
+    bk_position_walk walk = bk_position_walk_start(h2);
     for (unsigned i = 0; i < hashes; i++) {
-        unsigned slice = i % BK_POSITIONS_PER_WORD;
-        if (i != 0 && slice == 0) /* refill: k > 7 */
-            word = bk_mix64(word);
-        unsigned position = (unsigned)(word >> (BK_POSITION_BITS * slice)) & (BK_BLOCK_BITS - 1);
-        const __m256i *row = (const __m256i *)(const void *)bk_blocked_one_hot[position];
+        const __m256i *row = (const __m256i *)(const void *)bk_blocked_one_hot[bk_position_next(&walk)];
         mask.low = _mm256_or_si256(mask.low, _mm256_load_si256(row));
         mask.high = _mm256_or_si256(mask.high, _mm256_load_si256(row + 1));
     }

@@ -47,13 +47,10 @@
 static inline __attribute__((always_inline)) __m512i key_mask(uint64_t h2, unsigned hashes)
 {
     __m512i mask = _mm512_setzero_si512();
-    uint64_t word = h2;
+    bk_position_walk walk = bk_position_walk_start(h2);
     for (unsigned i = 0; i < hashes; i++) {
-        unsigned slice = i % BK_POSITIONS_PER_WORD;
-        if (i != 0 && slice == 0) /* refill: k > 7 */
-            word = bk_mix64(word);
-        unsigned position = (unsigned)(word >> (BK_POSITION_BITS * slice)) & (BK_BLOCK_BITS - 1);
-        mask = _mm512_or_si512(mask, _mm512_load_si512((const void *)bk_blocked_one_hot[position]));
+        const void *row = bk_blocked_one_hot[bk_position_next(&walk)];
+        mask = _mm512_or_si512(mask, _mm512_load_si512(row));
     }
     return mask;
 }
