@@ -108,8 +108,10 @@ static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, s
 }
 
 #ifdef BK_HAVE_AVX512_SOURCES
-/* bk_hash_keys for XXH3, eight 8- or 16-byte keys per step (hash_avx512.c). */
+/* bk_hash_keys for XXH3 and XXH64, eight 8- or 16-byte keys per step
+ * (hash_avx512.c). */
 void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
+void bk_hash_keys_xxh64_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
 #endif
 
 /* Hashes keys[0..count) into hashes[0..count): the first step of every
@@ -129,6 +131,12 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_xxh3(keys[i].data, keys[i].len, seed);
     } else if (hasher->algorithm == BK_HASH_XXH64) {
+#ifdef BK_HAVE_AVX512_SOURCES
+        if (count >= 8 && bk_cpu()->avx512dqbw) {
+            bk_hash_keys_xxh64_avx512(keys, count, seed, hashes);
+            return;
+        }
+#endif
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_xxh64(keys[i].data, keys[i].len, seed);
     } else {

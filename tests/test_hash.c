@@ -180,13 +180,13 @@ static void test_strerror_names_every_code(void **state)
     assert_string_equal(bk_strerror((bk_status)-1000), "unknown status code");
 }
 
-/* Batch hashing (bk_hash_keys, and its AVX-512 path for 8- and 16-byte keys
- * where the CPU has one) gives exactly bk_hash_key's hash for every key:
- * random keys under several seeds, in batches of every length around the
- * eight-key step, with keys of other lengths mixed into some groups. */
-static void test_batch_hashing_matches_single(void **state)
+/* Batch hashing (bk_hash_keys, and its AVX-512 paths for 8- and 16-byte
+ * keys where the CPU has one) gives exactly bk_hash_key's hash for every
+ * key, for XXH3-128 and XXH64: random keys under several seeds, in batches
+ * of every length around the eight-key step, with keys of other lengths
+ * mixed into some groups. */
+static void check_batch_hashing(bk_hash_algorithm algorithm)
 {
-    (void)state;
     enum { MAX_BATCH = 67 };
     static uint64_t values[MAX_BATCH][2];
     static char text[MAX_BATCH][16];
@@ -196,7 +196,7 @@ static void test_batch_hashing_matches_single(void **state)
     uint64_t rng = 12345;
     for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
         bk_hasher hasher;
-        bk_params params = { .capacity = 1, .seed = seeds[s] };
+        bk_params params = { .capacity = 1, .seed = seeds[s], .hash_algorithm = algorithm };
         assert_int_equal(bk_hasher_from_params(&hasher, &params), BK_OK);
         for (size_t count = 0; count <= MAX_BATCH; count++) {
             for (size_t i = 0; i < count; i++) {
@@ -220,7 +220,10 @@ static void test_batch_hashing_matches_single(void **state)
 #ifdef BK_HAVE_AVX512_SOURCES
             if (bk_cpu()->avx512dqbw) {
                 memset(batch, 0, sizeof batch);
-                bk_hash_keys_xxh3_avx512(keys, count, seeds[s], batch);
+                if (algorithm == BK_HASH_XXH64)
+                    bk_hash_keys_xxh64_avx512(keys, count, seeds[s], batch);
+                else
+                    bk_hash_keys_xxh3_avx512(keys, count, seeds[s], batch);
                 for (size_t i = 0; i < count; i++) {
                     bk_hash single = bk_hash_key(&hasher, keys[i].data, keys[i].len);
                     assert_int_equal(batch[i].h1, single.h1);
@@ -230,6 +233,13 @@ static void test_batch_hashing_matches_single(void **state)
 #endif
         }
     }
+}
+
+static void test_batch_hashing_matches_single(void **state)
+{
+    (void)state;
+    check_batch_hashing(BK_HASH_XXH3);
+    check_batch_hashing(BK_HASH_XXH64);
 }
 
 int main(void)
