@@ -98,13 +98,22 @@ bool bk_kind_is_static(bk_kind kind)
     return ops != NULL && ops->is_static;
 }
 
-/* A filter no bigger than the core's L2 cache answers from it, where
- * prefetching only adds work: fuse8 at 1e5 keys answered a batch in 7.7 ns
- * with the pipeline, 5 ns without (Zen 5, 1 MiB L2); at 1e6 keys (1.1 MB)
- * on a Xeon with 2 MiB of L2, 6.2 ns with it and 4.3 without. */
+/* A filter up to about twice the core's L2 cache answers from L2 and L3
+ * fast enough that the core overlaps the misses of independent queries by
+ * itself, and prefetching only adds work.  fuse8 at 1e5 keys answered a
+ * batch in 7.7 ns with the pipeline, 5 ns without (Zen 5, 1 MiB L2); at
+ * 1e6 keys (1.1 MB) on a Xeon with 2 MiB of L2, 6.2 ns with it and 4.3
+ * without.  On the Zen 5 (1 MiB L2), hash batches of 262,144 absent keys
+ * with / without the pipeline, ns per key (best of 7 passes):
+ *     filter     1.2 MB      2.4 MB      4.8 MB      12 MB
+ *     blocked    4.4 / 2.2   2.9 / 2.7   2.7 / 3.2   2.9 / 7.6
+ *     fuse8      5.8 / 4.8   6.3 / 5.5   6.4 / 5.6   7.3 / 14.0
+ * Between 2 and 5 times L2 the kinds differ by 10-15% either way; beyond
+ * that the pipeline wins by 2-2.6x. */
 static bool wants_pipeline(const bk_kind_ops *ops, const void *object)
 {
-    return ops->prefetch_hashes != NULL && ops->payload_size(object) > bk_cpu()->l2_bytes;
+    return ops->prefetch_hashes != NULL &&
+           ops->payload_size(object) > 2 * bk_cpu()->l2_bytes;
 }
 
 bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)

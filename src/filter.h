@@ -120,7 +120,7 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter);
 
 /* Whether the handle's batch queries go through the prefetch pipeline
- * (filter.c: kinds that can prefetch, bigger than the core's L2 cache);
+ * (filter.c: kinds that can prefetch, bigger than twice the core's L2 cache);
  * bk_filter_set_pipeline overrides the choice (for tests: a small filter
  * through the pipeline, a big one without), returning BK_EUNSUPPORTED for a
  * kind that cannot prefetch. */
