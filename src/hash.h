@@ -97,8 +97,10 @@ static inline bk_hash bk_hash_xxh64(const void *key, size_t len, uint64_t seed)
 }
 
 /* Inline fast path of bk_hash_key for the unkeyed algorithms (SipHash,
- * already several times slower, takes the out-of-line call). */
-static inline bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
+ * already several times slower, takes the out-of-line call).  Always
+ * inlined: clang 14 otherwise keeps it out of line in callers built for
+ * other target features (the BMI2 query of src/bloom.c), a call per key. */
+static inline __attribute__((always_inline)) bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
 {
     if (hasher->algorithm == BK_HASH_XXH3)
         return bk_hash_xxh3(key, len, hasher->seed);
