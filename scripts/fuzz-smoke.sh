@@ -1,10 +1,12 @@
 #!/bin/sh
-# Builds the libFuzzer targets with clang (the `fuzz` preset) and runs the
-# buffer-loader target for a short while (default 30 s; FUZZ_SECONDS=N to
-# change), starting from the committed seeds.  New inputs it finds go to
-# build/fuzz/corpus, never into the source tree.  Exits non-zero if the
-# fuzzer finds a crash, leak, sanitizer report or broken property; the
-# reproducer is left in build/fuzz/ (crash-*, leak-*, ...).
+# Builds the libFuzzer targets with clang (the `fuzz` preset) and runs each
+# for a short while (default 30 s each; FUZZ_SECONDS=N to change), starting
+# from the committed seeds: the buffer loader (fuzz_deserialize) and the
+# operation sequences checked against a model (fuzz_operations).  New
+# inputs go to build/fuzz/corpus and build/fuzz/operations, never into the
+# source tree.  Exits non-zero if a fuzzer finds a crash, leak, sanitizer
+# report or broken property; the reproducer is left in build/fuzz/
+# (crash-*, leak-*, ...).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -15,17 +17,27 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j2 --target fuzz_deserialize
+cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations
 
-mkdir -p build/fuzz/corpus
+mkdir -p build/fuzz/corpus build/fuzz/operations
 cd build/fuzz
-echo "fuzz-smoke: fuzzing bk_filter_deserialize for ${seconds} s"
-./tests/fuzz/fuzz_deserialize -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-    -dict=../../tests/fuzz/format.dict -print_final_stats=1 \
-    corpus ../../tests/fuzz/corpus ../../tests/data 2>fuzz.log || {
-    tail -n 60 fuzz.log >&2
-    echo "fuzz-smoke: FAILED (log: build/fuzz/fuzz.log)" >&2
-    exit 1
+
+# run NAME LOG FUZZER-ARGUMENTS...
+run() {
+    name="$1" log="$2"
+    shift 2
+    echo "fuzz-smoke: fuzzing $name for ${seconds} s"
+    "./tests/fuzz/$name" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+        "$@" 2>"$log" || {
+        tail -n 60 "$log" >&2
+        echo "fuzz-smoke: $name FAILED (log: build/fuzz/$log)" >&2
+        exit 1
+    }
+    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+.*DONE)" "$log" || true
 }
-grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+.*DONE)" fuzz.log || true
-echo "fuzz-smoke: no crash in ${seconds} s"
+
+run fuzz_deserialize fuzz.log -max_len=4096 -dict=../../tests/fuzz/format.dict \
+    corpus ../../tests/fuzz/corpus ../../tests/data
+run fuzz_operations operations.log -max_len=2048 -len_control=0 \
+    operations ../../tests/fuzz/operations
+echo "fuzz-smoke: no crash in ${seconds} s per target"
