@@ -100,7 +100,8 @@ static inline bk_hash bk_hash_xxh64(const void *key, size_t len, uint64_t seed)
  * already several times slower, takes the out-of-line call).  Always
  * inlined: clang 14 otherwise keeps it out of line in callers built for
  * other target features (the BMI2 query of src/bloom.c), a call per key. */
-static inline __attribute__((always_inline)) bk_hash bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
+static inline __attribute__((always_inline)) bk_hash
+bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
 {
     if (hasher->algorithm == BK_HASH_XXH3)
         return bk_hash_xxh3(key, len, hasher->seed);

@@ -245,8 +245,10 @@ static inline __attribute__((always_inline)) void
 hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool xxh64)
 {
     const __m512i bitflip = _mm512_set1_epi64((long long)bitflip_for(seed));
-    const __m512i flip_lo = _mm512_set1_epi64((long long)((secret_word(32) ^ secret_word(40)) - seed));
-    const __m512i flip_hi = _mm512_set1_epi64((long long)((secret_word(48) ^ secret_word(56)) + seed));
+    const uint64_t flip_low = (secret_word(32) ^ secret_word(40)) - seed;
+    const uint64_t flip_high = (secret_word(48) ^ secret_word(56)) + seed;
+    const __m512i flip_lo = _mm512_set1_epi64((long long)flip_low);
+    const __m512i flip_hi = _mm512_set1_epi64((long long)flip_high);
     size_t i = 0;
     for (; i + LANES <= count; i += LANES) {
         size_t width = common_width(keys + i);
