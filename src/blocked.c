@@ -483,13 +483,13 @@ static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size
 }
 
 static size_t test_batch_portable(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results, bool prefetch)
+                                  bool *results)
 {
     size_t present = 0;
-    for (size_t i = 0; prefetch && i < count && i < BK_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
         prefetch_block(filter, hashes[i], 0);
     for (size_t i = 0; i < count; i++) {
-        if (prefetch && i + BK_PREFETCH_DISTANCE < count)
+        if (i + BK_PREFETCH_DISTANCE < count)
             prefetch_block(filter, hashes[i + BK_PREFETCH_DISTANCE], 0);
         bool found = test_block_portable(bk_blocked_block(filter, hashes[i]), hashes[i].h2,
                                          filter->hashes);
@@ -525,17 +525,17 @@ bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, s
 }
 
 static size_t test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                         bool *results, bool prefetch)
+                         bool *results)
 {
 #ifdef BK_HAVE_AVX512_SOURCES
     if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        return bk_blocked_avx512_test_batch(filter, hashes, count, results, prefetch);
+        return bk_blocked_avx512_test_batch(filter, hashes, count, results);
 #endif
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
-        return bk_blocked_avx2_test_batch(filter, hashes, count, results, prefetch);
+        return bk_blocked_avx2_test_batch(filter, hashes, count, results);
 #endif
-    return test_batch_portable(filter, hashes, count, results, prefetch);
+    return test_batch_portable(filter, hashes, count, results);
 }
 
 size_t bk_blocked_contains_hash_batch(const bk_blocked *filter, const bk_hash *hashes,
@@ -543,7 +543,7 @@ size_t bk_blocked_contains_hash_batch(const bk_blocked *filter, const bk_hash *h
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return 0;
-    return test_batch(filter, hashes, count, results, true);
+    return test_batch(filter, hashes, count, results);
 }
 
 /* Key batches: hashed BK_KEY_CHUNK at a time (src/hash.h), each chunk run
@@ -833,18 +833,6 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
     return bk_blocked_contains_hash_batch(filter, hashes, count, results);
 }
 
-static void ops_prefetch_hashes(const void *filter, const bk_hash *hashes, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        prefetch_block(filter, hashes[i], 0);
-}
-
-static size_t ops_contains_prefetched(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return test_batch(filter, hashes, count, results, false);
-}
-
 static bk_status ops_union(void *dst, const void *src) { return bk_blocked_union(dst, src); }
 static bk_status ops_intersect(void *dst, const void *src) { return bk_blocked_intersect(dst, src); }
 
@@ -889,8 +877,6 @@ const bk_kind_ops bk_blocked_ops = {
     .contains_key = ops_contains_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
-    .prefetch_hashes = ops_prefetch_hashes,
-    .contains_prefetched = ops_contains_prefetched,
     .union_with = ops_union,
     .intersect_with = ops_intersect,
     .estimate_sets = ops_estimate_sets,

@@ -77,10 +77,9 @@ static inline unsigned bk_position_next(bk_position_walk *walk)
 bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes);
 bool bk_blocked_avx2_test(const uint64_t *block, uint64_t h2, unsigned hashes);
 size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
-/* prefetch: request each block BK_PREFETCH_DISTANCE keys ahead (false when
- * the caller has already requested them, as bk_filter_contains_batch does). */
+/* Each block is requested BK_PREFETCH_DISTANCE keys ahead. */
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results, bool prefetch);
+                                  bool *results);
 
 /* Row p is the block with only bit p set: a key's mask is the OR of its k
  * rows (the AVX2 and AVX-512 paths; 32 KiB, 64-byte aligned rows). */
@@ -92,7 +91,7 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
 bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes);
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len);
 size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
-                                    size_t count, bool *results, bool prefetch);
+                                    size_t count, bool *results);
 
 /* Which path a filter takes.  bk_blocked_set_simd(filter, true) fails with
  * BK_EUNSUPPORTED when the CPU (or BLOOMKIT_PORTABLE) rules AVX2 out.  For

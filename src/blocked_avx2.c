@@ -125,13 +125,13 @@ static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter
 static inline __attribute__((always_inline)) size_t test_batch(const bk_blocked *filter,
                                                                const bk_hash *hashes,
                                                                size_t count, bool *results,
-                                                               unsigned k, bool prefetch)
+                                                               unsigned k)
 {
     size_t present = 0;
-    for (size_t i = 0; prefetch && i < count && i < BK_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 0);
     for (size_t i = 0; i < count; i++) {
-        if (prefetch && i + BK_PREFETCH_DISTANCE < count)
+        if (i + BK_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_PREFETCH_DISTANCE]), 0);
         bool found = test_block(bk_blocked_block(filter, hashes[i]), hashes[i].h2, k);
         present += found;
@@ -147,16 +147,16 @@ static inline __attribute__((always_inline)) size_t test_batch(const bk_blocked 
         return add_batch(f, h, n, K);                                                   \
     }                                                                                   \
     static size_t test_batch_##K(const bk_blocked *f, const bk_hash *h, size_t n,       \
-                                 bool *r, bool prefetch)                                \
+                                 bool *r)                                               \
     {                                                                                   \
-        return test_batch(f, h, n, r, K, prefetch);                                     \
+        return test_batch(f, h, n, r, K);                                               \
     }
 SPECIALISE(1) SPECIALISE(2) SPECIALISE(3) SPECIALISE(4) SPECIALISE(5) SPECIALISE(6)
 SPECIALISE(7) SPECIALISE(8) SPECIALISE(9) SPECIALISE(10) SPECIALISE(11) SPECIALISE(12)
 SPECIALISE(13) SPECIALISE(14) SPECIALISE(15) SPECIALISE(16)
 
 typedef size_t (*add_batch_fn)(bk_blocked *, const bk_hash *, size_t);
-typedef size_t (*test_batch_fn)(const bk_blocked *, const bk_hash *, size_t, bool *, bool);
+typedef size_t (*test_batch_fn)(const bk_blocked *, const bk_hash *, size_t, bool *);
 
 static const add_batch_fn add_batches[17] = {
     NULL, add_batch_1, add_batch_2, add_batch_3, add_batch_4, add_batch_5, add_batch_6,
@@ -179,11 +179,11 @@ size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size
 }
 
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results, bool prefetch)
+                                  bool *results)
 {
     unsigned k = filter->hashes;
-    return k <= 16 ? test_batches[k](filter, hashes, count, results, prefetch)
-                   : test_batch(filter, hashes, count, results, k, prefetch);
+    return k <= 16 ? test_batches[k](filter, hashes, count, results)
+                   : test_batch(filter, hashes, count, results, k);
 }
 
 #endif /* __AVX2__ */

@@ -180,15 +180,15 @@ bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, s
  * inlined, so the common case gets a loop without the round logic. */
 static inline __attribute__((always_inline)) size_t
 test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count, bool *results,
-           bool prefetch, bool one_round)
+           bool one_round)
 {
     const unsigned k = filter->hashes;
     const __mmask8 lanes = lanes_for(one_round ? k : 0);
     size_t present = 0;
-    for (size_t i = 0; prefetch && i < count && i < BK_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 0);
     for (size_t i = 0; i < count; i++) {
-        if (prefetch && i + BK_PREFETCH_DISTANCE < count)
+        if (i + BK_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_PREFETCH_DISTANCE]), 0);
         const uint64_t *block = bk_blocked_block(filter, hashes[i]);
         bool found = one_round ? test_round(_mm512_load_si512((const void *)block), hashes[i].h2,
@@ -202,11 +202,11 @@ test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count, bool *
 }
 
 size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
-                                    size_t count, bool *results, bool prefetch)
+                                    size_t count, bool *results)
 {
     if (filter->hashes <= BK_POSITIONS_PER_WORD)
-        return test_batch(filter, hashes, count, results, prefetch, true);
-    return test_batch(filter, hashes, count, results, prefetch, false);
+        return test_batch(filter, hashes, count, results, true);
+    return test_batch(filter, hashes, count, results, false);
 }
 
 #endif /* __AVX512F__ */

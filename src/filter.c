@@ -23,7 +23,6 @@ struct bk_filter {
     bk_fill_alarm alarm;
     void *alarm_context;
     uint64_t alarm_countdown; /* new keys until the next check; 0: none armed */
-    bool pipeline;        /* batches prefetch ahead (see contains_pipelined) */
     void *backing;        /* memory the object reads in place (mapped file), or NULL */
     size_t backing_size;
     void (*release_backing)(void *memory, size_t size);
@@ -98,24 +97,6 @@ bool bk_kind_is_static(bk_kind kind)
     return ops != NULL && ops->is_static;
 }
 
-/* A filter up to about twice the core's L2 cache answers from L2 and L3
- * fast enough that the core overlaps the misses of independent queries by
- * itself, and prefetching only adds work.  fuse8 at 1e5 keys answered a
- * batch in 7.7 ns with the pipeline, 5 ns without (Zen 5, 1 MiB L2); at
- * 1e6 keys (1.1 MB) on a Xeon with 2 MiB of L2, 6.2 ns with it and 4.3
- * without.  On the Zen 5 (1 MiB L2), hash batches of 262,144 absent keys
- * with / without the pipeline, ns per key (best of 7 passes):
- *     filter     1.2 MB      2.4 MB      4.8 MB      12 MB
- *     blocked    4.4 / 2.2   2.9 / 2.7   2.7 / 3.2   2.9 / 7.6
- *     fuse8      5.8 / 4.8   6.3 / 5.5   6.4 / 5.6   7.3 / 14.0
- * Between 2 and 5 times L2 the kinds differ by 10-15% either way; beyond
- * that the pipeline wins by 2-2.6x. */
-static bool wants_pipeline(const bk_kind_ops *ops, const void *object)
-{
-    return ops->prefetch_hashes != NULL &&
-           ops->payload_size(object) > 2 * bk_cpu()->l2_bytes;
-}
-
 bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
 {
     if (ops == NULL || object == NULL || out == NULL)
@@ -126,26 +107,10 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
     filter->ops = ops;
     filter->object = object;
     filter->hasher = ops->hasher(object);
-    filter->pipeline = wants_pipeline(ops, object);
     filter->backing = NULL;
     filter->backing_size = 0;
     filter->release_backing = NULL;
     *out = filter;
-    return BK_OK;
-}
-
-bool bk_filter_uses_pipeline(const bk_filter *filter)
-{
-    return filter != NULL && filter->pipeline;
-}
-
-bk_status bk_filter_set_pipeline(bk_filter *filter, bool on)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
-    if (on && filter->ops->prefetch_hashes == NULL)
-        return BK_EUNSUPPORTED;
-    filter->pipeline = on;
     return BK_OK;
 }
 
@@ -359,11 +324,7 @@ bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, 
     return filter->ops->count_hash(filter->object, bk_filter_hash(filter, key, len), count);
 }
 
-/* Keys hashed per chunk of a batch: large enough that a kind's prefetch
- * pipeline (typically 16-32 keys ahead) runs at full depth most of the time. */
-#define HASH_CHUNK 256
-
-/* Adds hashes[0..n), n <= HASH_CHUNK; *added gets how many were new. */
+/* Adds hashes[0..n), n <= BK_KEY_CHUNK; *added gets how many were new. */
 static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t n,
                                 size_t *added)
 {
@@ -393,9 +354,9 @@ static bk_status add_in_chunks(bk_filter *filter, const bk_key *keys, const bk_h
 {
     size_t fresh = 0;
     bk_status status = BK_OK;
-    bk_hash chunk[HASH_CHUNK];
-    for (size_t start = 0; start < count && status == BK_OK; start += HASH_CHUNK) {
-        size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
+    bk_hash chunk[BK_KEY_CHUNK];
+    for (size_t start = 0; start < count && status == BK_OK; start += BK_KEY_CHUNK) {
+        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
         const bk_hash *source = chunk;
         if (hashes != NULL)
             source = hashes + start;
@@ -426,89 +387,12 @@ bk_status bk_filter_add_hash_batch(bk_filter *filter, const bk_hash *hashes, siz
     return add_in_chunks(filter, NULL, hashes, count, new_count);
 }
 
-/* Answers without the pipeline (a kind that cannot prefetch, or a filter
- * small enough to sit in the caches); found != NULL. */
-static size_t probe_chunk(const bk_filter *filter, const bk_hash *hashes, size_t n, bool *found)
+/* A chunk of a key batch, hashed (bk_keys_by_chunks), to the kind's batch. */
+static size_t contains_hash_chunk(const void *handle, const bk_hash *hashes, size_t n,
+                                  bool *results)
 {
-    if (filter->ops->contains_prefetched != NULL)
-        return filter->ops->contains_prefetched(filter->object, hashes, n, found);
-    if (filter->ops->contains_hash_batch != NULL)
-        return filter->ops->contains_hash_batch(filter->object, hashes, n, found);
-    size_t present = 0;
-    for (size_t i = 0; i < n; i++) {
-        found[i] = filter->ops->contains_hash(filter->object, hashes[i]);
-        present += found[i];
-    }
-    return present;
-}
-
-/*
- * The query pipeline, for kinds that can prefetch: keys go through in stages
- * of STAGE_KEYS; a stage's lines are requested STAGES_AHEAD stages before it
- * is probed, so that hashing and probing overlap the memory reads of the
- * stages in flight (about STAGES_AHEAD * STAGE_KEYS lines: enough to keep a
- * core's line-fill buffers busy).  Key batches are hashed a stage at a time
- * into a ring; hash batches are read where they are.
- */
-#define STAGE_KEYS 16
-#define STAGES_AHEAD 3
-
-static size_t stage_size(size_t stage, size_t count)
-{
-    size_t start = stage * STAGE_KEYS;
-    return count - start < STAGE_KEYS ? count - start : STAGE_KEYS;
-}
-
-static size_t contains_pipelined(const bk_filter *filter, const bk_key *keys,
-                                 const bk_hash *hashes, size_t count, bool *results)
-{
-    const bk_kind_ops *ops = filter->ops;
-    bk_hash ring[STAGES_AHEAD + 1][STAGE_KEYS];
-    bool found[STAGE_KEYS];
-    const size_t stages = (count + STAGE_KEYS - 1) / STAGE_KEYS;
-    size_t present = 0;
-    for (size_t s = 0; s < stages + STAGES_AHEAD; s++) {
-        if (s < stages) {
-            const bk_hash *staged = ring[s % (STAGES_AHEAD + 1)];
-            if (hashes != NULL)
-                staged = hashes + s * STAGE_KEYS;
-            else
-                bk_hash_keys(filter->hasher, keys + s * STAGE_KEYS, stage_size(s, count),
-                             ring[s % (STAGES_AHEAD + 1)]);
-            ops->prefetch_hashes(filter->object, staged, stage_size(s, count));
-        }
-        if (s >= STAGES_AHEAD) {
-            size_t probed = s - STAGES_AHEAD;
-            const bk_hash *staged = hashes != NULL ? hashes + probed * STAGE_KEYS
-                                                   : ring[probed % (STAGES_AHEAD + 1)];
-            bool *out = results != NULL ? results + probed * STAGE_KEYS : found;
-            present += ops->contains_prefetched(filter->object, staged,
-                                                stage_size(probed, count), out);
-        }
-    }
-    return present;
-}
-
-/* Both query forms; `hashes` is NULL for key batches. */
-static size_t contains_in_chunks(const bk_filter *filter, const bk_key *keys,
-                                 const bk_hash *hashes, size_t count, bool *results)
-{
-    if (filter->pipeline)
-        return contains_pipelined(filter, keys, hashes, count, results);
-    size_t present = 0;
-    bk_hash chunk[HASH_CHUNK];
-    bool found[HASH_CHUNK];
-    for (size_t start = 0; start < count; start += HASH_CHUNK) {
-        size_t n = count - start < HASH_CHUNK ? count - start : HASH_CHUNK;
-        const bk_hash *source = chunk;
-        if (hashes != NULL)
-            source = hashes + start;
-        else
-            bk_hash_keys(filter->hasher, keys + start, n, chunk);
-        bool *out = results != NULL ? results + start : found;
-        present += probe_chunk(filter, source, n, out);
-    }
-    return present;
+    const bk_filter *filter = handle;
+    return filter->ops->contains_hash_batch(filter->object, hashes, n, results);
 }
 
 size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
@@ -516,7 +400,7 @@ size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, siz
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
-    return contains_in_chunks(filter, keys, NULL, count, results);
+    return bk_keys_by_chunks(filter, filter->hasher, keys, count, results, contains_hash_chunk);
 }
 
 size_t bk_filter_contains_hash_batch(const bk_filter *filter, const bk_hash *hashes,
@@ -524,7 +408,7 @@ size_t bk_filter_contains_hash_batch(const bk_filter *filter, const bk_hash *has
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return 0;
-    return contains_in_chunks(filter, NULL, hashes, count, results);
+    return filter->ops->contains_hash_batch(filter->object, hashes, count, results);
 }
 
 static bk_status same_kind(const bk_filter *a, const bk_filter *b)

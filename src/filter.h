@@ -35,25 +35,15 @@ typedef struct bk_kind_ops {
     bk_status (*count_hash)(const void *filter, bk_hash hash, uint64_t *count);
     bk_status (*add_hash_batch)(void *filter, const bk_hash *hashes, size_t count,
                                 size_t *new_count);
+    /* Required: the handle's batch queries, from hashes and (hashed a chunk
+     * at a time) from keys, all come here; `results` may be NULL.  The kind
+     * prefetches as its size calls for. */
     size_t (*contains_hash_batch)(const void *filter, const bk_hash *hashes, size_t count,
                                   bool *results);
     /* Optional: the one-key query from the key's bytes, the hash inlined
      * (one indirect call for bk_filter_contains instead of a hash call and
      * a second dispatch).  Same answer as contains_hash of the key's hash. */
     bool (*contains_key)(const void *filter, const void *key, size_t len);
-    /* Optional: starts loading the memory these keys' queries will read
-     * (software prefetch), so that bk_filter_contains_batch can hash the
-     * next keys while those lines are on their way.  Worth it for kinds that
-     * read one to four lines per key; kinds that read k lines (bloom,
-     * counting) pipeline inside their own batch calls instead. */
-    void (*prefetch_hashes)(const void *filter, const bk_hash *hashes, size_t count);
-    /* Required with prefetch_hashes: contains_hash_batch for hashes whose
-     * memory prefetch_hashes has already requested (or that sit in the
-     * caches), so it prefetches nothing itself (a second prefetch per key
-     * costs more than it hides).
-     * `results` is never NULL here. */
-    size_t (*contains_prefetched)(const void *filter, const bk_hash *hashes, size_t count,
-                                  bool *results);
 
     bk_status (*union_with)(void *dst, const void *src);
     bk_status (*intersect_with)(void *dst, const void *src);
@@ -119,13 +109,6 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
 /* The ops of a handle. */
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter);
 
-/* Whether the handle's batch queries go through the prefetch pipeline
- * (filter.c: kinds that can prefetch, bigger than twice the core's L2 cache);
- * bk_filter_set_pipeline overrides the choice (for tests: a small filter
- * through the pipeline, a big one without), returning BK_EUNSUPPORTED for a
- * kind that cannot prefetch. */
-bool bk_filter_uses_pipeline(const bk_filter *filter);
-bk_status bk_filter_set_pipeline(bk_filter *filter, bool on);
 
 /* Memory the handle's object reads in place (a mapped file): `release`
  * (memory, size) runs in bk_filter_free after the object is destroyed. */

@@ -133,6 +133,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "endian.h"
 #include "filter.h"
 #include "hash.h"
@@ -333,17 +334,6 @@ static ALWAYS_INLINE void prefetch_slots(const bk_fuse *filter, const uint64_t s
         __builtin_prefetch(base + slot[3] * width);
 }
 
-/* Starts loading the slots of these keys (the generic batch pipeline). */
-static ALWAYS_INLINE void prefetch_hashes(const bk_fuse *filter, const bk_hash *hashes,
-                                          size_t count, bk_kind kind)
-{
-    for (size_t i = 0; i < count; i++) {
-        uint64_t slot[4];
-        slots_of(&filter->geometry, attempt_hash(hashes[i], filter->seed), kind, slot);
-        prefetch_slots(filter, slot, kind);
-    }
-}
-
 /* A chunk: hash and prefetch every key's slots, then compare. */
 static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash *hashes,
                                            size_t count, bool *results, bk_kind kind)
@@ -366,10 +356,22 @@ static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash 
     return present;
 }
 
+/* A filter that fits the core's L2 answers without prefetching: fuse8 at
+ * 10^5 keys (110 KB), hash batches 3.8 ns per key in chunks, 3.3 key by key
+ * (Zen 5, 1 MiB L2); at 10^6 keys (1.1 MB) chunks win, 3.9 against 4.1. */
 static ALWAYS_INLINE size_t contains_batch_kind(const bk_fuse *filter, const bk_hash *hashes,
                                                 size_t count, bool *results, bk_kind kind)
 {
     size_t present = 0;
+    if (fingerprint_bytes(kind, filter->geometry.slots) <= bk_cpu()->l2_bytes) {
+        for (size_t i = 0; i < count; i++) {
+            bool found = contains_kind(filter, hashes[i], kind);
+            present += found;
+            if (results != NULL)
+                results[i] = found;
+        }
+        return present;
+    }
     for (size_t start = 0; start < count; start += BATCH_CHUNK) {
         size_t n = count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
         present += contains_chunk(filter, hashes + start, n, results ? results + start : NULL,
@@ -385,20 +387,6 @@ static bool contains_fuse16(const bk_fuse *f, bk_hash h) { return contains_kind(
 static bool contains_fuse8_4(const bk_fuse *f, bk_hash h)
 {
     return contains_kind(f, h, BK_KIND_FUSE8_4);
-}
-
-/* Keys whose slots the caller has already prefetched (prefetch_hashes). */
-static ALWAYS_INLINE size_t contains_prefetched_kind(const bk_fuse *filter,
-                                                     const bk_hash *hashes, size_t count,
-                                                     bool *results, bk_kind kind)
-{
-    size_t present = 0;
-    for (size_t i = 0; i < count; i++) {
-        bool found = contains_kind(filter, hashes[i], kind);
-        present += found;
-        results[i] = found;
-    }
-    return present;
 }
 
 static size_t batch_xor8(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
@@ -1253,14 +1241,6 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
     {                                                                                         \
         return batch_##suffix(f, h, n, r);                                                    \
     }                                                                                         \
-    static void ops_prefetch_##suffix(const void *f, const bk_hash *h, size_t n)              \
-    {                                                                                         \
-        prefetch_hashes(f, h, n, KIND);                                                       \
-    }                                                                                         \
-    static size_t ops_prefetched_##suffix(const void *f, const bk_hash *h, size_t n, bool *r) \
-    {                                                                                         \
-        return contains_prefetched_kind(f, h, n, r, KIND);                                    \
-    }                                                                                         \
     static bk_status ops_design_##suffix(const bk_params *p, bk_stats *out)                   \
     {                                                                                         \
         return ops_design(KIND, p, out);                                                      \
@@ -1284,8 +1264,6 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
         .contains_hash = ops_contains_##suffix,                                               \
         .contains_key = ops_contains_key_##suffix,                                            \
         .contains_hash_batch = ops_batch_##suffix,                                            \
-        .prefetch_hashes = ops_prefetch_##suffix,                                             \
-        .contains_prefetched = ops_prefetched_##suffix,                                       \
         .stats = ops_stats,                                                                   \
         .design = ops_design_##suffix,                                                        \
         .params_size = ops_params_size,                                                       \

@@ -153,7 +153,11 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
  * present, or keys new) and fills results[0..n) when results != NULL.
  * Returns the sum of the counts.  An adding chunk_fn receives the filter
  * its caller passed as non-const (the cast back is the caller's). */
-#define BK_KEY_CHUNK 256
+/* 1024 keys (16 KiB of hashes) per chunk: the kind's prefetch pipeline
+ * restarts at each chunk, and its first lines arrive one memory latency
+ * after the chunk starts.  At 10^8 keys (Zen 5), key batches through the
+ * handle took 8.9 ns per key with 1024-key chunks against 9.4 with 256. */
+#define BK_KEY_CHUNK 1024
 
 typedef size_t (*bk_hash_chunk_fn)(const void *filter, const bk_hash *hashes, size_t n,
                                    bool *results);

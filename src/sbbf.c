@@ -382,13 +382,13 @@ static size_t add_batch_portable(bk_sbbf *filter, const bk_hash *hashes, size_t 
 }
 
 static size_t test_batch_portable(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                                  bool *results, bool prefetch)
+                                  bool *results)
 {
     size_t present = 0;
-    for (size_t i = 0; prefetch && i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_sbbf_block(filter, hashes[i].h1), 0);
     for (size_t i = 0; i < count; i++) {
-        if (prefetch && i + BK_SBBF_PREFETCH_DISTANCE < count)
+        if (i + BK_SBBF_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 0);
         bool found = test_block_portable(bk_sbbf_block(filter, hashes[i].h1),
                                          (uint32_t)hashes[i].h1);
@@ -419,13 +419,13 @@ bk_status bk_sbbf_add_hash_batch(bk_sbbf *filter, const bk_hash *hashes, size_t 
 }
 
 static size_t test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                         bool *results, bool prefetch)
+                         bool *results)
 {
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_sbbf_uses_simd(filter))
-        return bk_sbbf_avx2_test_batch(filter, hashes, count, results, prefetch);
+        return bk_sbbf_avx2_test_batch(filter, hashes, count, results);
 #endif
-    return test_batch_portable(filter, hashes, count, results, prefetch);
+    return test_batch_portable(filter, hashes, count, results);
 }
 
 size_t bk_sbbf_contains_hash_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
@@ -433,7 +433,7 @@ size_t bk_sbbf_contains_hash_batch(const bk_sbbf *filter, const bk_hash *hashes,
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return 0;
-    return test_batch(filter, hashes, count, results, true);
+    return test_batch(filter, hashes, count, results);
 }
 
 /* Key batches: hashed BK_KEY_CHUNK at a time (src/hash.h), each chunk run
@@ -790,18 +790,6 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
     return bk_sbbf_contains_hash_batch(filter, hashes, count, results);
 }
 
-static void ops_prefetch_hashes(const void *filter, const bk_hash *hashes, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        __builtin_prefetch(bk_sbbf_block(filter, hashes[i].h1), 0);
-}
-
-static size_t ops_contains_prefetched(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return test_batch(filter, hashes, count, results, false);
-}
-
 static bk_status ops_union(void *dst, const void *src) { return bk_sbbf_union(dst, src); }
 static bk_status ops_intersect(void *dst, const void *src) { return bk_sbbf_intersect(dst, src); }
 
@@ -849,8 +837,6 @@ const bk_kind_ops bk_sbbf_ops = {
     .contains_key = ops_contains_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
-    .prefetch_hashes = ops_prefetch_hashes,
-    .contains_prefetched = ops_contains_prefetched,
     .union_with = ops_union,
     .intersect_with = ops_intersect,
     .estimate_sets = ops_estimate_sets,

@@ -38,9 +38,9 @@ static inline uint32_t *bk_sbbf_block(const bk_sbbf *filter, uint64_t hash)
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key);
 bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key);
 size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count);
-/* prefetch as bk_blocked_avx2_test_batch's. */
+/* Each block is requested BK_SBBF_PREFETCH_DISTANCE keys ahead. */
 size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                               bool *results, bool prefetch);
+                               bool *results);
 
 /* Path selection for tests and benchmarks, as bk_blocked_set_simd. */
 bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2);

@@ -58,13 +58,13 @@ size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t cou
 }
 
 size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                               bool *results, bool prefetch)
+                               bool *results)
 {
     size_t present = 0;
-    for (size_t i = 0; prefetch && i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_sbbf_block(filter, hashes[i].h1), 0);
     for (size_t i = 0; i < count; i++) {
-        if (prefetch && i + BK_SBBF_PREFETCH_DISTANCE < count)
+        if (i + BK_SBBF_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 0);
         bool found = test_block(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1);
         present += found;

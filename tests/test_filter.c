@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "cpu.h"
 #include "filter.h"
 
 static const bk_kind every_kind[] = {
@@ -154,13 +155,14 @@ static void test_hash_batches_match_key_batches(void **state)
     }
 }
 
-/* Batches of every length around the pipeline's stages answer as single
- * queries do, from keys and from hashes. */
+/* Batches of every length around the kinds' prefetch distances and the
+ * key chunk (BK_KEY_CHUNK, 1024) answer as single queries do, from keys and
+ * from hashes. */
 static void check_batch_lengths(const bk_filter *filter, const bk_key *probe,
                                 const bk_hash *hashes, size_t count)
 {
     static bool by_key[2048], by_hash[2048];
-    const size_t lengths[] = { 1, 16, 47, 48, 49, 65, 1001, 2048 };
+    const size_t lengths[] = { 1, 16, 47, 48, 49, 65, 1001, 1023, 1024, 1025, 2048 };
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0] && lengths[l] <= count; l++) {
         size_t present = bk_filter_contains_batch(filter, probe, lengths[l], by_key);
         assert_int_equal(bk_filter_contains_hash_batch(filter, hashes, lengths[l], by_hash),
@@ -176,26 +178,23 @@ static void check_batch_lengths(const bk_filter *filter, const bk_key *probe,
     }
 }
 
-/* Filters bigger than the core's L2 cache run batches through the prefetch
- * pipeline, smaller ones without it; both ways are checked here on every
- * machine, whatever its L2. */
+/* Filters of more than 1 MiB, beyond the caches of small cores: batches
+ * answer as single queries do there too. */
 static void check_batches_match_single(bk_filter *filter, const bk_key *probe, size_t count)
 {
     static bk_hash hashes[2048];
     assert_true(count <= 2048);
     for (size_t i = 0; i < count; i++)
         hashes[i] = bk_filter_hash(filter, probe[i].data, probe[i].len);
-    for (int pipelined = 1; pipelined >= 0; pipelined--) {
-        assert_int_equal(bk_filter_set_pipeline(filter, pipelined), BK_OK);
-        assert_int_equal(bk_filter_uses_pipeline(filter), pipelined);
-        check_batch_lengths(filter, probe, hashes, count);
-    }
+    check_batch_lengths(filter, probe, hashes, count);
 }
 
-static void test_pipelined_batches_of_big_filters(void **state)
+static void test_batches_of_big_filters(void **state)
 {
     (void)state;
-    enum { BIG = 1200000 };
+    /* fuse8 takes 1.13 bytes per key: more than the core's L2, where its
+     * batches prefetch (src/fuse.c) */
+    const size_t big_count = 2 * bk_cpu()->l2_bytes;
     /* probe: keys[KEYS - 1024 .. KEYS + 1024), half present, half absent */
     const bk_key *probe = keys + KEYS - 1024;
     const bk_kind sized[] = { BK_KIND_BLOCKED, BK_KIND_SBBF };
@@ -210,22 +209,22 @@ static void test_pipelined_batches_of_big_filters(void **state)
         check_batches_match_single(filter, probe, 2048);
         bk_filter_free(filter);
     }
-    /* a fuse8 filter of 1.2e6 integer keys is 1.4 MB */
-    uint64_t *values = malloc(BIG * sizeof *values);
-    bk_key *big = malloc(BIG * sizeof *big);
+    uint64_t *values = malloc(big_count * sizeof *values);
+    bk_key *big = malloc(big_count * sizeof *big);
     assert_non_null(values);
     assert_non_null(big);
-    for (size_t i = 0; i < BIG; i++) {
+    for (size_t i = 0; i < big_count; i++) {
         values[i] = i * 0x9e3779b97f4a7c15ULL;
         big[i] = (bk_key){ &values[i], sizeof values[i] };
     }
-    bk_params params = { .capacity = BIG };
+    bk_params params = { .capacity = big_count };
     bk_filter *fuse;
-    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, big, BIG - 1024, &fuse), BK_OK);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, big, big_count - 1024, &fuse),
+                     BK_OK);
     bk_stats stats;
     bk_filter_stats(fuse, &stats);
-    assert_true(stats.bytes >= ((uint64_t)1 << 20));
-    check_batches_match_single(fuse, big + BIG - 2048, 2048);
+    assert_true(stats.bytes > bk_cpu()->l2_bytes);
+    check_batches_match_single(fuse, big + big_count - 2048, 2048);
     bk_filter_free(fuse);
     free(big);
     free(values);
@@ -317,12 +316,6 @@ static void test_refusals_by_kind(void **state)
     assert_ptr_equal(created, (bk_filter *)0x1);
     uint64_t count = 0;
     assert_int_equal(bk_filter_count(bloom, "in:1", 4, &count), BK_EUNSUPPORTED);
-    /* the pipeline needs a kind that prefetches; a refusal changes nothing */
-    assert_int_equal(bk_filter_set_pipeline(bloom, true), BK_EUNSUPPORTED);
-    assert_false(bk_filter_uses_pipeline(bloom));
-    assert_int_equal(bk_filter_set_pipeline(bloom, false), BK_OK);
-    assert_int_equal(bk_filter_set_pipeline(NULL, true), BK_EINVAL);
-    assert_false(bk_filter_uses_pipeline(NULL));
     bk_filter_free(bloom);
     bk_filter_free(fuse);
     bk_filter_free(other_bloom);
@@ -337,7 +330,7 @@ int main(void)
         cmocka_unit_test(test_batch_lengths_match_single_queries),
         cmocka_unit_test(test_hash_batches_match_key_batches),
         cmocka_unit_test(test_add_hash_batch_matches_add_batch),
-        cmocka_unit_test(test_pipelined_batches_of_big_filters),
+        cmocka_unit_test(test_batches_of_big_filters),
         cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
         cmocka_unit_test(test_refusals_by_kind),
     };
