@@ -100,6 +100,11 @@ typedef struct memory_limits {
  * -1 when memory ran out. */
 int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out);
 
+/* One random line read with addresses known ahead (the fastest way, as
+ * above) in memory[0..bytes) that the caller owns, read only: a filter's
+ * own bit array.  `seed` picks the lines.  NAN below two lines. */
+double measure_independent_read_in(const void *memory, uint64_t bytes, uint64_t seed);
+
 /* MiB of this process's anonymous memory in transparent huge pages now
  * (/proc/self/smaps_rollup), or NaN when the kernel does not say. */
 double process_huge_mb(void);

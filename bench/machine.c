@@ -20,13 +20,18 @@
  *                mixed, multiply-shift reduced), so the core can keep many
  *                misses in flight.  Four ways, the fastest taken: plain
  *                loads; a software prefetch 16 and 64 reads ahead; and
- *                staged like bk_filter_contains_batch (the addresses of 16
- *                reads computed and prefetched, the reads done three such
- *                stages later).  The last was the fastest at 1e8-key sizes
- *                on the machine of docs/PERFORMANCE.md, where a prefetch
- *                16 ahead left a third of the memory's overlap unused (8.5
- *                against ~5.5 ns per line).  This is the floor for a batch
- *                of filter queries that each need one line.
+ *                staged (the addresses of 16 reads computed and
+ *                prefetched, the reads done three such stages later).  The
+ *                last was the fastest at 1e8-key sizes on the Xeon of
+ *                docs/PERFORMANCE.md, where a prefetch 16 ahead left a
+ *                third of the memory's overlap unused (8.5 against ~5.5 ns
+ *                per line).  This is the floor for a batch of filter
+ *                queries that each need one line.  The same reads are also
+ *                timed in a filter's own bit array, between its query
+ *                passes (measure_independent_read_in): on a virtual
+ *                machine whose memory is slow for a while after it is
+ *                allocated, and changes speed from minute to minute, that
+ *                is the floor the queries had at the time.
  *
  *   keyed:       one key per step, as the benchmark calls
  *                bk_filter_contains: key i read through its bk_key from an
@@ -225,6 +230,26 @@ static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t 
     return slice_times_median(&times);
 }
 
+/* The fastest of the ways, each over its own sequence of lines. */
+static double fastest_independent(const uint64_t *buffer, uint64_t lines, uint64_t seed)
+{
+    double best = INFINITY;
+    for (int way = 0; way < READ_WAYS; way++) {
+        double t = time_independent(buffer, lines, seed + ((uint64_t)way << 32), way);
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+double measure_independent_read_in(const void *memory, uint64_t bytes, uint64_t seed)
+{
+    uint64_t lines = bytes / 64;
+    if (memory == NULL || lines < 2)
+        return NAN;
+    return fastest_independent(memory, lines, seed << 40);
+}
+
 int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)
 {
     uint64_t lines = bytes / 64 < 2 ? 2 : bytes / 64;
@@ -250,13 +275,7 @@ int measure_memory_limits(uint64_t bytes, int reps, memory_limits *out)
         dependent[r] = time_dependent(buffer, start);
         keyed8[r] = time_keyed(buffer, lines, (uint64_t)(r + 2) << 36, 8);
         keyed16[r] = time_keyed(buffer, lines, (uint64_t)(r + 2) << 36, 16);
-        independent[r] = INFINITY;
-        for (int way = 0; way < READ_WAYS; way++) {
-            uint64_t seed = ((uint64_t)(r + 2) << 40) + ((uint64_t)way << 32);
-            double t = time_independent(buffer, lines, seed, way);
-            if (t < independent[r])
-                independent[r] = t;
-        }
+        independent[r] = fastest_independent(buffer, lines, (uint64_t)(r + 2) << 40);
     }
     out->bytes = size;
     out->dependent_ns = bench_median(dependent, (size_t)reps);

@@ -468,11 +468,11 @@ static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size
 {
     bool concurrent = (filter->flags & BK_FLAG_CONCURRENT) != 0;
     size_t fresh = 0;
-    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_ADD_PREFETCH_DISTANCE; i++)
         prefetch_block(filter, hashes[i], 1);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_PREFETCH_DISTANCE < count)
-            prefetch_block(filter, hashes[i + BK_PREFETCH_DISTANCE], 1);
+        if (i + BK_ADD_PREFETCH_DISTANCE < count)
+            prefetch_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE], 1);
         if (set_block_portable(bk_blocked_block(filter, hashes[i]), hashes[i].h2, filter->hashes,
                                concurrent)) {
             count_new_key(filter);

@@ -106,8 +106,13 @@ static inline bool bk_blocked_uses_simd(const bk_blocked *filter)
 bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
 
 /* Prefetch distance of the batch loops, in keys: enough lines in flight to
- * cover a memory latency (~100 ns here) at a few ns of work per key.  On
- * this machine 32 beat 8 and 16 clearly at 1e7 keys, and 64 was no better. */
-#define BK_PREFETCH_DISTANCE 32u
+ * cover a memory latency at a few ns of work per key (Little's law: at 1e8
+ * keys on the Zen 5, 220 ns of latency over 5.7 ns per line is about 40
+ * lines).  Queries: hash batches, ns per key, D = 32 / 64 / 128 (Zen 5,
+ * best of 7 passes): 1e6 keys 2.1 / 1.6 / 1.7, 1e7 2.0 / 1.6 / 1.8, 1e8
+ * 5.8 / 5.4 / 5.4.  Adds (32 once beat 8 and 16 clearly at 1e7 keys) were
+ * no better with 64. */
+#define BK_PREFETCH_DISTANCE 64u
+#define BK_ADD_PREFETCH_DISTANCE 32u
 
 #endif

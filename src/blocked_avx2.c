@@ -112,11 +112,11 @@ static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter
                                                               size_t count, unsigned k)
 {
     size_t fresh = 0;
-    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_ADD_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 1);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_PREFETCH_DISTANCE]), 1);
+        if (i + BK_ADD_PREFETCH_DISTANCE < count)
+            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
         fresh += set_block(bk_blocked_block(filter, hashes[i]), hashes[i].h2, k);
     }
     return fresh;

@@ -367,11 +367,13 @@ static size_t add_batch_portable(bk_sbbf *filter, const bk_hash *hashes, size_t 
 {
     bool concurrent = (filter->flags & BK_FLAG_CONCURRENT) != 0;
     size_t fresh = 0;
-    for (size_t i = 0; i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_SBBF_ADD_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_sbbf_block(filter, hashes[i].h1), 1);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_SBBF_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 1);
+        if (i + BK_SBBF_ADD_PREFETCH_DISTANCE < count) {
+            size_t ahead = i + BK_SBBF_ADD_PREFETCH_DISTANCE;
+            __builtin_prefetch(bk_sbbf_block(filter, hashes[ahead].h1), 1);
+        }
         if (set_block_portable(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1,
                                concurrent)) {
             count_new_key(filter);

@@ -46,11 +46,13 @@ bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key) { return test_block(
 size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count)
 {
     size_t fresh = 0;
-    for (size_t i = 0; i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
+    for (size_t i = 0; i < count && i < BK_SBBF_ADD_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_sbbf_block(filter, hashes[i].h1), 1);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_SBBF_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 1);
+        if (i + BK_SBBF_ADD_PREFETCH_DISTANCE < count) {
+            size_t ahead = i + BK_SBBF_ADD_PREFETCH_DISTANCE;
+            __builtin_prefetch(bk_sbbf_block(filter, hashes[ahead].h1), 1);
+        }
         fresh += set_block(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1);
     }
     filter->keys_added += fresh;

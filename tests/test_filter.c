@@ -162,7 +162,7 @@ static void check_batch_lengths(const bk_filter *filter, const bk_key *probe,
                                 const bk_hash *hashes, size_t count)
 {
     static bool by_key[2048], by_hash[2048];
-    const size_t lengths[] = { 1, 16, 47, 48, 49, 65, 1001, 1023, 1024, 1025, 2048 };
+    const size_t lengths[] = { 1, 16, 47, 48, 49, 63, 64, 65, 1001, 1023, 1024, 1025, 2048 };
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0] && lengths[l] <= count; l++) {
         size_t present = bk_filter_contains_batch(filter, probe, lengths[l], by_key);
         assert_int_equal(bk_filter_contains_hash_batch(filter, hashes, lengths[l], by_hash),
