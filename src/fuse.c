@@ -126,6 +126,11 @@
  *   the size of the 1 MB L2 cache and the three loads dominate: the same
  *   query on a 1,000-key filter takes about 3.4 ns.
  *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).
+ * Batches (bk_fuse_contains_hash_batch, which the bk_filter handle calls):
+ * filters within the core's L2 are probed key by key, bigger ones in
+ * chunks of 32 keys whose slots are computed and prefetched first.  Zen 5,
+ * fuse8 hash batches: 3.2 ns per key at 10^5 keys, 3.6 at 10^6, 16-24 at
+ * 10^8 (bloomkit-bench, commit 27f5796).
  */
 #include "bloomkit/fuse.h"
 
