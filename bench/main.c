@@ -40,6 +40,10 @@
  * insert figures come from the one fill (with --rebuild every repetition
  * rebuilds and refills the filter, and they too are medians of --reps: that
  * triples the time of a full run, which the fills dominate at n = 1e8).
+ * Within a block (key type, n) every kind's filter is built first, then
+ * the repetitions go round the kinds (rep 1 of each, rep 2 of each, ...),
+ * so that a stretch of slow memory spoils one repetition of several kinds
+ * instead of every repetition of one; libbloom runs after them.
  *
  * Huge pages: how much of each filter the kernel backed with 2 MiB pages is
  * reported; the kinds "bloom:4k" and "blocked:4k" (int64 keys only, by
@@ -649,53 +653,81 @@ static double median_of(const rep_figures *figs, int count, size_t offset)
     return bench_median(column, (size_t)count);
 }
 
-static void run_kind(const subject *s, const workload *w, const options *opts,
-                     hash_cache *hashes, bk_hash *chunk_hashes, row *out)
-{
+/* A kind under measurement: its filter, alive across the repetitions, and
+ * the figures of each repetition. */
+typedef struct kind_run {
+    const subject *subject;
+    row *out;
+    bk_filter *filter;
     rep_figures figs[MAX_REPS];
-    int done = 0;
-    out->is_static = bk_kind_is_static(s->kind);
-    bk_filter *filter = NULL;
-    double huge_mb = NAN;
-    for (int rep = 0; rep < opts->reps; rep++) {
-        bench_progress("%s n=%llu %s: repetition %d/%d", key_type_name(w->type),
-                       (unsigned long long)w->n, s->name, rep + 1, opts->reps);
-        rep_figures *fig = &figs[done++];
-        fig->insert_single = fig->insert_batch = fig->build = NAN;
-        if (filter == NULL || opts->rebuild) {
-            bk_filter_free(filter);
-            filter = NULL;
-            set_hugepage_env(s->no_hugepage);
-            double huge_before = process_huge_mb();
-            fill_timing timing = { NAN, NAN, NAN };
-            double scale;
-            bk_status status = make_filter(s, w, opts, chunk_hashes, &filter, &timing, &scale);
-            set_hugepage_env(false);
-            if (status != BK_OK) {
-                snprintf(out->note, sizeof out->note, "could not fill: %s", bk_strerror(status));
-                out->ok = false;
-                return;
-            }
-            if (scale != 1.0)
-                snprintf(out->note, sizeof out->note, "BK_EFULL at capacity n: sized for %.2f n",
-                         scale);
-            fig->insert_single = timing.single_ns;
-            fig->insert_batch = timing.batch_ns;
-            fig->build = timing.build_ns;
-            huge_mb = process_huge_mb() - huge_before;
-        }
-        fig->huge_mb = huge_mb;
-        ensure_hashes(hashes, bk_filter_hasher(filter), w);
-        query_passes(filter, w, hashes, fig, out);
-        fig->own_read = own_read_ns(filter, rep);
+    int done;
+    double huge_mb;
+    bool failed;
+} kind_run;
+
+/* (Re)builds and fills the filter, timing the inserts into `fig`. */
+static bool fill_kind(kind_run *k, const workload *w, const options *opts,
+                      bk_hash *chunk_hashes, rep_figures *fig)
+{
+    bk_filter_free(k->filter);
+    k->filter = NULL;
+    set_hugepage_env(k->subject->no_hugepage);
+    double huge_before = process_huge_mb();
+    fill_timing timing = { NAN, NAN, NAN };
+    double scale;
+    bk_status status = make_filter(k->subject, w, opts, chunk_hashes, &k->filter, &timing, &scale);
+    set_hugepage_env(false);
+    if (status != BK_OK) {
+        snprintf(k->out->note, sizeof k->out->note, "could not fill: %s", bk_strerror(status));
+        k->out->ok = false;
+        k->failed = true;
+        return false;
     }
+    if (scale != 1.0)
+        snprintf(k->out->note, sizeof k->out->note, "BK_EFULL at capacity n: sized for %.2f n",
+                 scale);
+    fig->insert_single = timing.single_ns;
+    fig->insert_batch = timing.batch_ns;
+    fig->build = timing.build_ns;
+    k->huge_mb = process_huge_mb() - huge_before;
+    return true;
+}
+
+/* One repetition: the query passes, then the read floor in the filter's
+ * own memory (the filter is built on the first, or on each with
+ * --rebuild). */
+static void repeat_kind(kind_run *k, int rep, const workload *w, const options *opts,
+                        hash_cache *hashes, bk_hash *chunk_hashes)
+{
+    bench_progress("%s n=%llu %s: repetition %d/%d", key_type_name(w->type),
+                   (unsigned long long)w->n, k->subject->name, rep + 1, opts->reps);
+    rep_figures *fig = &k->figs[k->done];
+    fig->insert_single = fig->insert_batch = fig->build = NAN;
+    if ((k->filter == NULL || opts->rebuild) && !fill_kind(k, w, opts, chunk_hashes, fig))
+        return;
+    k->done++;
+    fig->huge_mb = k->huge_mb;
+    ensure_hashes(hashes, bk_filter_hasher(k->filter), w);
+    query_passes(k->filter, w, hashes, fig, k->out);
+    fig->own_read = own_read_ns(k->filter, rep);
+}
+
+/* The row: medians over the repetitions; frees the filter. */
+static void finish_kind(kind_run *k, const workload *w)
+{
+    row *out = k->out;
+    const rep_figures *figs = k->figs;
+    int done = k->done;
+    if (k->failed || k->filter == NULL)
+        return;
     bk_stats stats;
-    bk_filter_stats(filter, &stats);
+    bk_filter_stats(k->filter, &stats);
     out->bits = stats.bits;
     out->hashes = stats.hashes;
     out->bytes = stats.bytes;
     out->predicted_fpr = stats.target_fpr;
-    bk_filter_free(filter);
+    bk_filter_free(k->filter);
+    k->filter = NULL;
     out->insert_single_ns = median_of(figs, done, offsetof(rep_figures, insert_single));
     out->insert_batch_ns = median_of(figs, done, offsetof(rep_figures, insert_batch));
     out->build_ns = median_of(figs, done, offsetof(rep_figures, build));
@@ -1229,16 +1261,38 @@ static void measure_workload(run_state *run, const workload *w)
     b->absent_count = w->absent.count;
     run->hashes.valid = false;
     warm_memory(w->n);
+    /* Every filter of the block is built first and kept; then repetition r
+     * of every kind runs before repetition r + 1 of any, so that a stretch
+     * of slow memory (minutes long on the Zen 5 host) spoils one repetition
+     * of several kinds rather than all repetitions of one, and the median
+     * drops it.  libbloom, whose runner builds and queries in one call, runs
+     * after them. */
+    static kind_run kinds[MAX_SUBJECTS];
+    size_t kind_count = 0;
+    const subject *subjects[MAX_SUBJECTS];
     for (size_t i = 0; i < run->subject_count; i++) {
         const subject *s = &run->subjects[i];
         if (s->int64_only && w->type != KEY_INT64)
             continue;
+        subjects[b->count] = s;
         row *r = &b->rows[b->count++];
         snprintf(r->name, sizeof r->name, "%s", s->name);
+        if (!s->is_libbloom) {
+            r->is_static = bk_kind_is_static(s->kind);
+            kinds[kind_count++] = (kind_run){ .subject = s, .out = r, .huge_mb = NAN };
+        }
+    }
+    for (int rep = 0; rep < run->opts->reps; rep++)
+        for (size_t k = 0; k < kind_count; k++)
+            if (!kinds[k].failed)
+                repeat_kind(&kinds[k], rep, w, run->opts, &run->hashes, run->chunk_hashes);
+    for (size_t k = 0; k < kind_count; k++)
+        finish_kind(&kinds[k], w);
+    for (size_t i = 0; i < b->count; i++) {
+        const subject *s = subjects[i];
+        row *r = &b->rows[i];
         if (s->is_libbloom)
             run_libbloom(w, run->opts, r);
-        else
-            run_kind(s, w, run->opts, &run->hashes, run->chunk_hashes, r);
         if (r->bytes != 0)
             r->limits = limits_for(run->limits, r->bytes, s->no_hugepage, run->opts->reps);
         else
