@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "views.h"
 #include "memory.h"
 
 #ifndef BENCH_C_FLAGS
@@ -135,6 +136,7 @@ typedef struct row {
     double insert_single_ns, insert_batch_ns, build_ns;
     double pos_hash_ns, neg_hash_ns, pos_raw_ns, neg_raw_ns, pos_batch_ns, neg_batch_ns;
     double pos_hbatch_ns, neg_hbatch_ns;
+    double pos_view_ns, neg_view_ns; /* inline view (bench/views.h), NAN without one */
     double own_read_ns; /* independent line read in the filter's own bit array, or NAN */
     double huge_mb;
     memory_limits limits;
@@ -433,6 +435,22 @@ static double time_contains_raw(const bk_filter *filter, const key_set *keys, ui
     return slice_times_median(&times);
 }
 
+/* One key per step through the filter's inline view (bench/views.h). */
+static double time_contains_view(const bench_view *view, const key_set *keys, uint64_t *hits)
+{
+    slice_times times;
+    slice_times_init(&times, keys->count);
+    uint64_t found = 0;
+    for (size_t start = 0; start < keys->count; start = slice_end(start, keys->count)) {
+        size_t end = slice_end(start, keys->count);
+        uint64_t begin = bench_now_ns();
+        found += bench_view_hits(view, keys->keys + start, end - start);
+        slice_times_add(&times, begin, bench_now_ns(), end - start);
+    }
+    *hits = found;
+    return slice_times_median(&times);
+}
+
 /* Also counts the hits among the first `prefix` keys (to compare with the
  * one-key-at-a-time passes over that prefix).  BENCH_SLICE_KEYS is a
  * multiple of QUERY_BATCH, so slices hold whole calls. */
@@ -586,6 +604,7 @@ static void ensure_hashes(hash_cache *cache, const bk_hasher *hasher, const work
 typedef struct rep_figures {
     double insert_single, insert_batch, build;
     double pos_hash, neg_hash, pos_raw, neg_raw, pos_batch, neg_batch, pos_hbatch, neg_hbatch;
+    double pos_view, neg_view;
     double own_read, fpr, huge_mb;
 } rep_figures;
 
@@ -604,7 +623,7 @@ static void set_hugepage_env(bool no_hugepage)
 static void query_passes(const bk_filter *filter, const workload *w, const hash_cache *hashes,
                          rep_figures *fig, row *out)
 {
-    uint64_t pos[4], neg[4], pos_all, neg_all;
+    uint64_t pos[5], neg[5], pos_all, neg_all;
     fig->pos_hash = time_contains_hash(filter, hashes->sample, w->sample.count, &pos[0]);
     fig->neg_hash = time_contains_hash(filter, hashes->absent, w->absent_timed.count, &neg[0]);
     fig->pos_raw = time_contains_raw(filter, &w->sample, &pos[1]);
@@ -615,9 +634,17 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     fig->pos_hbatch = time_contains_hash_batch(filter, hashes->sample, w->sample.count, &pos[3]);
     fig->neg_hbatch = time_contains_hash_batch(filter, hashes->absent, w->absent_timed.count,
                                                &neg[3]);
-    if (pos[0] != pos[1] || pos[0] != pos[2] || pos[0] != pos[3] || neg[0] != neg[1] ||
-        neg[0] != neg[2] || neg[0] != neg[3])
-        out->forms_disagree = true;
+    bench_view view;
+    fig->pos_view = fig->neg_view = NAN;
+    pos[4] = pos[0];
+    neg[4] = neg[0];
+    if (bench_view_init(filter, &view)) {
+        fig->pos_view = time_contains_view(&view, &w->sample, &pos[4]);
+        fig->neg_view = time_contains_view(&view, &w->absent_timed, &neg[4]);
+    }
+    for (int form = 1; form < 5; form++)
+        if (pos[form] != pos[0] || neg[form] != neg[0])
+            out->forms_disagree = true;
     out->false_negatives += w->sample.count - pos[0];
     fig->fpr = (double)neg_all / (double)w->absent.count;
 }
@@ -739,6 +766,8 @@ static void finish_kind(kind_run *k, const workload *w)
     out->neg_batch_ns = median_of(figs, done, offsetof(rep_figures, neg_batch));
     out->pos_hbatch_ns = median_of(figs, done, offsetof(rep_figures, pos_hbatch));
     out->neg_hbatch_ns = median_of(figs, done, offsetof(rep_figures, neg_hbatch));
+    out->pos_view_ns = median_of(figs, done, offsetof(rep_figures, pos_view));
+    out->neg_view_ns = median_of(figs, done, offsetof(rep_figures, neg_view));
     out->own_read_ns = median_of(figs, done, offsetof(rep_figures, own_read));
     out->fpr = median_of(figs, done, offsetof(rep_figures, fpr));
     out->huge_mb = median_of(figs, done, offsetof(rep_figures, huge_mb));
@@ -748,7 +777,7 @@ static void finish_kind(kind_run *k, const workload *w)
         snprintf(out->note, sizeof out->note, "FALSE NEGATIVES: %llu",
                  (unsigned long long)out->false_negatives);
     else if (out->forms_disagree)
-        snprintf(out->note, sizeof out->note, "hash/raw/batch answers disagree");
+        snprintf(out->note, sizeof out->note, "hash/raw/view/batch answers disagree");
 }
 
 static void run_libbloom(const workload *w, const options *opts, row *out)
@@ -787,7 +816,7 @@ static void run_libbloom(const workload *w, const options *opts, row *out)
     out->fpr = bench_median(fpr, (size_t)builds);
     out->insert_batch_ns = out->build_ns = NAN;
     out->pos_hash_ns = out->neg_hash_ns = out->pos_batch_ns = out->neg_batch_ns = NAN;
-    out->pos_hbatch_ns = out->neg_hbatch_ns = NAN;
+    out->pos_hbatch_ns = out->neg_hbatch_ns = out->pos_view_ns = out->neg_view_ns = NAN;
     out->huge_mb = NAN;
     out->ok = out->false_negatives == 0;
     if (!out->ok)
@@ -916,9 +945,10 @@ static void print_block(const block *b)
            " query passes; rd key: one key hashed and\nits line read; x/rd: batch time over"
            " rd own (rd ind where rd own is -)\n",
            peer ? "; lb/x: libbloom's time over ours (x faster)" : "");
-    printf("%-12s %7s %7s %7s %7s %7s %7s %6s %6s | %7s %7s %6s %6s | %6s %6s %6s %6s |"
+    printf("%-12s %7s %7s %7s %7s %6s %6s %7s %7s %6s %6s | %7s %7s %6s %6s | %6s %6s %6s %6s |"
            " %6s %6s %6s %6s\n",
-           "kind", "+hash", "-hash", "+raw", "-raw", "+batch", "-batch", "+hbat", "-hbat",
+           "kind", "+hash", "-hash", "+raw", "-raw", "+view", "-view", "+batch", "-batch",
+           "+hbat", "-hbat",
            "rd dep", "rd ind", "rd own", "rd key", "+B/rd", "-B/rd", "+hB/rd", "-hB/rd",
            "lb/+raw", "lb/-raw", "lb/+B", "lb/-B");
     for (size_t i = 0; i < b->count; i++) {
@@ -928,6 +958,8 @@ static void print_block(const block *b)
         print_number(r->neg_hash_ns, 7, 1);
         print_number(r->pos_raw_ns, 7, 1);
         print_number(r->neg_raw_ns, 7, 1);
+        print_number(r->pos_view_ns, 6, 1);
+        print_number(r->neg_view_ns, 6, 1);
         print_number(r->pos_batch_ns, 7, 1);
         print_number(r->neg_batch_ns, 7, 1);
         print_number(r->pos_hbatch_ns, 6, 1);
@@ -985,6 +1017,8 @@ static void csv_block(FILE *csv, const block *b)
         csv_value(csv, b, k, "neg_hash_ns", r->neg_hash_ns);
         csv_value(csv, b, k, "pos_raw_ns", r->pos_raw_ns);
         csv_value(csv, b, k, "neg_raw_ns", r->neg_raw_ns);
+        csv_value(csv, b, k, "pos_view_ns", r->pos_view_ns);
+        csv_value(csv, b, k, "neg_view_ns", r->neg_view_ns);
         csv_value(csv, b, k, "pos_batch_ns", r->pos_batch_ns);
         csv_value(csv, b, k, "neg_batch_ns", r->neg_batch_ns);
         csv_value(csv, b, k, "pos_hash_batch_ns", r->pos_hbatch_ns);

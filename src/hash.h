@@ -17,7 +17,9 @@
  *       Reduction is applied to the 64-bit sum, so m need not be a power of
  *       two and m up to 2^64 - 1 is addressable.
  *
- * Key bytes are hashed here too, with XXH3 inlined from libxxhash-dev.
+ * Key bytes are hashed by bk_hash_inline (include/bloomkit/hash_inline.h,
+ * XXH3 and XXH64 inlined from libxxhash-dev) and, a chunk at a time, by
+ * bk_hash_keys below.
  */
 #ifndef BK_SRC_HASH_H
 #define BK_SRC_HASH_H
@@ -25,13 +27,7 @@
 #include "bloomkit/hash.h"
 #include "cpu.h"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-static inline uint64_t bk_reduce(uint64_t x, uint64_t range)
-{
-    return (uint64_t)(((unsigned __int128)x * range) >> 64);
-}
+#include "bloomkit/hash_inline.h" /* bk_mix64, bk_hash_inline: XXH3/XXH64 inlined */
 
 typedef struct bk_probe {
     uint64_t position_hash; /* g_i */
@@ -53,61 +49,6 @@ static inline uint64_t bk_probe_next(bk_probe *probe, uint64_t range)
     probe->index++;
     probe->step += probe->index;
     return position;
-}
-
-/* splitmix64's finaliser: a bijective 64-bit mixer. */
-static inline uint64_t bk_mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
-/* XXH3-128 of the key: the common fixed widths get XXH3's straight-line
- * code for their length (same function, same value: the length is just a
- * constant there), which halves the instructions per 8-byte key. */
-static inline bk_hash bk_hash_xxh3(const void *key, size_t len, uint64_t seed)
-{
-    XXH128_hash_t h;
-    if (len == 8)
-        h = XXH3_128bits_withSeed(key, 8, seed);
-    else if (len == 16)
-        h = XXH3_128bits_withSeed(key, 16, seed);
-    else
-        h = XXH3_128bits_withSeed(key, len, seed);
-    bk_hash out = { h.low64, h.high64 };
-    return out;
-}
-
-/* XXH64 of a key of any length, out of line: the fast paths below stay
- * small enough to inline into a one-key query without spilling registers. */
-uint64_t bk_xxh64_any_length(const void *key, size_t len, uint64_t seed);
-
-/* XXH64 of the key (the Parquet hash), h2 derived by mixing. */
-static inline bk_hash bk_hash_xxh64(const void *key, size_t len, uint64_t seed)
-{
-    uint64_t h1 = len == 8    ? XXH64(key, 8, seed)
-                  : len == 16 ? XXH64(key, 16, seed)
-                              : bk_xxh64_any_length(key, len, seed);
-    bk_hash out = { h1, bk_mix64(h1) };
-    return out;
-}
-
-/* Inline fast path of bk_hash_key for the unkeyed algorithms (SipHash,
- * already several times slower, takes the out-of-line call).  Always
- * inlined: clang 14 otherwise keeps it out of line in callers built for
- * other target features (the BMI2 query of src/bloom.c), a call per key. */
-static inline __attribute__((always_inline)) bk_hash
-bk_hash_inline(const bk_hasher *hasher, const void *key, size_t len)
-{
-    if (hasher->algorithm == BK_HASH_XXH3)
-        return bk_hash_xxh3(key, len, hasher->seed);
-    if (hasher->algorithm == BK_HASH_XXH64)
-        return bk_hash_xxh64(key, len, hasher->seed);
-    return bk_hash_key(hasher, key, len);
 }
 
 #ifdef BK_HAVE_AVX512_SOURCES

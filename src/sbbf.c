@@ -74,8 +74,6 @@
 #define SBBF_HASHES 8u
 #define SBBF_BLOCK_BITS 256u
 
-static const uint32_t salts[BK_SBBF_WORDS] = BK_SBBF_SALTS;
-
 /* ------------------------------------------------------------------------ */
 /* Design and creation                                                      */
 /* ------------------------------------------------------------------------ */
@@ -258,16 +256,11 @@ bk_hash bk_sbbf_hash(const bk_sbbf *filter, const void *key, size_t len)
     return bk_hash_inline(&filter->hasher, key, len);
 }
 
-static inline uint32_t word_mask(uint32_t key, unsigned word)
-{
-    return (uint32_t)1 << ((uint32_t)(key * salts[word]) >> 27);
-}
-
 static inline bool set_block_portable(uint32_t *block, uint32_t key, bool concurrent)
 {
     uint32_t flipped = 0;
     for (unsigned i = 0; i < BK_SBBF_WORDS; i++) {
-        uint32_t mask = word_mask(key, i);
+        uint32_t mask = bk_sbbf_word_mask(key, i);
         if (concurrent) {
             flipped |= ~__atomic_fetch_or(&block[i], mask, __ATOMIC_RELAXED) & mask;
         } else {
@@ -276,16 +269,6 @@ static inline bool set_block_portable(uint32_t *block, uint32_t key, bool concur
         }
     }
     return flipped != 0;
-}
-
-static inline bool test_block_portable(const uint32_t *block, uint32_t key)
-{
-    for (unsigned i = 0; i < BK_SBBF_WORDS; i++) {
-        uint32_t mask = word_mask(key, i);
-        if ((__atomic_load_n(&block[i], __ATOMIC_RELAXED) & mask) == 0)
-            return false;
-    }
-    return true;
 }
 
 static inline bool set_bits(bk_sbbf *filter, uint64_t hash)
@@ -305,7 +288,7 @@ static inline bool test_bits(const bk_sbbf *filter, uint64_t hash)
     if (bk_sbbf_uses_simd(filter))
         return bk_sbbf_avx2_test(block, (uint32_t)hash);
 #endif
-    return test_block_portable(block, (uint32_t)hash);
+    return bk_sbbf_block_test_portable(block, (uint32_t)hash);
 }
 
 static inline void count_new_key(bk_sbbf *filter)
@@ -352,6 +335,17 @@ bool bk_sbbf_contains_hash(const bk_sbbf *filter, bk_hash hash)
     return bk_sbbf_contains_hash64(filter, hash.h1);
 }
 
+bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view)
+{
+    if (filter == NULL || view == NULL)
+        return BK_EINVAL;
+    view->words = filter->words;
+    view->block_count = filter->block_count;
+    view->hasher = filter->hasher;
+    view->word_by_word = !bk_sbbf_uses_simd(filter);
+    return BK_OK;
+}
+
 bool bk_sbbf_contains(const bk_sbbf *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
@@ -392,7 +386,7 @@ static size_t test_batch_portable(const bk_sbbf *filter, const bk_hash *hashes, 
     for (size_t i = 0; i < count; i++) {
         if (i + BK_SBBF_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 0);
-        bool found = test_block_portable(bk_sbbf_block(filter, hashes[i].h1),
+        bool found = bk_sbbf_block_test_portable(bk_sbbf_block(filter, hashes[i].h1),
                                          (uint32_t)hashes[i].h1);
         present += found;
         if (results != NULL)

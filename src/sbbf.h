@@ -7,9 +7,9 @@
 #define BK_SRC_SBBF_H
 
 #include "bloomkit/sbbf.h"
+#include "bloomkit/sbbf_inline.h" /* block, masks, salts, the one-key test */
 #include "hash.h"
 
-#define BK_SBBF_WORDS 8u        /* 32-bit words per 256-bit block */
 #define BK_SBBF_WORD_BITS 32u
 
 struct bk_sbbf {
@@ -24,15 +24,10 @@ struct bk_sbbf {
     bool use_avx2;
 };
 
-/* The eight odd constants of the Parquet specification (BloomFilter.md). */
-#define BK_SBBF_SALTS                                                       \
-    { 0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,                   \
-      0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u }
-
 /* Block index of the spec: ((hash >> 32) * z) >> 32, z <= 2^32 blocks. */
 static inline uint32_t *bk_sbbf_block(const bk_sbbf *filter, uint64_t hash)
 {
-    return filter->words + ((hash >> 32) * filter->block_count >> 32) * BK_SBBF_WORDS;
+    return (uint32_t *)bk_sbbf_block_of(filter->words, filter->block_count, hash);
 }
 
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key);

@@ -8,25 +8,17 @@
  *     add:   block |= mask                one load, OR, store
  *     test:  (mask & ~block) == 0         one VPTEST (carry flag)
  *
- * Same bits and answers as the spec's loops in src/sbbf.c.
+ * The mask and the test are bloomkit/sbbf_inline.h's, shared with the
+ * inline view.  Same bits and answers as the spec's loops in src/sbbf.c.
  */
 #include "sbbf.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
 
-static inline __m256i block_mask(uint32_t key)
-{
-    const __m256i salts = _mm256_setr_epi32(
-        (int)0x47b6137bu, (int)0x44974d91u, (int)0x8824ad5bu, (int)0xa2b7289du,
-        (int)0x705495c7u, (int)0x2df1424bu, (int)0x9efc4947u, (int)0x5c6bfb31u);
-    __m256i products = _mm256_mullo_epi32(_mm256_set1_epi32((int)key), salts);
-    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(products, 27));
-}
-
 static inline bool set_block(uint32_t *block, uint32_t key)
 {
-    __m256i mask = block_mask(key);
+    __m256i mask = bk_sbbf_block_mask_avx2(key);
     __m256i *line = (__m256i *)(void *)block;
     __m256i words = _mm256_load_si256(line);
     bool present = _mm256_testc_si256(words, mask);
@@ -34,14 +26,11 @@ static inline bool set_block(uint32_t *block, uint32_t key)
     return !present;
 }
 
-static inline bool test_block(const uint32_t *block, uint32_t key)
-{
-    return _mm256_testc_si256(_mm256_load_si256((const __m256i *)(const void *)block),
-                              block_mask(key));
-}
-
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key) { return set_block(block, key); }
-bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key) { return test_block(block, key); }
+bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key)
+{
+    return bk_sbbf_block_test_avx2(block, key);
+}
 
 size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count)
 {
@@ -68,7 +57,7 @@ size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, siz
     for (size_t i = 0; i < count; i++) {
         if (i + BK_SBBF_PREFETCH_DISTANCE < count)
             __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 0);
-        bool found = test_block(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1);
+        bool found = bk_sbbf_block_test_avx2(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1);
         present += found;
         if (results != NULL)
             results[i] = found;

@@ -1,0 +1,138 @@
+/*
+ * bloomkit/sbbf_inline.h -- one-key split-block queries compiled into the
+ * caller's loop.
+ *
+ * A query through bk_sbbf_contains or bk_filter_contains is a call (two,
+ * through the handle) per key.  A program that asks about one key at a
+ * time in a hot loop -- a join probing each row, a storage engine checking
+ * each point lookup -- can instead take a view of the filter once and query
+ * it with the inline functions below, which the compiler folds into the
+ * loop: hash, block address, mask and test in straight-line code.
+ *
+ *     bk_sbbf_view view;
+ *     if (bk_sbbf_view_init(filter, &view) == BK_OK)
+ *         for (size_t i = 0; i < n; i++)
+ *             hits += bk_sbbf_view_contains(&view, keys[i].data, keys[i].len);
+ *
+ * The answers are bk_sbbf_contains's, bit for bit: the library's own one-key
+ * and batch queries are built from the same functions (src/sbbf.c,
+ * src/sbbf_avx2.c), and tests/test_inline.c compares the view, compiled
+ * with and without AVX2, against the library on random filters and keys.
+ *
+ * The block test (Parquet's BloomFilter.md; src/sbbf.c draws the layout):
+ *
+ *     block = words + 8 * (((hash >> 32) * block_count) >> 32)
+ *     mask word i = 1 << ((uint32_t)(x * SALT[i]) >> 27),  x = (uint32_t)hash
+ *     present  <=>  every word has its mask bit set
+ *
+ * Portable path: eight word tests with relaxed atomic loads (what a filter
+ * created with BK_FLAG_CONCURRENT needs, and a plain load on x86-64).
+ * AVX2 path, chosen at compile time (the including file is compiled with
+ * -mavx2 or -march=... that implies it): one VPMULLD by the salts, shifts,
+ * and one VPTEST of the whole block; a concurrent filter's view keeps the
+ * portable path, as the library does.
+ *
+ * Measured on the Zen 5 host (2026-12-03, 8-byte keys, present keys): at
+ * 10^6 keys (1.3 MB) 3.4-4.1 ns per query inline against 5.6-5.8 ns
+ * through bk_filter_contains; at 10^5 keys 2.8-3.0 against 4.4.
+ *
+ * A view holds the filter's word pointer: it is valid while the filter
+ * lives (bk_sbbf_clear and every add keep the words in place) and sees
+ * every add made after it was taken.  It must not outlive the filter.
+ */
+#ifndef BLOOMKIT_SBBF_INLINE_H
+#define BLOOMKIT_SBBF_INLINE_H
+
+#include "bloomkit/hash_inline.h"
+#include "bloomkit/sbbf.h"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BK_SBBF_WORDS 8u /* 32-bit words per 256-bit block */
+
+/* The eight odd constants of the Parquet specification (BloomFilter.md). */
+#define BK_SBBF_SALTS                                                       \
+    { 0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,                   \
+      0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u }
+
+typedef struct bk_sbbf_view {
+    const uint32_t *words; /* block_count * 8 words, 32-byte aligned */
+    uint64_t block_count;
+    bk_hasher hasher;
+    bool word_by_word;     /* BK_FLAG_CONCURRENT: the portable path only */
+} bk_sbbf_view;
+
+/* Fills *view from a filter.  BK_EINVAL if either is NULL. */
+bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view);
+
+/* The block of a hash: the spec's multiply-shift of its upper 32 bits. */
+static inline const uint32_t *bk_sbbf_block_of(const uint32_t *words, uint64_t block_count,
+                                               uint64_t hash)
+{
+    return words + ((hash >> 32) * block_count >> 32) * BK_SBBF_WORDS;
+}
+
+/* The bit word `word` of a block must have for key x = (uint32_t)hash. */
+static inline uint32_t bk_sbbf_word_mask(uint32_t x, unsigned word)
+{
+    static const uint32_t salts[BK_SBBF_WORDS] = BK_SBBF_SALTS;
+    return (uint32_t)1 << ((uint32_t)(x * salts[word]) >> 27);
+}
+
+/* The spec's block check, one word at a time. */
+static inline bool bk_sbbf_block_test_portable(const uint32_t *block, uint32_t x)
+{
+    for (unsigned i = 0; i < BK_SBBF_WORDS; i++)
+        if ((__atomic_load_n(&block[i], __ATOMIC_RELAXED) & bk_sbbf_word_mask(x, i)) == 0)
+            return false;
+    return true;
+}
+
+#if defined(__AVX2__)
+/* The eight word masks of key x, one per 32-bit lane. */
+static inline __m256i bk_sbbf_block_mask_avx2(uint32_t x)
+{
+    const __m256i salts = _mm256_setr_epi32(
+        (int)0x47b6137bu, (int)0x44974d91u, (int)0x8824ad5bu, (int)0xa2b7289du,
+        (int)0x705495c7u, (int)0x2df1424bu, (int)0x9efc4947u, (int)0x5c6bfb31u);
+    __m256i products = _mm256_mullo_epi32(_mm256_set1_epi32((int)x), salts);
+    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(products, 27));
+}
+
+/* The block check in one VPTEST: no mask bit outside the block's bits. */
+static inline bool bk_sbbf_block_test_avx2(const uint32_t *block, uint32_t x)
+{
+    return _mm256_testc_si256(_mm256_load_si256((const __m256i *)(const void *)block),
+                              bk_sbbf_block_mask_avx2(x));
+}
+#endif
+
+/* bk_sbbf_contains_hash64(filter, hash), inline. */
+static BK_ALWAYS_INLINE bool bk_sbbf_view_contains_hash64(const bk_sbbf_view *view,
+                                                          uint64_t hash)
+{
+    const uint32_t *block = bk_sbbf_block_of(view->words, view->block_count, hash);
+#if defined(__AVX2__)
+    if (!view->word_by_word)
+        return bk_sbbf_block_test_avx2(block, (uint32_t)hash);
+#endif
+    return bk_sbbf_block_test_portable(block, (uint32_t)hash);
+}
+
+/* bk_sbbf_contains(filter, key, len), inline; key may be NULL when len is 0. */
+static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const bk_sbbf_view *view, const void *key,
+                                                   size_t len)
+{
+    return bk_sbbf_view_contains_hash64(view, bk_hash_inline(&view->hasher, key, len).h1);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOOMKIT_SBBF_INLINE_H */

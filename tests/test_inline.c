@@ -1,0 +1,275 @@
+/*
+ * tests/test_inline.c -- the inline views of bloomkit/sbbf_inline.h and
+ * bloomkit/fuse_inline.h answer exactly as the library's one-key queries:
+ * on random filters of several sizes, every hash algorithm, keys of every
+ * length from 0 to 40 bytes, present and absent; with the view compiled
+ * for the baseline (this file) and with -mavx2 (tests/inline_avx2.c), when
+ * the CPU has AVX2; for filters on the portable path, concurrent filters,
+ * loaded copies, and adds made after the view was taken.  (Without
+ * BK_TEST_AVX2_VIEWS, on other processors, only the baseline form.)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bloomkit.h"
+#include "bloomkit/fuse_inline.h"
+#include "bloomkit/sbbf_inline.h"
+#include "sbbf.h"
+#ifdef BK_TEST_AVX2_VIEWS
+#include "inline_paths.h"
+#endif
+
+#define MAX_KEY_BYTES 40
+#define ABSENT_KEYS 20000
+
+static const uint8_t secret_key[BK_SECRET_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
+                                                         9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* splitmix64: the test's own reproducible random numbers */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* count keys of random bytes; lengths cycle through 0..MAX_KEY_BYTES with
+ * 8 and 16 (the lengths with their own inline code) twice as often. */
+typedef struct key_list {
+    uint8_t *bytes;
+    bk_key *keys;
+    size_t count;
+} key_list;
+
+static key_list random_keys(size_t count, uint64_t seed)
+{
+    key_list list = { malloc(count * MAX_KEY_BYTES + 1), malloc((count + 1) * sizeof(bk_key)),
+                      count };
+    assert_non_null(list.bytes);
+    assert_non_null(list.keys);
+    uint64_t state = seed;
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *key = list.bytes + i * MAX_KEY_BYTES;
+        size_t pick = i % (MAX_KEY_BYTES + 3);
+        size_t len = pick == MAX_KEY_BYTES + 1 ? 8 : pick == MAX_KEY_BYTES + 2 ? 16 : pick;
+        for (size_t b = 0; b < len; b++)
+            key[b] = (uint8_t)next_random(&state);
+        list.keys[i].data = len > 0 ? key : NULL;
+        list.keys[i].len = len;
+    }
+    return list;
+}
+
+static void free_keys(key_list *list)
+{
+    free(list->bytes);
+    free(list->keys);
+}
+
+/* The hashers every view must follow: the library's inline XXH3 and
+ * XXH64 and the out-of-line SipHash. */
+static bk_params params_for(bk_hash_algorithm algorithm, uint64_t capacity)
+{
+    bk_params p = { .capacity = capacity, .fpr = 0.01, .hash_algorithm = algorithm,
+                    .seed = 0x5eed };
+    if (algorithm == BK_HASH_SIPHASH)
+        p.secret_key = secret_key;
+    return p;
+}
+
+static const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_SIPHASH };
+#define ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
+
+/* ---- sbbf ---------------------------------------------------------------- */
+
+/* Every key of `keys` answers as bk_sbbf_contains says, in every compiled
+ * form of the view; returns how many were present. */
+static size_t check_sbbf_view(const bk_sbbf *filter, const key_list *keys)
+{
+    bk_sbbf_view view;
+    assert_int_equal(bk_sbbf_view_init(filter, &view), BK_OK);
+    size_t present = 0;
+    for (size_t i = 0; i < keys->count; i++) {
+        const bk_key *key = &keys->keys[i];
+        bool expected = bk_sbbf_contains(filter, key->data, key->len);
+        assert_int_equal(bk_sbbf_view_contains(&view, key->data, key->len), expected);
+        bk_hash hash = bk_sbbf_hash(filter, key->data, key->len);
+        assert_int_equal(bk_sbbf_view_contains_hash64(&view, hash.h1), expected);
+#ifdef BK_TEST_AVX2_VIEWS
+        if (__builtin_cpu_supports("avx2"))
+            assert_int_equal(avx2_sbbf_view_contains(&view, key->data, key->len), expected);
+#endif
+        present += expected;
+    }
+    return present;
+}
+
+static void check_sbbf_filter(bk_sbbf *filter, size_t count, uint64_t seed)
+{
+    key_list added = random_keys(count, seed), absent = random_keys(ABSENT_KEYS, seed + 1);
+    assert_int_equal(bk_sbbf_add_batch(filter, added.keys, added.count, NULL), BK_OK);
+    assert_int_equal(check_sbbf_view(filter, &added), count);
+    size_t false_positives = check_sbbf_view(filter, &absent);
+    /* a full filter still leaves most absent keys absent: the comparison
+     * above saw both answers */
+    assert_true(count == 0 || false_positives < ABSENT_KEYS / 2);
+    free_keys(&added);
+    free_keys(&absent);
+}
+
+static void test_sbbf_view_matches_library(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = { 1, 100, 5000, 100000 };
+    for (size_t a = 0; a < ALGORITHMS; a++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            bk_params p = params_for(algorithms[a], sizes[s]);
+            bk_sbbf *filter = NULL;
+            assert_int_equal(bk_sbbf_create(&p, &filter), BK_OK);
+            check_sbbf_filter(filter, (size_t)sizes[s], 1000 * a + s);
+            bk_sbbf_free(filter);
+        }
+}
+
+/* A filter on the portable path (as BLOOMKIT_PORTABLE=1 or a CPU without
+ * AVX2 leaves it) and a concurrent one give views that test word by word. */
+static void test_sbbf_view_word_by_word(void **state)
+{
+    (void)state;
+    bk_params p = params_for(BK_HASH_XXH64, 20000);
+    bk_sbbf *portable = NULL;
+    assert_int_equal(bk_sbbf_create(&p, &portable), BK_OK);
+    assert_int_equal(bk_sbbf_set_simd(portable, false), BK_OK);
+    bk_sbbf_view view;
+    assert_int_equal(bk_sbbf_view_init(portable, &view), BK_OK);
+    assert_true(view.word_by_word);
+    check_sbbf_filter(portable, 20000, 77);
+    bk_sbbf_free(portable);
+
+    p.flags = BK_FLAG_CONCURRENT;
+    bk_sbbf *concurrent = NULL;
+    assert_int_equal(bk_sbbf_create(&p, &concurrent), BK_OK);
+    assert_int_equal(bk_sbbf_view_init(concurrent, &view), BK_OK);
+    assert_true(view.word_by_word);
+    check_sbbf_filter(concurrent, 20000, 78);
+    bk_sbbf_free(concurrent);
+}
+
+/* A view reads the filter's own words: keys added after it was taken are
+ * present through it, and a loaded copy's view answers as the original. */
+static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
+{
+    (void)state;
+    bk_params p = params_for(BK_HASH_XXH64, 10000);
+    bk_sbbf *filter = NULL;
+    assert_int_equal(bk_sbbf_create(&p, &filter), BK_OK);
+    bk_sbbf_view early;
+    assert_int_equal(bk_sbbf_view_init(filter, &early), BK_OK);
+    key_list keys = random_keys(10000, 99);
+    assert_int_equal(bk_sbbf_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
+    for (size_t i = 0; i < keys.count; i++)
+        assert_true(bk_sbbf_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
+
+    bk_filter *handle = NULL, *copy = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &handle), BK_OK);
+    assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
+    size_t size = 0;
+    assert_int_equal(bk_filter_serialized_size(handle, &size), BK_OK);
+    void *buffer = malloc(size);
+    assert_non_null(buffer);
+    assert_int_equal(bk_filter_serialize(handle, buffer, size, NULL), BK_OK);
+    assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+    key_list absent = random_keys(ABSENT_KEYS, 100);
+    assert_int_equal(check_sbbf_view(bk_filter_object(copy), &keys), keys.count);
+    check_sbbf_view(bk_filter_object(copy), &absent);
+    free(buffer);
+    bk_filter_free(copy);
+    bk_filter_free(handle);
+    free_keys(&keys);
+    free_keys(&absent);
+    bk_sbbf_free(filter);
+}
+
+/* ---- xor and binary fuse ------------------------------------------------- */
+
+static size_t check_fuse_view(const bk_fuse *filter, const key_list *keys)
+{
+    bk_fuse_view view;
+    assert_int_equal(bk_fuse_view_init(filter, &view), BK_OK);
+    size_t present = 0;
+    for (size_t i = 0; i < keys->count; i++) {
+        const bk_key *key = &keys->keys[i];
+        bool expected = bk_fuse_contains(filter, key->data, key->len);
+        assert_int_equal(bk_fuse_view_contains(&view, key->data, key->len), expected);
+        bk_hash hash = bk_fuse_hash(filter, key->data, key->len);
+        assert_int_equal(bk_fuse_view_contains_hash(&view, hash), expected);
+#ifdef BK_TEST_AVX2_VIEWS
+        if (__builtin_cpu_supports("avx2"))
+            assert_int_equal(avx2_fuse_view_contains(&view, key->data, key->len), expected);
+#endif
+        present += expected;
+    }
+    return present;
+}
+
+static void test_fuse_views_match_library(void **state)
+{
+    (void)state;
+    static const bk_kind kinds[] = { BK_KIND_XOR8, BK_KIND_FUSE8, BK_KIND_FUSE16,
+                                     BK_KIND_FUSE8_4 };
+    static const size_t sizes[] = { 0, 1, 2, 1000, 60000 };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t a = 0; a < ALGORITHMS; a++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                uint64_t seed = 10000 * k + 100 * a + s;
+                key_list keys = random_keys(sizes[s], seed);
+                key_list absent = random_keys(ABSENT_KEYS, seed + 50);
+                bk_params p = params_for(algorithms[a], sizes[s]);
+                bk_fuse *filter = NULL;
+                assert_int_equal(bk_fuse_build(kinds[k], &p, keys.keys, keys.count, &filter),
+                                 BK_OK);
+                assert_int_equal(check_fuse_view(filter, &keys), keys.count);
+                size_t false_positives = check_fuse_view(filter, &absent);
+                assert_true(false_positives < ABSENT_KEYS / 8);
+                free_keys(&keys);
+                free_keys(&absent);
+                bk_fuse_free(filter);
+            }
+}
+
+static void test_view_init_rejects_null(void **state)
+{
+    (void)state;
+    bk_sbbf_view sbbf_view;
+    bk_fuse_view fuse_view;
+    assert_int_equal(bk_sbbf_view_init(NULL, &sbbf_view), BK_EINVAL);
+    assert_int_equal(bk_fuse_view_init(NULL, &fuse_view), BK_EINVAL);
+    bk_params p = params_for(BK_HASH_XXH3, 10);
+    bk_sbbf *sbbf = NULL;
+    bk_fuse *fuse = NULL;
+    assert_int_equal(bk_sbbf_create(&p, &sbbf), BK_OK);
+    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &p, NULL, 0, &fuse), BK_OK);
+    assert_int_equal(bk_sbbf_view_init(sbbf, NULL), BK_EINVAL);
+    assert_int_equal(bk_fuse_view_init(fuse, NULL), BK_EINVAL);
+    bk_sbbf_free(sbbf);
+    bk_fuse_free(fuse);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sbbf_view_matches_library),
+        cmocka_unit_test(test_sbbf_view_word_by_word),
+        cmocka_unit_test(test_sbbf_view_sees_later_adds_and_loaded_copies),
+        cmocka_unit_test(test_fuse_views_match_library),
+        cmocka_unit_test(test_view_init_rejects_null),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
