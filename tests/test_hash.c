@@ -131,6 +131,34 @@ static void test_hasher_xxh64(void **state)
     assert_int_equal(a.h2, bk_mix64(a.h1));
 }
 
+/* bk_hash_inline's own XXH64 of 8- and 16-byte keys (bloomkit/hash_inline.h)
+ * against libxxhash's XXH64, and the other lengths' path, over random keys,
+ * unaligned addresses and seeds. */
+static void test_inline_xxh64_matches_libxxhash(void **state)
+{
+    (void)state;
+    static const uint64_t seeds[] = { 0, 1, 0x5eed, 0xffffffffffffffffULL };
+    uint8_t bytes[64];
+    uint64_t x = 12345;
+    for (int round = 0; round < 2000; round++) {
+        for (size_t b = 0; b < sizeof bytes; b++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            bytes[b] = (uint8_t)(x >> 56);
+        }
+        const uint8_t *key = bytes + round % 8; /* every alignment */
+        size_t len = (size_t)round % 41;
+        if (round % 3 == 0)
+            len = round % 2 ? 8 : 16;
+        for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+            bk_hasher h;
+            assert_int_equal(bk_hasher_init(&h, BK_HASH_XXH64, seeds[s], NULL), BK_OK);
+            uint64_t expected = XXH64(key, len, seeds[s]);
+            assert_int_equal(bk_hash_inline(&h, key, len).h1, expected);
+            assert_int_equal(bk_hash_key(&h, key, len).h1, expected);
+        }
+    }
+}
+
 static void test_hasher_rejects_bad_arguments(void **state)
 {
     (void)state;
@@ -250,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_hasher_siphash_uses_key),
         cmocka_unit_test(test_hasher_xxh3_seed),
         cmocka_unit_test(test_hasher_xxh64),
+        cmocka_unit_test(test_inline_xxh64_matches_libxxhash),
         cmocka_unit_test(test_hasher_rejects_bad_arguments),
         cmocka_unit_test(test_reduce_and_probes_cover_range),
         cmocka_unit_test(test_strerror_names_every_code),
