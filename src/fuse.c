@@ -266,12 +266,13 @@ static bk_status geometry_for(bk_kind kind, uint64_t keys, fuse_geometry *g)
 /* ------------------------------------------------------------------------ */
 
 /* The query's formulas are bloomkit/fuse_inline.h's (bk_fuse_attempt_hash,
- * bk_fuse_slots_of, bk_fuse_fingerprint, bk_fuse_stored_xor): one copy for the
- * library and the inline view. */
+ * bk_fuse_slots_of, bk_fuse_fingerprint, bk_fuse_stored_xor): one copy for
+ * the library and the inline view. */
 static ALWAYS_INLINE void slots_of(const fuse_geometry *g, uint64_t hash, bk_kind kind,
                                    uint64_t slot[4])
 {
-    bk_fuse_slots_of(hash, g->segment_length, g->segment_mask, g->segment_count_length, kind, slot);
+    bk_fuse_slots_of(hash, g->segment_length, g->segment_mask, g->segment_count_length, kind,
+                     slot);
 }
 
 static ALWAYS_INLINE bool contains_kind(const bk_fuse *filter, bk_hash hash, bk_kind kind)
@@ -778,7 +779,8 @@ static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s,
         slots_of(&geometry, h, kind, slot);
         uint64_t own = slot[stack_index[i]];
         /* F[own] is still 0, so xoring it in changes nothing. */
-        uint32_t value = bk_fuse_fingerprint(h, kind) ^ bk_fuse_stored_xor(fingerprints, slot, kind);
+        uint32_t value =
+            bk_fuse_fingerprint(h, kind) ^ bk_fuse_stored_xor(fingerprints, slot, kind);
         if (kind == BK_KIND_FUSE16)
             ((uint16_t *)fingerprints)[own] = (uint16_t)value;
         else

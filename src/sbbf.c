@@ -28,7 +28,9 @@
  * or one VPTEST (query) over the block (src/sbbf_avx2.c).  The portable
  * path below is the spec's loop; both give identical bits and answers
  * (tests/test_sbbf.c, which also checks golden vectors worked out by hand
- * from the spec).
+ * from the spec).  The block address, the word masks and both one-key
+ * tests are bloomkit/sbbf_inline.h's, shared with the inline view a
+ * caller can compile into its own loop (tests/test_inline.c).
  *
  * Accuracy (src/sizing.c): a block receives Poisson(256/c) keys at c bits
  * per key; each key leaves a given bit of a word clear with probability
