@@ -1,7 +1,7 @@
 /*
- * bench/views.h -- one-key queries through the inline views
- * (bloomkit/sbbf_inline.h, bloomkit/fuse_inline.h): the cost of a query
- * compiled into the caller's loop, the `+view -view` columns.
+ * bench/views.h -- one-key queries through the inline view of
+ * bloomkit/sbbf_inline.h: the cost of an sbbf query compiled into the
+ * caller's loop, the `+view -view` columns.
  *
  * The loop is compiled twice (bench/views.c for the baseline, and with
  * -mavx2 on x86-64 through bench/views_avx2.c) and the run takes the AVX2
@@ -12,23 +12,16 @@
 #define BENCH_VIEWS_H
 
 #include "bloomkit.h"
-#include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
-typedef struct bench_view {
-    bool is_sbbf;
-    bk_sbbf_view sbbf;
-    bk_fuse_view fuse;
-} bench_view;
-
-/* False for kinds without an inline view. */
-bool bench_view_init(const bk_filter *filter, bench_view *view);
+/* False for kinds without an inline view (all but sbbf). */
+bool bench_view_init(const bk_filter *filter, bk_sbbf_view *view);
 
 /* How many of keys[0..count) the view reports present. */
-uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hits(const bk_sbbf_view *view, const bk_key *keys, size_t count);
 
 /* The two compiled copies of the loop (the second on x86-64 only). */
-uint64_t bench_view_hits_portable(const bench_view *view, const bk_key *keys, size_t count);
-uint64_t bench_view_hits_avx2(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hits_portable(const bk_sbbf_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hits_avx2(const bk_sbbf_view *view, const bk_key *keys, size_t count);
 
 #endif

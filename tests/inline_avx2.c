@@ -1,5 +1,5 @@
 /*
- * tests/inline_avx2.c -- the inline views compiled with -mavx2, so that
+ * tests/inline_avx2.c -- the inline sbbf view compiled with -mavx2, so that
  * tests/test_inline.c (compiled for the baseline) can put the AVX2 and the
  * portable inline paths side by side.
  */
@@ -8,9 +8,4 @@
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len)
 {
     return bk_sbbf_view_contains(view, key, len);
-}
-
-bool avx2_fuse_view_contains(const bk_fuse_view *view, const void *key, size_t len)
-{
-    return bk_fuse_view_contains(view, key, len);
 }

@@ -1,11 +1,11 @@
 /*
- * tests/test_inline.c -- the inline views of bloomkit/sbbf_inline.h and
- * bloomkit/fuse_inline.h answer exactly as the library's one-key queries:
- * on random filters of several sizes, every hash algorithm, keys of every
- * length from 0 to 40 bytes, present and absent; with the view compiled
- * for the baseline (this file) and with -mavx2 (tests/inline_avx2.c), when
- * the CPU has AVX2; for filters on the portable path, concurrent filters,
- * loaded copies, and adds made after the view was taken.  (Without
+ * tests/test_inline.c -- the inline view of bloomkit/sbbf_inline.h answers
+ * exactly as the library's one-key query: on random filters of several
+ * sizes, every hash algorithm, keys of every length from 0 to 40 bytes,
+ * present and absent; with the view compiled for the baseline (this file)
+ * and with -mavx2 (tests/inline_avx2.c), when the CPU has AVX2; for
+ * filters on the portable path, concurrent filters, loaded copies, and
+ * adds made after the view was taken.  (Without
  * BK_TEST_AVX2_VIEWS, on other processors, only the baseline form.)
  */
 #include <setjmp.h>
@@ -18,7 +18,6 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
-#include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 #include "sbbf.h"
 #ifdef BK_TEST_AVX2_VIEWS
@@ -197,69 +196,16 @@ static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
     bk_sbbf_free(filter);
 }
 
-/* ---- xor and binary fuse ------------------------------------------------- */
-
-static size_t check_fuse_view(const bk_fuse *filter, const key_list *keys)
-{
-    bk_fuse_view view;
-    assert_int_equal(bk_fuse_view_init(filter, &view), BK_OK);
-    size_t present = 0;
-    for (size_t i = 0; i < keys->count; i++) {
-        const bk_key *key = &keys->keys[i];
-        bool expected = bk_fuse_contains(filter, key->data, key->len);
-        assert_int_equal(bk_fuse_view_contains(&view, key->data, key->len), expected);
-        bk_hash hash = bk_fuse_hash(filter, key->data, key->len);
-        assert_int_equal(bk_fuse_view_contains_hash(&view, hash), expected);
-#ifdef BK_TEST_AVX2_VIEWS
-        if (__builtin_cpu_supports("avx2"))
-            assert_int_equal(avx2_fuse_view_contains(&view, key->data, key->len), expected);
-#endif
-        present += expected;
-    }
-    return present;
-}
-
-static void test_fuse_views_match_library(void **state)
-{
-    (void)state;
-    static const bk_kind kinds[] = { BK_KIND_XOR8, BK_KIND_FUSE8, BK_KIND_FUSE16,
-                                     BK_KIND_FUSE8_4 };
-    static const size_t sizes[] = { 0, 1, 2, 1000, 60000 };
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        for (size_t a = 0; a < ALGORITHMS; a++)
-            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                uint64_t seed = 10000 * k + 100 * a + s;
-                key_list keys = random_keys(sizes[s], seed);
-                key_list absent = random_keys(ABSENT_KEYS, seed + 50);
-                bk_params p = params_for(algorithms[a], sizes[s]);
-                bk_fuse *filter = NULL;
-                assert_int_equal(bk_fuse_build(kinds[k], &p, keys.keys, keys.count, &filter),
-                                 BK_OK);
-                assert_int_equal(check_fuse_view(filter, &keys), keys.count);
-                size_t false_positives = check_fuse_view(filter, &absent);
-                assert_true(false_positives < ABSENT_KEYS / 8);
-                free_keys(&keys);
-                free_keys(&absent);
-                bk_fuse_free(filter);
-            }
-}
-
 static void test_view_init_rejects_null(void **state)
 {
     (void)state;
-    bk_sbbf_view sbbf_view;
-    bk_fuse_view fuse_view;
-    assert_int_equal(bk_sbbf_view_init(NULL, &sbbf_view), BK_EINVAL);
-    assert_int_equal(bk_fuse_view_init(NULL, &fuse_view), BK_EINVAL);
+    bk_sbbf_view view;
+    assert_int_equal(bk_sbbf_view_init(NULL, &view), BK_EINVAL);
     bk_params p = params_for(BK_HASH_XXH3, 10);
     bk_sbbf *sbbf = NULL;
-    bk_fuse *fuse = NULL;
     assert_int_equal(bk_sbbf_create(&p, &sbbf), BK_OK);
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &p, NULL, 0, &fuse), BK_OK);
     assert_int_equal(bk_sbbf_view_init(sbbf, NULL), BK_EINVAL);
-    assert_int_equal(bk_fuse_view_init(fuse, NULL), BK_EINVAL);
     bk_sbbf_free(sbbf);
-    bk_fuse_free(fuse);
 }
 
 int main(void)
@@ -268,7 +214,6 @@ int main(void)
         cmocka_unit_test(test_sbbf_view_matches_library),
         cmocka_unit_test(test_sbbf_view_word_by_word),
         cmocka_unit_test(test_sbbf_view_sees_later_adds_and_loaded_copies),
-        cmocka_unit_test(test_fuse_views_match_library),
         cmocka_unit_test(test_view_init_rejects_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,8 @@
  * bk_hash_inline(hasher, key, len) returns exactly what bk_hash_key returns
  * (src/hash.c describes the three algorithms), but its XXH3 and XXH64 code
  * is compiled into the caller, so a loop that queries one key per step pays
- * no call for the hash.  The library's own one-key queries use it, and so do
- * the inline queries of bloomkit/sbbf_inline.h and bloomkit/fuse_inline.h.
+ * no call for the hash.  The library's own one-key queries use it, and so
+ * does the inline query of bloomkit/sbbf_inline.h.
  * SipHash, several times slower anyway, stays an out-of-line call.
  *
  * Including this header needs <xxhash.h> (Debian: libxxhash-dev) on the
@@ -14,10 +14,9 @@
  * links libxxhash sees no clash.  Nothing else needs xxhash.h.
  *
  * Why inline: on the Zen 5 host (2026-12-03) one XXH3-128 of an 8-byte key
- * costs about 1.45 ns in a loop, and a query that reaches it through two
- * calls costs 1.5-2.5 ns more than one that has it inline (sbbf at 10^6
- * keys: 5.6-5.8 ns per query through bk_filter_contains, 3.4-4.1 ns with
- * the query inlined).
+ * costs about 1.45 ns in a loop, about as much as the calls that would
+ * reach it: an sbbf query at 10^6 keys took 6.0-6.2 ns through
+ * bk_filter_contains and 4.7-4.8 ns inlined whole (bloomkit-bench).
  */
 #ifndef BLOOMKIT_HASH_INLINE_H
 #define BLOOMKIT_HASH_INLINE_H

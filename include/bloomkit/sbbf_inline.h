@@ -32,9 +32,11 @@
  * and one VPTEST of the whole block; a concurrent filter's view keeps the
  * portable path, as the library does.
  *
- * Measured on the Zen 5 host (2026-12-03, 8-byte keys, present keys): at
- * 10^6 keys (1.3 MB) 3.4-4.1 ns per query inline against 5.6-5.8 ns
- * through bk_filter_contains; at 10^5 keys 2.8-3.0 against 4.4.
+ * Measured on the Zen 5 host (2026-12-03, bloomkit-bench, 10^6 keys at 1%,
+ * 1.3 MB): 4.7-4.8 ns per query through the view against 6.0-6.2 ns
+ * through bk_filter_contains (8-byte keys), 5.8-6.0 against 7.1-7.4
+ * (16-byte keys); libbloom's bloom_check took 18.8-20.5 / 28.0-32.7 ns
+ * (present / absent) in the same runs.
  *
  * A view holds the filter's word pointer: it is valid while the filter
  * lives (bk_sbbf_clear and every add keep the words in place) and sees
