@@ -51,7 +51,8 @@ extern "C" {
  * uniform on [0, range) for uniform 64-bit x, without a division. */
 static BK_ALWAYS_INLINE uint64_t bk_reduce(uint64_t x, uint64_t range)
 {
-    return (uint64_t)(((unsigned __int128)x * range) >> 64);
+    __extension__ typedef unsigned __int128 bk_u128; /* no -Wpedantic warning */
+    return (uint64_t)(((bk_u128)x * range) >> 64);
 }
 
 /* splitmix64's finaliser: a bijective 64-bit mixer. */

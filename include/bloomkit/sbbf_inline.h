@@ -67,7 +67,8 @@ typedef struct bk_sbbf_view {
     const uint32_t *words; /* block_count * 8 words, 32-byte aligned */
     uint64_t block_count;
     bk_hasher hasher;
-    bool word_by_word;     /* BK_FLAG_CONCURRENT: the portable path only */
+    bool word_by_word;     /* the portable test only: a BK_FLAG_CONCURRENT
+                              filter, or the library on its portable path */
 } bk_sbbf_view;
 
 /* Fills *view from a filter.  BK_EINVAL if either is NULL. */
@@ -100,10 +101,9 @@ static inline bool bk_sbbf_block_test_portable(const uint32_t *block, uint32_t x
 /* The eight word masks of key x, one per 32-bit lane. */
 static inline __m256i bk_sbbf_block_mask_avx2(uint32_t x)
 {
-    const __m256i salts = _mm256_setr_epi32(
-        (int)0x47b6137bu, (int)0x44974d91u, (int)0x8824ad5bu, (int)0xa2b7289du,
-        (int)0x705495c7u, (int)0x2df1424bu, (int)0x9efc4947u, (int)0x5c6bfb31u);
-    __m256i products = _mm256_mullo_epi32(_mm256_set1_epi32((int)x), salts);
+    static const uint32_t salts[BK_SBBF_WORDS] = BK_SBBF_SALTS;
+    __m256i salt_lanes = _mm256_loadu_si256((const __m256i *)(const void *)salts);
+    __m256i products = _mm256_mullo_epi32(_mm256_set1_epi32((int)x), salt_lanes);
     return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(products, 27));
 }
 
