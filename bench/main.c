@@ -419,7 +419,12 @@ static double time_contains_hash(const bk_filter *filter, const bk_hash *hashes,
     return slice_times_median(&times);
 }
 
-static double time_contains_raw(const bk_filter *filter, const key_set *keys, uint64_t *hits)
+/* Times `count_slice` over keys->keys in slices: the median ns per key;
+ * *hits gets the total it counted. */
+typedef uint64_t (*slice_counter)(const void *queried, const bk_key *keys, size_t count);
+
+static double time_key_slices(const void *queried, const key_set *keys,
+                              slice_counter count_slice, uint64_t *hits)
 {
     slice_times times;
     slice_times_init(&times, keys->count);
@@ -427,28 +432,26 @@ static double time_contains_raw(const bk_filter *filter, const key_set *keys, ui
     for (size_t start = 0; start < keys->count; start = slice_end(start, keys->count)) {
         size_t end = slice_end(start, keys->count);
         uint64_t begin = bench_now_ns();
-        for (size_t i = start; i < end; i++)
-            found += bk_filter_contains(filter, keys->keys[i].data, keys->keys[i].len);
+        found += count_slice(queried, keys->keys + start, end - start);
         slice_times_add(&times, begin, bench_now_ns(), end - start);
     }
     *hits = found;
     return slice_times_median(&times);
 }
 
-/* One key per step through the filter's inline view (bench/views.h). */
-static double time_contains_view(const bk_sbbf_view *view, const key_set *keys, uint64_t *hits)
+/* One raw key per bk_filter_contains call. */
+static uint64_t count_raw(const void *filter, const bk_key *keys, size_t count)
 {
-    slice_times times;
-    slice_times_init(&times, keys->count);
     uint64_t found = 0;
-    for (size_t start = 0; start < keys->count; start = slice_end(start, keys->count)) {
-        size_t end = slice_end(start, keys->count);
-        uint64_t begin = bench_now_ns();
-        found += bench_view_hits(view, keys->keys + start, end - start);
-        slice_times_add(&times, begin, bench_now_ns(), end - start);
-    }
-    *hits = found;
-    return slice_times_median(&times);
+    for (size_t i = 0; i < count; i++)
+        found += bk_filter_contains(filter, keys[i].data, keys[i].len);
+    return found;
+}
+
+/* One key per step through the filter's inline view (bench/views.h). */
+static uint64_t count_view(const void *view, const bk_key *keys, size_t count)
+{
+    return bench_view_hits(view, keys, count);
 }
 
 /* Also counts the hits among the first `prefix` keys (to compare with the
@@ -626,8 +629,8 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     uint64_t pos[5], neg[5], pos_all, neg_all;
     fig->pos_hash = time_contains_hash(filter, hashes->sample, w->sample.count, &pos[0]);
     fig->neg_hash = time_contains_hash(filter, hashes->absent, w->absent_timed.count, &neg[0]);
-    fig->pos_raw = time_contains_raw(filter, &w->sample, &pos[1]);
-    fig->neg_raw = time_contains_raw(filter, &w->absent_timed, &neg[1]);
+    fig->pos_raw = time_key_slices(filter, &w->sample, count_raw, &pos[1]);
+    fig->neg_raw = time_key_slices(filter, &w->absent_timed, count_raw, &neg[1]);
     fig->pos_batch = time_contains_batch(filter, &w->sample, &pos_all, w->sample.count, &pos[2]);
     fig->neg_batch = time_contains_batch(filter, &w->absent, &neg_all, w->absent_timed.count,
                                          &neg[2]);
@@ -639,8 +642,8 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     pos[4] = pos[0];
     neg[4] = neg[0];
     if (bench_view_init(filter, &view)) {
-        fig->pos_view = time_contains_view(&view, &w->sample, &pos[4]);
-        fig->neg_view = time_contains_view(&view, &w->absent_timed, &neg[4]);
+        fig->pos_view = time_key_slices(&view, &w->sample, count_view, &pos[4]);
+        fig->neg_view = time_key_slices(&view, &w->absent_timed, count_view, &neg[4]);
     }
     for (int form = 1; form < 5; form++)
         if (pos[form] != pos[0] || neg[form] != neg[0])
