@@ -20,7 +20,13 @@ struct bk_bloom {
     unsigned flags;       /* BK_FLAG_* */
     bool borrowed;        /* words belong to someone else (a mapped file): read-only */
     bool use_bmi2;        /* one-key queries take the BMI2 build (bloom.c) */
+    bool exit_early;      /* one-key queries stop after two probes if one is 0
+                             (bloom.c, test_bits: filters > 32 MiB) */
 };
+
+/* One-key queries of filters bigger than this stop after two probes when
+ * one is 0 (bloom.c, test_bits). */
+#define BK_BLOOM_EXIT_EARLY_BYTES ((size_t)32 << 20)
 
 /* A filter of the given design.  With `borrowed_words` NULL the bit array
  * is allocated and zeroed; otherwise the filter reads those words in place

@@ -129,23 +129,46 @@ static void test_batch_add_matches_single(void **state)
 }
 
 /* The one-key query of the plain build and, where the CPU has BMI2, of the
- * BMI2 build (src/bloom.c): from the key and from its hash; they must agree.
- * Leaves the filter on the build it found. */
+ * BMI2 build (src/bloom.c), each reading all k probes and stopping after
+ * two (as filters beyond 32 MiB do): from the key and from its hash; all
+ * must agree.  Leaves the filter as it found it. */
 static bool contains_in_both_builds(bk_bloom *filter, const bk_key *key, bk_hash hash)
 {
-    bool was_bmi2 = filter->use_bmi2;
+    bool was_bmi2 = filter->use_bmi2, was_early = filter->exit_early;
+    filter->exit_early = false;
     assert_int_equal(bk_bloom_set_bmi2(filter, false), BK_OK);
     bool plain = bk_bloom_contains(filter, key->data, key->len);
-    assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
-    if (bk_bloom_set_bmi2(filter, true) == BK_OK) {
+    for (int early = 0; early < 2; early++) {
+        filter->exit_early = early;
+        assert_int_equal(bk_bloom_set_bmi2(filter, false), BK_OK);
         assert_int_equal(bk_bloom_contains(filter, key->data, key->len), plain);
         assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
-    } else {
-        assert_false(bk_cpu()->bmi2);
-        assert_false(filter->use_bmi2); /* a refusal changes nothing */
+        if (bk_bloom_set_bmi2(filter, true) == BK_OK) {
+            assert_int_equal(bk_bloom_contains(filter, key->data, key->len), plain);
+            assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
+        } else {
+            assert_false(bk_cpu()->bmi2);
+            assert_false(filter->use_bmi2); /* a refusal changes nothing */
+        }
     }
     filter->use_bmi2 = was_bmi2;
+    filter->exit_early = was_early;
     return plain;
+}
+
+/* Only filters beyond BK_BLOOM_EXIT_EARLY_BYTES stop after two probes. */
+static void test_exit_early_by_size(void **state)
+{
+    (void)state;
+    bk_bloom *small = new_filter(1000, 10, 0, 0);
+    assert_false(small->exit_early);
+    bk_params p = { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 64 * 8, .hashes = 3,
+                    .capacity = 1000 };
+    bk_bloom *big = NULL;
+    assert_int_equal(bk_bloom_create(&p, &big), BK_OK);
+    assert_true(big->exit_early);
+    bk_bloom_free(small);
+    bk_bloom_free(big);
 }
 
 /* Every query form gives the same answer for every key, present or absent,
@@ -237,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_l2_size_is_plausible),
         cmocka_unit_test(test_batch_add_matches_single),
         cmocka_unit_test(test_queries_agree),
+        cmocka_unit_test(test_exit_early_by_size),
         cmocka_unit_test(test_batch_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
