@@ -123,6 +123,13 @@ static void check_sbbf_filter(bk_sbbf *filter, size_t count, uint64_t seed)
     free_keys(&absent);
 }
 
+static bk_sbbf *create_sbbf(const bk_params *params)
+{
+    bk_sbbf *filter = NULL;
+    assert_int_equal(bk_sbbf_create(params, &filter), BK_OK);
+    return filter;
+}
+
 static void test_sbbf_view_matches_library(void **state)
 {
     (void)state;
@@ -130,8 +137,7 @@ static void test_sbbf_view_matches_library(void **state)
     for (size_t a = 0; a < ALGORITHMS; a++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             bk_params p = params_for(algorithms[a], sizes[s]);
-            bk_sbbf *filter = NULL;
-            assert_int_equal(bk_sbbf_create(&p, &filter), BK_OK);
+            bk_sbbf *filter = create_sbbf(&p);
             check_sbbf_filter(filter, (size_t)sizes[s], 1000 * a + s);
             bk_sbbf_free(filter);
         }
@@ -143,22 +149,17 @@ static void test_sbbf_view_word_by_word(void **state)
 {
     (void)state;
     bk_params p = params_for(BK_HASH_XXH64, 20000);
-    bk_sbbf *portable = NULL;
-    assert_int_equal(bk_sbbf_create(&p, &portable), BK_OK);
-    assert_int_equal(bk_sbbf_set_simd(portable, false), BK_OK);
-    bk_sbbf_view view;
-    assert_int_equal(bk_sbbf_view_init(portable, &view), BK_OK);
-    assert_true(view.word_by_word);
-    check_sbbf_filter(portable, 20000, 77);
-    bk_sbbf_free(portable);
-
-    p.flags = BK_FLAG_CONCURRENT;
-    bk_sbbf *concurrent = NULL;
-    assert_int_equal(bk_sbbf_create(&p, &concurrent), BK_OK);
-    assert_int_equal(bk_sbbf_view_init(concurrent, &view), BK_OK);
-    assert_true(view.word_by_word);
-    check_sbbf_filter(concurrent, 20000, 78);
-    bk_sbbf_free(concurrent);
+    bk_params concurrent = p;
+    concurrent.flags = BK_FLAG_CONCURRENT;
+    bk_sbbf *filters[2] = { create_sbbf(&p), create_sbbf(&concurrent) };
+    assert_int_equal(bk_sbbf_set_simd(filters[0], false), BK_OK);
+    for (int f = 0; f < 2; f++) {
+        bk_sbbf_view view;
+        assert_int_equal(bk_sbbf_view_init(filters[f], &view), BK_OK);
+        assert_true(view.word_by_word);
+        check_sbbf_filter(filters[f], 20000, 77 + (uint64_t)f);
+        bk_sbbf_free(filters[f]);
+    }
 }
 
 /* A view reads the filter's own words: keys added after it was taken are
@@ -167,8 +168,7 @@ static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
 {
     (void)state;
     bk_params p = params_for(BK_HASH_XXH64, 10000);
-    bk_sbbf *filter = NULL;
-    assert_int_equal(bk_sbbf_create(&p, &filter), BK_OK);
+    bk_sbbf *filter = create_sbbf(&p);
     bk_sbbf_view early;
     assert_int_equal(bk_sbbf_view_init(filter, &early), BK_OK);
     key_list keys = random_keys(10000, 99);
@@ -202,8 +202,7 @@ static void test_view_init_rejects_null(void **state)
     bk_sbbf_view view;
     assert_int_equal(bk_sbbf_view_init(NULL, &view), BK_EINVAL);
     bk_params p = params_for(BK_HASH_XXH3, 10);
-    bk_sbbf *sbbf = NULL;
-    assert_int_equal(bk_sbbf_create(&p, &sbbf), BK_OK);
+    bk_sbbf *sbbf = create_sbbf(&p);
     assert_int_equal(bk_sbbf_view_init(sbbf, NULL), BK_EINVAL);
     bk_sbbf_free(sbbf);
 }
