@@ -637,11 +637,11 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     fig->pos_hbatch = time_contains_hash_batch(filter, hashes->sample, w->sample.count, &pos[3]);
     fig->neg_hbatch = time_contains_hash_batch(filter, hashes->absent, w->absent_timed.count,
                                                &neg[3]);
-    bk_sbbf_view view;
+    bench_view view;
     fig->pos_view = fig->neg_view = NAN;
     pos[4] = pos[0];
     neg[4] = neg[0];
-    if (bench_view_init(filter, &view)) {
+    if (bench_view_init(filter, key_type_bytes(w->type), &view)) {
         fig->pos_view = time_key_slices(&view, &w->sample, count_view, &pos[4]);
         fig->neg_view = time_key_slices(&view, &w->absent_timed, count_view, &neg[4]);
     }

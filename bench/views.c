@@ -13,23 +13,36 @@
 #define VIEW_LOOP bench_view_hits_portable
 #endif
 
-uint64_t VIEW_LOOP(const bk_sbbf_view *view, const bk_key *keys, size_t count)
+/* `key_bytes` is a constant where this is inlined below, 0 for keys of
+ * mixed lengths. */
+static BK_ALWAYS_INLINE uint64_t count_hits(const bk_sbbf_view *view, const bk_key *keys,
+                                            size_t count, size_t key_bytes)
 {
     const bk_sbbf_view local = *view;
     uint64_t hits = 0;
     for (size_t i = 0; i < count; i++)
-        hits += bk_sbbf_view_contains(&local, keys[i].data, keys[i].len);
+        hits += bk_sbbf_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
     return hits;
 }
 
-#ifndef BENCH_VIEWS_AVX2
-bool bench_view_init(const bk_filter *filter, bk_sbbf_view *view)
+uint64_t VIEW_LOOP(const bench_view *view, const bk_key *keys, size_t count)
 {
-    return bk_filter_kind(filter) == BK_KIND_SBBF &&
-           bk_sbbf_view_init(bk_filter_object(filter), view) == BK_OK;
+    switch (view->key_bytes) {
+    case 8: return count_hits(&view->view, keys, count, 8);
+    case 16: return count_hits(&view->view, keys, count, 16);
+    default: return count_hits(&view->view, keys, count, 0);
+    }
 }
 
-uint64_t bench_view_hits(const bk_sbbf_view *view, const bk_key *keys, size_t count)
+#ifndef BENCH_VIEWS_AVX2
+bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
+{
+    out->key_bytes = key_bytes;
+    return bk_filter_kind(filter) == BK_KIND_SBBF &&
+           bk_sbbf_view_init(bk_filter_object(filter), &out->view) == BK_OK;
+}
+
+uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2) /* false under BLOOMKIT_PORTABLE */

@@ -3,10 +3,13 @@
  * bloomkit/sbbf_inline.h: the cost of an sbbf query compiled into the
  * caller's loop, the `+view -view` columns.
  *
- * The loop is compiled twice (bench/views.c for the baseline, and with
- * -mavx2 on x86-64 through bench/views_avx2.c) and the run takes the AVX2
- * copy when the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a
- * program built for its own machine would.
+ * The loop is the one a caller with fixed-width keys writes: the key
+ * length is a constant at the call (8 for int64 keys, 16 for str16), so
+ * the compiler keeps only XXH64's code for that length.  It is compiled
+ * twice (bench/views.c for the baseline, and with -mavx2 on x86-64 through
+ * bench/views_avx2.c) and the run takes the AVX2 copy when the CPU has
+ * AVX2 and BLOOMKIT_PORTABLE is not set, as a program built for its own
+ * machine would.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
@@ -14,14 +17,20 @@
 #include "bloomkit.h"
 #include "bloomkit/sbbf_inline.h"
 
+/* A view and the length of every key it will be asked about. */
+typedef struct bench_view {
+    bk_sbbf_view view;
+    size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
+} bench_view;
+
 /* False for kinds without an inline view (all but sbbf). */
-bool bench_view_init(const bk_filter *filter, bk_sbbf_view *view);
+bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out);
 
 /* How many of keys[0..count) the view reports present. */
-uint64_t bench_view_hits(const bk_sbbf_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count);
 
 /* The two compiled copies of the loop (the second on x86-64 only). */
-uint64_t bench_view_hits_portable(const bk_sbbf_view *view, const bk_key *keys, size_t count);
-uint64_t bench_view_hits_avx2(const bk_sbbf_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hits_portable(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hits_avx2(const bench_view *view, const bk_key *keys, size_t count);
 
 #endif

@@ -341,9 +341,11 @@ bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view)
 {
     if (filter == NULL || view == NULL)
         return BK_EINVAL;
+    if (filter->hasher.algorithm != BK_HASH_XXH64)
+        return BK_EUNSUPPORTED;
     view->words = filter->words;
     view->block_count = filter->block_count;
-    view->hasher = filter->hasher;
+    view->seed = filter->hasher.seed;
     view->word_by_word = !bk_sbbf_uses_simd(filter);
     return BK_OK;
 }

@@ -9,3 +9,9 @@ bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t l
 {
     return bk_sbbf_view_contains(view, key, len);
 }
+
+bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
+                                             size_t len)
+{
+    return view_contains_constant_length(view, key, len);
+}

@@ -1,12 +1,28 @@
 /*
- * tests/inline_paths.h -- the inline sbbf view as compiled in
- * tests/inline_avx2.c (with -mavx2), called from tests/test_inline.c.
+ * tests/inline_paths.h -- the inline sbbf view as tests/test_inline.c
+ * calls it: with the key length a run-time value, and with it a constant
+ * (what a caller with fixed-width keys compiles: only that length's XXH64
+ * code is left).  tests/inline_avx2.c compiles both with -mavx2.
  */
 #ifndef BK_TESTS_INLINE_PATHS_H
 #define BK_TESTS_INLINE_PATHS_H
 
 #include "bloomkit/sbbf_inline.h"
 
+/* bk_sbbf_view_contains with len a compile-time constant for 8 and 16. */
+static inline bool view_contains_constant_length(const bk_sbbf_view *view, const void *key,
+                                                 size_t len)
+{
+    switch (len) {
+    case 8: return bk_sbbf_view_contains(view, key, 8);
+    case 16: return bk_sbbf_view_contains(view, key, 16);
+    default: return bk_sbbf_view_contains(view, key, len);
+    }
+}
+
+/* The two calls above, compiled with -mavx2 (x86-64 only). */
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);
+bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
+                                             size_t len);
 
 #endif

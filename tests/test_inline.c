@@ -1,11 +1,12 @@
 /*
  * tests/test_inline.c -- the inline view of bloomkit/sbbf_inline.h answers
  * exactly as the library's one-key query: on random filters of several
- * sizes, every hash algorithm, keys of every length from 0 to 40 bytes,
- * present and absent; with the view compiled for the baseline (this file)
- * and with -mavx2 (tests/inline_avx2.c), when the CPU has AVX2; for
- * filters on the portable path, concurrent filters, loaded copies, and
- * adds made after the view was taken.  (Without
+ * sizes and XXH64 seeds, keys of every length from 0 to 40 bytes, present
+ * and absent, the length passed as a run-time value and as a constant;
+ * with the view compiled for the baseline (this file) and with -mavx2
+ * (tests/inline_avx2.c), when the CPU has AVX2; for filters on the
+ * portable path, concurrent filters, loaded copies, and adds made after
+ * the view was taken.  SipHash filters have no view.  (Without
  * BK_TEST_AVX2_VIEWS, on other processors, only the baseline form.)
  */
 #include <setjmp.h>
@@ -19,10 +20,8 @@
 
 #include "bloomkit.h"
 #include "bloomkit/sbbf_inline.h"
-#include "sbbf.h"
-#ifdef BK_TEST_AVX2_VIEWS
 #include "inline_paths.h"
-#endif
+#include "sbbf.h"
 
 #define MAX_KEY_BYTES 40
 #define ABSENT_KEYS 20000
@@ -72,19 +71,16 @@ static void free_keys(key_list *list)
     free(list->keys);
 }
 
-/* The hashers every view must follow: the library's inline XXH3 and
- * XXH64 and the out-of-line SipHash. */
-static bk_params params_for(bk_hash_algorithm algorithm, uint64_t capacity)
+/* An XXH64 filter (the only hash an sbbf view serves) with `seed`. */
+static bk_params params_for(uint64_t seed, uint64_t capacity)
 {
-    bk_params p = { .capacity = capacity, .fpr = 0.01, .hash_algorithm = algorithm,
-                    .seed = 0x5eed };
-    if (algorithm == BK_HASH_SIPHASH)
-        p.secret_key = secret_key;
+    bk_params p = { .capacity = capacity, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64,
+                    .seed = seed };
     return p;
 }
 
-static const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_SIPHASH };
-#define ALGORITHMS (sizeof algorithms / sizeof algorithms[0])
+static const uint64_t seeds[] = { 0, 0x5eed, UINT64_MAX };
+#define SEEDS (sizeof seeds / sizeof seeds[0])
 
 /* ---- sbbf ---------------------------------------------------------------- */
 
@@ -99,11 +95,15 @@ static size_t check_sbbf_view(const bk_sbbf *filter, const key_list *keys)
         const bk_key *key = &keys->keys[i];
         bool expected = bk_sbbf_contains(filter, key->data, key->len);
         assert_int_equal(bk_sbbf_view_contains(&view, key->data, key->len), expected);
+        assert_int_equal(view_contains_constant_length(&view, key->data, key->len), expected);
         bk_hash hash = bk_sbbf_hash(filter, key->data, key->len);
         assert_int_equal(bk_sbbf_view_contains_hash64(&view, hash.h1), expected);
 #ifdef BK_TEST_AVX2_VIEWS
-        if (__builtin_cpu_supports("avx2"))
+        if (__builtin_cpu_supports("avx2")) {
             assert_int_equal(avx2_sbbf_view_contains(&view, key->data, key->len), expected);
+            assert_int_equal(
+                avx2_sbbf_view_contains_constant_length(&view, key->data, key->len), expected);
+        }
 #endif
         present += expected;
     }
@@ -134,9 +134,9 @@ static void test_sbbf_view_matches_library(void **state)
 {
     (void)state;
     static const uint64_t sizes[] = { 1, 100, 5000, 100000 };
-    for (size_t a = 0; a < ALGORITHMS; a++)
+    for (size_t a = 0; a < SEEDS; a++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-            bk_params p = params_for(algorithms[a], sizes[s]);
+            bk_params p = params_for(seeds[a], sizes[s]);
             bk_sbbf *filter = create_sbbf(&p);
             check_sbbf_filter(filter, (size_t)sizes[s], 1000 * a + s);
             bk_sbbf_free(filter);
@@ -148,7 +148,7 @@ static void test_sbbf_view_matches_library(void **state)
 static void test_sbbf_view_word_by_word(void **state)
 {
     (void)state;
-    bk_params p = params_for(BK_HASH_XXH64, 20000);
+    bk_params p = params_for(0, 20000);
     bk_params concurrent = p;
     concurrent.flags = BK_FLAG_CONCURRENT;
     bk_sbbf *filters[2] = { create_sbbf(&p), create_sbbf(&concurrent) };
@@ -167,7 +167,7 @@ static void test_sbbf_view_word_by_word(void **state)
 static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
 {
     (void)state;
-    bk_params p = params_for(BK_HASH_XXH64, 10000);
+    bk_params p = params_for(0, 10000);
     bk_sbbf *filter = create_sbbf(&p);
     bk_sbbf_view early;
     assert_int_equal(bk_sbbf_view_init(filter, &early), BK_OK);
@@ -201,9 +201,34 @@ static void test_view_init_rejects_null(void **state)
     (void)state;
     bk_sbbf_view view;
     assert_int_equal(bk_sbbf_view_init(NULL, &view), BK_EINVAL);
-    bk_params p = params_for(BK_HASH_XXH3, 10);
+    bk_params p = params_for(0, 10);
     bk_sbbf *sbbf = create_sbbf(&p);
     assert_int_equal(bk_sbbf_view_init(sbbf, NULL), BK_EINVAL);
+    bk_sbbf_free(sbbf);
+}
+
+/* BK_HASH_XXH3 (the default) asks an sbbf for XXH64, which has a view;
+ * SipHash, a library call, has none, and *view is left as it was. */
+static void test_view_init_follows_the_hash(void **state)
+{
+    (void)state;
+    bk_params p = params_for(7, 1000);
+    p.hash_algorithm = BK_HASH_XXH3;
+    bk_sbbf *sbbf = create_sbbf(&p);
+    key_list keys = random_keys(1000, 5);
+    assert_int_equal(bk_sbbf_add_batch(sbbf, keys.keys, keys.count, NULL), BK_OK);
+    assert_int_equal(check_sbbf_view(sbbf, &keys), keys.count);
+    bk_sbbf_free(sbbf);
+    free_keys(&keys);
+
+    p.hash_algorithm = BK_HASH_SIPHASH;
+    p.secret_key = secret_key;
+    sbbf = create_sbbf(&p);
+    bk_sbbf_view view, untouched;
+    memset(&view, 0xa5, sizeof view);
+    untouched = view;
+    assert_int_equal(bk_sbbf_view_init(sbbf, &view), BK_EUNSUPPORTED);
+    assert_memory_equal(&view, &untouched, sizeof view);
     bk_sbbf_free(sbbf);
 }
 
@@ -214,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_sbbf_view_word_by_word),
         cmocka_unit_test(test_sbbf_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_view_init_rejects_null),
+        cmocka_unit_test(test_view_init_follows_the_hash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
