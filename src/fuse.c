@@ -133,6 +133,7 @@
  * 10^8 (bloomkit-bench, commit 27f5796).
  */
 #include "bloomkit/fuse.h"
+#include "bloomkit/fuse_inline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,7 +150,6 @@
 #define BATCH_CHUNK 32
 #define MAX_SEGMENT_LENGTH ((uint32_t)1 << 18)
 #define MIN_SEGMENT_LENGTH 4u
-#define GOLDEN_64 0x9E3779B97F4A7C15ULL
 
 /* Where a kind's slots are and how wide its fingerprints are. */
 typedef struct fuse_geometry {
@@ -264,67 +264,21 @@ static bk_status geometry_for(bk_kind kind, uint64_t keys, fuse_geometry *g)
 /* The hot path                                                             */
 /* ------------------------------------------------------------------------ */
 
-static ALWAYS_INLINE uint64_t rotl64(uint64_t x, unsigned r)
-{
-    return (x << r) | (x >> ((64 - r) & 63));
-}
+/* The hash, fingerprint, slot and xor functions are bloomkit/fuse_inline.h's
+ * (one copy for the library and the inline view). */
 
-/* The 64-bit hash of a key under attempt seed `seed`: all 128 bits folded,
- * then mixed, so a caller's hashes need randomness in either half only. */
-static ALWAYS_INLINE uint64_t attempt_hash(bk_hash hash, uint64_t seed)
-{
-    return bk_mix64((hash.h1 ^ rotl64(hash.h2, 32)) + seed);
-}
-
-static ALWAYS_INLINE uint32_t fingerprint_of(uint64_t hash, bk_kind kind)
-{
-    uint64_t folded = hash ^ (hash >> 32);
-    return (uint32_t)(kind == BK_KIND_FUSE16 ? (uint16_t)folded : (uint8_t)folded);
-}
-
-/* The d slots of a 64-bit hash; `kind` is a constant where this is inlined,
- * so each kind gets straight-line code. */
 static ALWAYS_INLINE void slots_of(const fuse_geometry *g, uint64_t hash, bk_kind kind,
                                    uint64_t slot[4])
 {
-    if (kind == BK_KIND_XOR8) {
-        uint64_t block = g->segment_length;
-        slot[0] = bk_reduce(hash, block);
-        slot[1] = bk_reduce(rotl64(hash, 21), block) + block;
-        slot[2] = bk_reduce(rotl64(hash, 42), block) + 2 * block;
-        slot[3] = 0;
-        return;
-    }
-    uint64_t length = g->segment_length, mask = g->segment_mask;
-    uint64_t first = bk_reduce(hash, g->segment_count_length);
-    slot[0] = first;
-    slot[1] = (first + length) ^ ((hash >> 18) & mask);
-    slot[2] = (first + 2 * length) ^ (hash & mask);
-    slot[3] = kind == BK_KIND_FUSE8_4 ? (first + 3 * length) ^ (((hash * GOLDEN_64) >> 46) & mask)
-                                      : 0;
-}
-
-/* F[h_0] ^ F[h_1] ^ F[h_2] (^ F[h_3]). */
-static ALWAYS_INLINE uint32_t stored_xor(const void *fingerprints, const uint64_t slot[4],
-                                         bk_kind kind)
-{
-    if (kind == BK_KIND_FUSE16) {
-        const uint16_t *f = fingerprints;
-        return (uint32_t)(f[slot[0]] ^ f[slot[1]] ^ f[slot[2]]);
-    }
-    const uint8_t *f = fingerprints;
-    uint32_t x = (uint32_t)(f[slot[0]] ^ f[slot[1]] ^ f[slot[2]]);
-    if (kind == BK_KIND_FUSE8_4)
-        x ^= f[slot[3]];
-    return x;
+    bk_fuse_slots_of(hash, kind, g->segment_count_length, g->segment_length, g->segment_mask, slot);
 }
 
 static ALWAYS_INLINE bool contains_kind(const bk_fuse *filter, bk_hash hash, bk_kind kind)
 {
-    uint64_t h = attempt_hash(hash, filter->seed);
+    uint64_t h = bk_fuse_attempt_hash(hash, filter->seed);
     uint64_t slot[4];
     slots_of(&filter->geometry, h, kind, slot);
-    return fingerprint_of(h, kind) == stored_xor(filter->fingerprints, slot, kind);
+    return bk_fuse_fingerprint(h, kind) == bk_fuse_stored_xor(filter->fingerprints, slot, kind);
 }
 
 static ALWAYS_INLINE void prefetch_slots(const bk_fuse *filter, const uint64_t slot[4],
@@ -346,14 +300,14 @@ static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash 
     uint64_t slot[BATCH_CHUNK][4];
     uint32_t expected[BATCH_CHUNK];
     for (size_t i = 0; i < count; i++) {
-        uint64_t h = attempt_hash(hashes[i], filter->seed);
+        uint64_t h = bk_fuse_attempt_hash(hashes[i], filter->seed);
         slots_of(&filter->geometry, h, kind, slot[i]);
-        expected[i] = fingerprint_of(h, kind);
+        expected[i] = bk_fuse_fingerprint(h, kind);
         prefetch_slots(filter, slot[i], kind);
     }
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
-        bool found = expected[i] == stored_xor(filter->fingerprints, slot[i], kind);
+        bool found = expected[i] == bk_fuse_stored_xor(filter->fingerprints, slot[i], kind);
         present += found;
         if (results != NULL)
             results[i] = found;
@@ -421,6 +375,23 @@ bool bk_fuse_contains_hash(const bk_fuse *filter, bk_hash hash)
     case BK_KIND_FUSE8_4: return contains_fuse8_4(filter, hash);
     default: return contains_fuse8(filter, hash);
     }
+}
+
+bk_status bk_fuse_view_init(const bk_fuse *filter, bk_fuse_view *view)
+{
+    if (filter == NULL || view == NULL)
+        return BK_EINVAL;
+    if (filter->hasher.algorithm != BK_HASH_XXH3 && filter->hasher.algorithm != BK_HASH_XXH64)
+        return BK_EUNSUPPORTED;
+    view->fingerprints = filter->fingerprints;
+    view->first_slot_range = filter->geometry.segment_count_length;
+    view->segment_length = filter->geometry.segment_length;
+    view->segment_mask = filter->geometry.segment_mask;
+    view->attempt_seed = filter->seed;
+    view->kind = filter->kind;
+    view->hash_algorithm = filter->hasher.algorithm;
+    view->hash_seed = filter->hasher.seed;
+    return BK_OK;
 }
 
 bk_hash bk_fuse_hash(const bk_fuse *filter, const void *key, size_t len)
@@ -491,11 +462,11 @@ static void bucket_hashes(const bk_hash *input, size_t count, uint64_t seed,
     unsigned shift = 64 - bucket_bits;
     memset(bucket_end, 0, (buckets + 1) * sizeof *bucket_end);
     for (size_t i = 0; i < count; i++)
-        bucket_end[(attempt_hash(input[i], seed) >> shift) + 1]++;
+        bucket_end[(bk_fuse_attempt_hash(input[i], seed) >> shift) + 1]++;
     for (size_t b = 0; b < buckets; b++)
         bucket_end[b + 1] += bucket_end[b];
     for (size_t i = 0; i < count; i++) {
-        uint64_t h = attempt_hash(input[i], seed);
+        uint64_t h = bk_fuse_attempt_hash(input[i], seed);
         sorted[bucket_end[h >> shift]++] = h;
     }
 }
@@ -809,7 +780,8 @@ static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s,
         slots_of(&geometry, h, kind, slot);
         uint64_t own = slot[stack_index[i]];
         /* F[own] is still 0, so xoring it in changes nothing. */
-        uint32_t value = fingerprint_of(h, kind) ^ stored_xor(fingerprints, slot, kind);
+        uint32_t value =
+            bk_fuse_fingerprint(h, kind) ^ bk_fuse_stored_xor(fingerprints, slot, kind);
         if (kind == BK_KIND_FUSE16)
             ((uint16_t *)fingerprints)[own] = (uint16_t)value;
         else
@@ -846,7 +818,7 @@ static void assign_any(bk_kind kind, const fuse_geometry *g, const build_scratch
 
 static uint64_t attempt_seed(uint64_t base_seed, unsigned attempt)
 {
-    return bk_mix64(base_seed + (uint64_t)attempt * GOLDEN_64);
+    return bk_mix64(base_seed + (uint64_t)attempt * BK_FUSE_GOLDEN_64);
 }
 
 static bk_fuse *new_filter(bk_kind kind, const bk_hasher *hasher)

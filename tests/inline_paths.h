@@ -1,12 +1,14 @@
 /*
- * tests/inline_paths.h -- the inline sbbf view as tests/test_inline.c
- * calls it: with the key length a run-time value, and with it a constant
+ * tests/inline_paths.h -- the inline sbbf and fuse views as
+ * tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
  * (what a caller with fixed-width keys compiles: only that length's XXH64
- * code is left).  tests/inline_avx2.c compiles both with -mavx2.
+ * code is left).  tests/inline_avx2.c compiles the sbbf ones with -mavx2
+ * (the fuse view has no SIMD path).
  */
 #ifndef BK_TESTS_INLINE_PATHS_H
 #define BK_TESTS_INLINE_PATHS_H
 
+#include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
 /* bk_sbbf_view_contains with len a compile-time constant for 8 and 16. */
@@ -20,7 +22,18 @@ static inline bool view_contains_constant_length(const bk_sbbf_view *view, const
     }
 }
 
-/* The two calls above, compiled with -mavx2 (x86-64 only). */
+/* bk_fuse_view_contains likewise. */
+static inline bool fuse_view_contains_constant_length(const bk_fuse_view *view, const void *key,
+                                                      size_t len)
+{
+    switch (len) {
+    case 8: return bk_fuse_view_contains(view, key, 8);
+    case 16: return bk_fuse_view_contains(view, key, 16);
+    default: return bk_fuse_view_contains(view, key, len);
+    }
+}
+
+/* The two sbbf calls above, compiled with -mavx2 (x86-64 only). */
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);
 bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
                                              size_t len);

@@ -1,13 +1,16 @@
 /*
- * tests/test_inline.c -- the inline view of bloomkit/sbbf_inline.h answers
- * exactly as the library's one-key query: on random filters of several
+ * tests/test_inline.c -- the inline views of bloomkit/sbbf_inline.h and
+ * bloomkit/fuse_inline.h answer exactly as the library's one-key queries.
+ * sbbf: on random filters of several
  * sizes and XXH64 seeds, keys of every length from 0 to 40 bytes, present
  * and absent, the length passed as a run-time value and as a constant;
  * with the view compiled for the baseline (this file) and with -mavx2
  * (tests/inline_avx2.c), when the CPU has AVX2; for filters on the
  * portable path, concurrent filters, loaded copies, and adds made after
- * the view was taken.  SipHash filters have no view.  (Without
- * BK_TEST_AVX2_VIEWS, on other processors, only the baseline form.)
+ * the view was taken.  (Without BK_TEST_AVX2_VIEWS, on other processors,
+ * only the baseline form.)  Static kinds: xor8, fuse8, fuse16 and fuse8_4
+ * from 0 to 10^5 keys under XXH3 and XXH64, from the key and from its
+ * hash, and loaded copies.  SipHash filters have no view.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,6 +235,111 @@ static void test_view_init_follows_the_hash(void **state)
     bk_sbbf_free(sbbf);
 }
 
+/* ---- xor and binary fuse ------------------------------------------------- */
+
+static const bk_kind static_kinds[] = { BK_KIND_XOR8, BK_KIND_FUSE8, BK_KIND_FUSE16,
+                                        BK_KIND_FUSE8_4 };
+#define STATIC_KINDS (sizeof static_kinds / sizeof static_kinds[0])
+
+/* Every key of `keys` answers as bk_fuse_contains says, through the view
+ * from the key (run-time and constant length) and from its hash. */
+static size_t check_fuse_view(const bk_fuse *filter, const key_list *keys)
+{
+    bk_fuse_view view;
+    assert_int_equal(bk_fuse_view_init(filter, &view), BK_OK);
+    size_t present = 0;
+    for (size_t i = 0; i < keys->count; i++) {
+        const bk_key *key = &keys->keys[i];
+        bool expected = bk_fuse_contains(filter, key->data, key->len);
+        assert_int_equal(bk_fuse_view_contains(&view, key->data, key->len), expected);
+        assert_int_equal(fuse_view_contains_constant_length(&view, key->data, key->len),
+                         expected);
+        bk_hash hash = bk_fuse_hash(filter, key->data, key->len);
+        assert_int_equal(bk_fuse_view_contains_hash(&view, hash), expected);
+        present += expected;
+    }
+    return present;
+}
+
+static bk_fuse *build_fuse(bk_kind kind, const bk_params *params, const key_list *keys)
+{
+    bk_fuse *filter = NULL;
+    assert_int_equal(bk_fuse_build(kind, params, keys->keys, keys->count, &filter), BK_OK);
+    return filter;
+}
+
+/* Every static kind, from empty to 10^5 keys, XXH3 (two seeds) and XXH64. */
+static void test_fuse_view_matches_library(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = { 0, 1, 2, 100, 5000, 100000 };
+    static const bk_params hashes[] = {
+        { .hash_algorithm = BK_HASH_XXH3 },
+        { .hash_algorithm = BK_HASH_XXH3, .seed = 0x5eed },
+        { .hash_algorithm = BK_HASH_XXH64, .seed = 3 },
+    };
+    for (size_t k = 0; k < STATIC_KINDS; k++)
+        for (size_t h = 0; h < sizeof hashes / sizeof hashes[0]; h++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+                uint64_t seed = 100 * k + 10 * h + s;
+                key_list added = random_keys(sizes[s], seed);
+                key_list absent = random_keys(ABSENT_KEYS, seed + 5000);
+                bk_fuse *filter = build_fuse(static_kinds[k], &hashes[h], &added);
+                assert_int_equal(check_fuse_view(filter, &added), added.count);
+                /* most "absent" keys are absent (the short ones repeat
+                 * added keys): the comparison saw both answers */
+                assert_true(check_fuse_view(filter, &absent) < ABSENT_KEYS / 2);
+                bk_fuse_free(filter);
+                free_keys(&added);
+                free_keys(&absent);
+            }
+}
+
+/* A filter read back from its bytes gives a view that answers alike. */
+static void test_fuse_view_of_loaded_copy(void **state)
+{
+    (void)state;
+    key_list keys = random_keys(20000, 4242), absent = random_keys(ABSENT_KEYS, 4343);
+    bk_params p = { .seed = 9 };
+    for (size_t k = 0; k < STATIC_KINDS; k++) {
+        bk_filter *built = NULL, *copy = NULL;
+        assert_int_equal(bk_filter_build(static_kinds[k], &p, keys.keys, keys.count, &built),
+                         BK_OK);
+        size_t size = 0;
+        assert_int_equal(bk_filter_serialized_size(built, &size), BK_OK);
+        void *buffer = malloc(size);
+        assert_non_null(buffer);
+        assert_int_equal(bk_filter_serialize(built, buffer, size, NULL), BK_OK);
+        assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+        assert_int_equal(check_fuse_view(bk_filter_object(copy), &keys), keys.count);
+        check_fuse_view(bk_filter_object(copy), &absent);
+        free(buffer);
+        bk_filter_free(copy);
+        bk_filter_free(built);
+    }
+    free_keys(&keys);
+    free_keys(&absent);
+}
+
+/* NULL arguments and SipHash filters: an error, *view untouched. */
+static void test_fuse_view_init_errors(void **state)
+{
+    (void)state;
+    key_list keys = random_keys(100, 1);
+    bk_params p = { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret_key };
+    bk_fuse *keyed = build_fuse(BK_KIND_FUSE8, &p, &keys);
+    bk_fuse_view view, untouched;
+    memset(&view, 0xa5, sizeof view);
+    untouched = view;
+    assert_int_equal(bk_fuse_view_init(keyed, &view), BK_EUNSUPPORTED);
+    assert_memory_equal(&view, &untouched, sizeof view);
+    assert_int_equal(bk_fuse_view_init(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_fuse_view_init(keyed, NULL), BK_EINVAL);
+    assert_memory_equal(&view, &untouched, sizeof view);
+    bk_fuse_free(keyed);
+    free_keys(&keys);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +348,9 @@ int main(void)
         cmocka_unit_test(test_sbbf_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_view_init_rejects_null),
         cmocka_unit_test(test_view_init_follows_the_hash),
+        cmocka_unit_test(test_fuse_view_matches_library),
+        cmocka_unit_test(test_fuse_view_of_loaded_copy),
+        cmocka_unit_test(test_fuse_view_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* A program outside the project that links the installed library, and
  * compiles the inline views (which need xxhash.h on the include path). */
 #include <bloomkit.h>
+#include <bloomkit/fuse_inline.h>
 #include <bloomkit/sbbf_inline.h>
 #include <stdio.h>
 
@@ -24,6 +25,17 @@ int main(void)
          bk_sbbf_view_contains(&view, "dave", 4) == bk_sbbf_contains(sbbf, "dave", 4) &&
          bk_sbbf_view_contains(&view, "carol", 5);
     bk_sbbf_free(sbbf);
+
+    bk_key keys[2] = { { "erin", 4 }, { "frank", 5 } };
+    bk_fuse *fuse;
+    bk_fuse_view fuse_view;
+    if (bk_fuse_build(BK_KIND_FUSE8, &params, keys, 2, &fuse) != BK_OK)
+        return 1;
+    ok = ok && bk_fuse_view_init(fuse, &fuse_view) == BK_OK &&
+         bk_fuse_view_contains(&fuse_view, "erin", 4) &&
+         bk_fuse_view_contains(&fuse_view, "frank", 5) &&
+         bk_fuse_view_contains(&fuse_view, "gina", 4) == bk_fuse_contains(fuse, "gina", 4);
+    bk_fuse_free(fuse);
     printf("consumer: %s\n", ok ? "ok" : "wrong answer");
     return ok ? 0 : 1;
 }
