@@ -18,13 +18,18 @@
  *   query      a sample of present keys (all of them up to --queries) and
  *              keys that were never added (--absent of them for the batch
  *              pass, which gives the FPR; the first --queries of them for
- *              the one-at-a-time passes), three ways each:
+ *              the one-at-a-time passes), in these forms:
  *                hash   bk_filter_contains_hash on precomputed hashes
+ *                hview  the same through the kind's inline view, compiled
+ *                       into the loop (sbbf and the static kinds;
+ *                       bench/views.h)
  *                raw    bk_filter_contains on the key bytes (hash included)
+ *                view   the same through the inline view
  *                batch  bk_filter_contains_batch, 1024 keys per call
+ *                hbat   bk_filter_contains_hash_batch on the hashes
  *              A present key reported absent is a false negative: counted,
- *              and an error.  The three forms must agree key for key on
- *              the counts; a disagreement is flagged.
+ *              and an error.  The forms must agree on the counts; a
+ *              disagreement is flagged.
  *   accuracy   measured FPR over the absent keys; bits per key = the
  *              filter's bytes * 8 / n.
  *   limits     the time of one random cache-line read in a buffer of the
@@ -136,7 +141,8 @@ typedef struct row {
     double insert_single_ns, insert_batch_ns, build_ns;
     double pos_hash_ns, neg_hash_ns, pos_raw_ns, neg_raw_ns, pos_batch_ns, neg_batch_ns;
     double pos_hbatch_ns, neg_hbatch_ns;
-    double pos_view_ns, neg_view_ns; /* inline view (bench/views.h): sbbf only, else NAN */
+    double pos_view_ns, neg_view_ns;   /* inline view (bench/views.h) from the key: sbbf and */
+    double pos_hview_ns, neg_hview_ns; /* static kinds, else NAN; from the hash: likewise */
     double own_read_ns; /* independent line read in the filter's own bit array, or NAN */
     double huge_mb;
     memory_limits limits;
@@ -402,8 +408,11 @@ static size_t slice_end(size_t start, size_t count)
     return count - start < BENCH_SLICE_KEYS ? count : start + BENCH_SLICE_KEYS;
 }
 
-static double time_contains_hash(const bk_filter *filter, const bk_hash *hashes, size_t count,
-                                 uint64_t *hits)
+typedef uint64_t (*hash_slice_counter)(const void *queried, const bk_hash *hashes,
+                                        size_t count);
+
+static double time_hash_slices(const void *queried, const bk_hash *hashes, size_t count,
+                               hash_slice_counter count_slice, uint64_t *hits)
 {
     slice_times times;
     slice_times_init(&times, count);
@@ -411,12 +420,26 @@ static double time_contains_hash(const bk_filter *filter, const bk_hash *hashes,
     for (size_t start = 0; start < count; start = slice_end(start, count)) {
         size_t end = slice_end(start, count);
         uint64_t begin = bench_now_ns();
-        for (size_t i = start; i < end; i++)
-            found += bk_filter_contains_hash(filter, hashes[i]);
+        found += count_slice(queried, hashes + start, end - start);
         slice_times_add(&times, begin, bench_now_ns(), end - start);
     }
     *hits = found;
     return slice_times_median(&times);
+}
+
+/* One precomputed hash per bk_filter_contains_hash call. */
+static uint64_t count_hash_calls(const void *filter, const bk_hash *hashes, size_t count)
+{
+    uint64_t found = 0;
+    for (size_t i = 0; i < count; i++)
+        found += bk_filter_contains_hash(filter, hashes[i]);
+    return found;
+}
+
+/* One precomputed hash per step through the filter's inline view. */
+static uint64_t count_hash_view(const void *view, const bk_hash *hashes, size_t count)
+{
+    return bench_view_hash_hits(view, hashes, count);
 }
 
 /* Times `count_slice` over keys->keys in slices: the median ns per key;
@@ -607,7 +630,7 @@ static void ensure_hashes(hash_cache *cache, const bk_hasher *hasher, const work
 typedef struct rep_figures {
     double insert_single, insert_batch, build;
     double pos_hash, neg_hash, pos_raw, neg_raw, pos_batch, neg_batch, pos_hbatch, neg_hbatch;
-    double pos_view, neg_view;
+    double pos_view, neg_view, pos_hview, neg_hview;
     double own_read, fpr, huge_mb;
 } rep_figures;
 
@@ -626,9 +649,11 @@ static void set_hugepage_env(bool no_hugepage)
 static void query_passes(const bk_filter *filter, const workload *w, const hash_cache *hashes,
                          rep_figures *fig, row *out)
 {
-    uint64_t pos[5], neg[5], pos_all, neg_all;
-    fig->pos_hash = time_contains_hash(filter, hashes->sample, w->sample.count, &pos[0]);
-    fig->neg_hash = time_contains_hash(filter, hashes->absent, w->absent_timed.count, &neg[0]);
+    uint64_t pos[6], neg[6], pos_all, neg_all;
+    fig->pos_hash = time_hash_slices(filter, hashes->sample, w->sample.count, count_hash_calls,
+                                     &pos[0]);
+    fig->neg_hash = time_hash_slices(filter, hashes->absent, w->absent_timed.count,
+                                     count_hash_calls, &neg[0]);
     fig->pos_raw = time_key_slices(filter, &w->sample, count_raw, &pos[1]);
     fig->neg_raw = time_key_slices(filter, &w->absent_timed, count_raw, &neg[1]);
     fig->pos_batch = time_contains_batch(filter, &w->sample, &pos_all, w->sample.count, &pos[2]);
@@ -638,14 +663,18 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     fig->neg_hbatch = time_contains_hash_batch(filter, hashes->absent, w->absent_timed.count,
                                                &neg[3]);
     bench_view view;
-    fig->pos_view = fig->neg_view = NAN;
-    pos[4] = pos[0];
-    neg[4] = neg[0];
+    fig->pos_view = fig->neg_view = fig->pos_hview = fig->neg_hview = NAN;
+    pos[4] = pos[5] = pos[0];
+    neg[4] = neg[5] = neg[0];
     if (bench_view_init(filter, key_type_bytes(w->type), &view)) {
         fig->pos_view = time_key_slices(&view, &w->sample, count_view, &pos[4]);
         fig->neg_view = time_key_slices(&view, &w->absent_timed, count_view, &neg[4]);
+        fig->pos_hview = time_hash_slices(&view, hashes->sample, w->sample.count,
+                                          count_hash_view, &pos[5]);
+        fig->neg_hview = time_hash_slices(&view, hashes->absent, w->absent_timed.count,
+                                          count_hash_view, &neg[5]);
     }
-    for (int form = 1; form < 5; form++)
+    for (int form = 1; form < 6; form++)
         if (pos[form] != pos[0] || neg[form] != neg[0])
             out->forms_disagree = true;
     out->false_negatives += w->sample.count - pos[0];
@@ -771,6 +800,8 @@ static void finish_kind(kind_run *k, const workload *w)
     out->neg_hbatch_ns = median_of(figs, done, offsetof(rep_figures, neg_hbatch));
     out->pos_view_ns = median_of(figs, done, offsetof(rep_figures, pos_view));
     out->neg_view_ns = median_of(figs, done, offsetof(rep_figures, neg_view));
+    out->pos_hview_ns = median_of(figs, done, offsetof(rep_figures, pos_hview));
+    out->neg_hview_ns = median_of(figs, done, offsetof(rep_figures, neg_hview));
     out->own_read_ns = median_of(figs, done, offsetof(rep_figures, own_read));
     out->fpr = median_of(figs, done, offsetof(rep_figures, fpr));
     out->huge_mb = median_of(figs, done, offsetof(rep_figures, huge_mb));
@@ -820,7 +851,7 @@ static void run_libbloom(const workload *w, const options *opts, row *out)
     out->insert_batch_ns = out->build_ns = NAN;
     out->pos_hash_ns = out->neg_hash_ns = out->pos_batch_ns = out->neg_batch_ns = NAN;
     out->pos_hbatch_ns = out->neg_hbatch_ns = out->pos_view_ns = out->neg_view_ns = NAN;
-    out->huge_mb = NAN;
+    out->pos_hview_ns = out->neg_hview_ns = out->huge_mb = NAN;
     out->ok = out->false_negatives == 0;
     if (!out->ok)
         snprintf(out->note, sizeof out->note, "FALSE NEGATIVES: %llu",
@@ -948,10 +979,10 @@ static void print_block(const block *b)
            " query passes; rd key: one key hashed and\nits line read; x/rd: batch time over"
            " rd own (rd ind where rd own is -)\n",
            peer ? "; lb/x: libbloom's time over ours (x faster)" : "");
-    printf("%-12s %7s %7s %7s %7s %6s %6s %7s %7s %6s %6s | %7s %7s %6s %6s | %6s %6s %6s %6s |"
-           " %6s %6s %6s %6s\n",
-           "kind", "+hash", "-hash", "+raw", "-raw", "+view", "-view", "+batch", "-batch",
-           "+hbat", "-hbat",
+    printf("%-12s %7s %7s %6s %6s %7s %7s %6s %6s %7s %7s %6s %6s | %7s %7s %6s %6s |"
+           " %6s %6s %6s %6s | %6s %6s %6s %6s\n",
+           "kind", "+hash", "-hash", "+hview", "-hview", "+raw", "-raw", "+view", "-view",
+           "+batch", "-batch", "+hbat", "-hbat",
            "rd dep", "rd ind", "rd own", "rd key", "+B/rd", "-B/rd", "+hB/rd", "-hB/rd",
            "lb/+raw", "lb/-raw", "lb/+B", "lb/-B");
     for (size_t i = 0; i < b->count; i++) {
@@ -959,6 +990,8 @@ static void print_block(const block *b)
         printf("%-12s", r->name);
         print_number(r->pos_hash_ns, 7, 1);
         print_number(r->neg_hash_ns, 7, 1);
+        print_number(r->pos_hview_ns, 6, 1);
+        print_number(r->neg_hview_ns, 6, 1);
         print_number(r->pos_raw_ns, 7, 1);
         print_number(r->neg_raw_ns, 7, 1);
         print_number(r->pos_view_ns, 6, 1);
@@ -1022,6 +1055,8 @@ static void csv_block(FILE *csv, const block *b)
         csv_value(csv, b, k, "neg_raw_ns", r->neg_raw_ns);
         csv_value(csv, b, k, "pos_view_ns", r->pos_view_ns);
         csv_value(csv, b, k, "neg_view_ns", r->neg_view_ns);
+        csv_value(csv, b, k, "pos_hview_ns", r->pos_hview_ns);
+        csv_value(csv, b, k, "neg_hview_ns", r->neg_hview_ns);
         csv_value(csv, b, k, "pos_batch_ns", r->pos_batch_ns);
         csv_value(csv, b, k, "neg_batch_ns", r->neg_batch_ns);
         csv_value(csv, b, k, "pos_hash_batch_ns", r->pos_hbatch_ns);

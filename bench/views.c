@@ -1,22 +1,24 @@
 /*
- * bench/views.c -- the inline-view query loop (bench/views.h).  Compiled
+ * bench/views.c -- the inline-view query loops (bench/views.h).  Compiled
  * as is for the baseline, and included by bench/views_avx2.c with
- * BENCH_VIEWS_AVX2 defined to make the -mavx2 copy.
+ * BENCH_VIEWS_AVX2 defined to make the -mavx2 copy of the sbbf loops.
  */
 #include "views.h"
 
 #include "cpu.h"
 
 #ifdef BENCH_VIEWS_AVX2
-#define VIEW_LOOP bench_view_hits_avx2
+#define SBBF_HITS bench_sbbf_hits_avx2
+#define SBBF_HASH_HITS bench_sbbf_hash_hits_avx2
 #else
-#define VIEW_LOOP bench_view_hits_portable
+#define SBBF_HITS bench_sbbf_hits_portable
+#define SBBF_HASH_HITS bench_sbbf_hash_hits_portable
 #endif
 
-/* `key_bytes` is a constant where this is inlined below, 0 for keys of
+/* `key_bytes` is a constant where these are inlined below, 0 for keys of
  * mixed lengths. */
-static BK_ALWAYS_INLINE uint64_t count_hits(const bk_sbbf_view *view, const bk_key *keys,
-                                            size_t count, size_t key_bytes)
+static BK_ALWAYS_INLINE uint64_t sbbf_hits(const bk_sbbf_view *view, const bk_key *keys,
+                                           size_t count, size_t key_bytes)
 {
     const bk_sbbf_view local = *view;
     uint64_t hits = 0;
@@ -25,29 +27,82 @@ static BK_ALWAYS_INLINE uint64_t count_hits(const bk_sbbf_view *view, const bk_k
     return hits;
 }
 
-uint64_t VIEW_LOOP(const bench_view *view, const bk_key *keys, size_t count)
+uint64_t SBBF_HITS(const bench_view *view, const bk_key *keys, size_t count)
 {
     switch (view->key_bytes) {
-    case 8: return count_hits(&view->view, keys, count, 8);
-    case 16: return count_hits(&view->view, keys, count, 16);
-    default: return count_hits(&view->view, keys, count, 0);
+    case 8: return sbbf_hits(&view->sbbf, keys, count, 8);
+    case 16: return sbbf_hits(&view->sbbf, keys, count, 16);
+    default: return sbbf_hits(&view->sbbf, keys, count, 0);
     }
 }
 
+uint64_t SBBF_HASH_HITS(const bench_view *view, const bk_hash *hashes, size_t count)
+{
+    const bk_sbbf_view local = view->sbbf;
+    uint64_t hits = 0;
+    for (size_t i = 0; i < count; i++)
+        hits += bk_sbbf_view_contains_hash64(&local, hashes[i].h1);
+    return hits;
+}
+
 #ifndef BENCH_VIEWS_AVX2
+static BK_ALWAYS_INLINE uint64_t fuse_hits(const bk_fuse_view *view, const bk_key *keys,
+                                           size_t count, size_t key_bytes)
+{
+    const bk_fuse_view local = *view;
+    uint64_t hits = 0;
+    for (size_t i = 0; i < count; i++)
+        hits += bk_fuse_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
+    return hits;
+}
+
+static uint64_t fuse_key_hits(const bench_view *view, const bk_key *keys, size_t count)
+{
+    switch (view->key_bytes) {
+    case 8: return fuse_hits(&view->fuse, keys, count, 8);
+    case 16: return fuse_hits(&view->fuse, keys, count, 16);
+    default: return fuse_hits(&view->fuse, keys, count, 0);
+    }
+}
+
+static uint64_t fuse_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
+{
+    const bk_fuse_view local = view->fuse;
+    uint64_t hits = 0;
+    for (size_t i = 0; i < count; i++)
+        hits += bk_fuse_view_contains_hash(&local, hashes[i]);
+    return hits;
+}
+
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 {
     out->key_bytes = key_bytes;
-    return bk_filter_kind(filter) == BK_KIND_SBBF &&
-           bk_sbbf_view_init(bk_filter_object(filter), &out->view) == BK_OK;
+    out->is_sbbf = bk_filter_kind(filter) == BK_KIND_SBBF;
+    if (out->is_sbbf)
+        return bk_sbbf_view_init(bk_filter_object(filter), &out->sbbf) == BK_OK;
+    return bk_fuse_kind_valid(bk_filter_kind(filter)) &&
+           bk_fuse_view_init(bk_filter_object(filter), &out->fuse) == BK_OK;
 }
 
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
+    if (!view->is_sbbf)
+        return fuse_key_hits(view, keys, count);
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2) /* false under BLOOMKIT_PORTABLE */
-        return bench_view_hits_avx2(view, keys, count);
+        return bench_sbbf_hits_avx2(view, keys, count);
 #endif
-    return bench_view_hits_portable(view, keys, count);
+    return bench_sbbf_hits_portable(view, keys, count);
+}
+
+uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
+{
+    if (!view->is_sbbf)
+        return fuse_hash_hits(view, hashes, count);
+#ifdef BENCH_HAVE_AVX2_VIEWS
+    if (bk_cpu()->avx2)
+        return bench_sbbf_hash_hits_avx2(view, hashes, count);
+#endif
+    return bench_sbbf_hash_hits_portable(view, hashes, count);
 }
 #endif

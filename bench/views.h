@@ -1,36 +1,46 @@
 /*
- * bench/views.h -- one-key queries through the inline view of
- * bloomkit/sbbf_inline.h: the cost of an sbbf query compiled into the
- * caller's loop, the `+view -view` columns.
+ * bench/views.h -- one-key queries through the inline views of
+ * bloomkit/sbbf_inline.h and bloomkit/fuse_inline.h: the cost of a query
+ * compiled into the caller's loop, from the key (`+view -view` columns)
+ * and from its precomputed hash (`+hview -hview`).
  *
- * The loop is the one a caller with fixed-width keys writes: the key
+ * The key loop is the one a caller with fixed-width keys writes: the key
  * length is a constant at the call (8 for int64 keys, 16 for str16), so
- * the compiler keeps only XXH64's code for that length.  It is compiled
- * twice (bench/views.c for the baseline, and with -mavx2 on x86-64 through
- * bench/views_avx2.c) and the run takes the AVX2 copy when the CPU has
- * AVX2 and BLOOMKIT_PORTABLE is not set, as a program built for its own
- * machine would.
+ * the compiler keeps only the hash's code for that length.  The sbbf loops
+ * are compiled twice (bench/views.c for the baseline, and with -mavx2 on
+ * x86-64 through bench/views_avx2.c) and the run takes the AVX2 copy when
+ * the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a program built
+ * for its own machine would; the fuse view has no SIMD code.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
 
 #include "bloomkit.h"
+#include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
-/* A view and the length of every key it will be asked about. */
+/* A view of an sbbf or static filter, and the length of every key it will
+ * be asked about. */
 typedef struct bench_view {
-    bk_sbbf_view view;
+    bool is_sbbf; /* else one of the static kinds */
+    bk_sbbf_view sbbf;
+    bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
 } bench_view;
 
-/* False for kinds without an inline view (all but sbbf). */
+/* False for kinds without an inline view. */
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out);
 
-/* How many of keys[0..count) the view reports present. */
+/* How many of keys[0..count) (hashes[0..count)) the view reports present. */
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count);
 
-/* The two compiled copies of the loop (the second on x86-64 only). */
-uint64_t bench_view_hits_portable(const bench_view *view, const bk_key *keys, size_t count);
-uint64_t bench_view_hits_avx2(const bench_view *view, const bk_key *keys, size_t count);
+/* The sbbf loops, as compiled for the baseline and with -mavx2 (the second
+ * on x86-64 only). */
+uint64_t bench_sbbf_hits_portable(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_sbbf_hits_avx2(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_sbbf_hash_hits_portable(const bench_view *view, const bk_hash *hashes,
+                                       size_t count);
+uint64_t bench_sbbf_hash_hits_avx2(const bench_view *view, const bk_hash *hashes, size_t count);
 
 #endif
