@@ -14,7 +14,8 @@
  *
  * The lower bound is log2(1/p) = 8 or 16 bits per key (Carter et al. 1978).
  * Design, memory layout, formulas and measured figures: src/fuse.c;
- * user's guide and file layout: docs/STATIC.md.
+ * user's guide and file layout: docs/STATIC.md.  One-key queries compiled
+ * into the caller's loop: bloomkit/fuse_inline.h.
  *
  *     bk_params params = { .seed = 0 };            // only the hash is read
  *     bk_fuse *filter;

@@ -40,15 +40,16 @@
  * portable path, as the library does.
  *
  * Measured on the Zen 5 host (2026-12-03, bloomkit-bench, 10^6 keys at 1%,
- * 1.3 MB, the key length a constant): 3.6 ns per query through the view
- * against 6.0 through bk_filter_contains (8-byte keys), 4.5-4.7 against
- * 6.9-7.1 (16-byte keys); libbloom's bloom_check took 19.2-19.3 /
- * 28.0-28.1 ns (8-byte keys, present / absent) and 23.0-23.4 / 31.0-31.3
- * (16-byte) in the same runs.  What the loop must not hold: with a
+ * 1.3 MB, the key length a constant): 3.5-3.6 ns per query through the
+ * view against 5.9-6.0 through bk_filter_contains (8-byte keys), 4.5-4.7
+ * against 6.9-7.2 (16-byte keys); libbloom's bloom_check took 19.2-19.4 /
+ * 28.0-28.4 ns (8-byte keys, present / absent) and 23.0-23.4 / 31.0-32.1
+ * (16-byte) in the same runs.  From a precomputed hash (contains_hash64)
+ * 1.2 ns.  What the loop must not hold: with a
  * run-time length, or a call anywhere in it even if never taken (as the
  * SipHash branch of a view serving every hash was), the same loop took
- * 5.0-5.3 ns per 8-byte key instead of 3.7-3.9 (a driver, paired passes;
- * at 10^4 keys, in L1, 3.0-3.2 against 2.5-2.6).  Our reading, without
+ * 5.0-5.3 ns per 8-byte key instead of 3.9-4.1 (a driver, paired passes;
+ * at 10^4 keys, in L1, 3.0-3.2 against 2.6).  Our reading, without
  * counters on this host: the extra branches, spills and reloads leave
  * fewer queries in flight while the block loads wait on L2 and L3.
  *
