@@ -46,6 +46,34 @@ uint64_t SBBF_HASH_HITS(const bench_view *view, const bk_hash *hashes, size_t co
 }
 
 #ifndef BENCH_VIEWS_AVX2
+static BK_ALWAYS_INLINE uint64_t bloom_hits(const bk_bloom_view *view, const bk_key *keys,
+                                            size_t count, size_t key_bytes)
+{
+    const bk_bloom_view local = *view;
+    uint64_t hits = 0;
+    for (size_t i = 0; i < count; i++)
+        hits += bk_bloom_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
+    return hits;
+}
+
+static uint64_t bloom_key_hits(const bench_view *view, const bk_key *keys, size_t count)
+{
+    switch (view->key_bytes) {
+    case 8: return bloom_hits(&view->bloom, keys, count, 8);
+    case 16: return bloom_hits(&view->bloom, keys, count, 16);
+    default: return bloom_hits(&view->bloom, keys, count, 0);
+    }
+}
+
+static uint64_t bloom_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
+{
+    const bk_bloom_view local = view->bloom;
+    uint64_t hits = 0;
+    for (size_t i = 0; i < count; i++)
+        hits += bk_bloom_view_contains_hash(&local, hashes[i]);
+    return hits;
+}
+
 static BK_ALWAYS_INLINE uint64_t fuse_hits(const bk_fuse_view *view, const bk_key *keys,
                                            size_t count, size_t key_bytes)
 {
@@ -76,17 +104,21 @@ static uint64_t fuse_hash_hits(const bench_view *view, const bk_hash *hashes, si
 
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 {
+    const void *object = bk_filter_object(filter);
     out->key_bytes = key_bytes;
-    out->is_sbbf = bk_filter_kind(filter) == BK_KIND_SBBF;
-    if (out->is_sbbf)
-        return bk_sbbf_view_init(bk_filter_object(filter), &out->sbbf) == BK_OK;
-    return bk_fuse_kind_valid(bk_filter_kind(filter)) &&
-           bk_fuse_view_init(bk_filter_object(filter), &out->fuse) == BK_OK;
+    out->kind = bk_filter_kind(filter);
+    if (out->kind == BK_KIND_BLOOM)
+        return bk_bloom_view_init(object, &out->bloom) == BK_OK;
+    if (out->kind == BK_KIND_SBBF)
+        return bk_sbbf_view_init(object, &out->sbbf) == BK_OK;
+    return bk_fuse_kind_valid(out->kind) && bk_fuse_view_init(object, &out->fuse) == BK_OK;
 }
 
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
-    if (!view->is_sbbf)
+    if (view->kind == BK_KIND_BLOOM)
+        return bloom_key_hits(view, keys, count);
+    if (view->kind != BK_KIND_SBBF)
         return fuse_key_hits(view, keys, count);
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2) /* false under BLOOMKIT_PORTABLE */
@@ -97,7 +129,9 @@ uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t coun
 
 uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
 {
-    if (!view->is_sbbf)
+    if (view->kind == BK_KIND_BLOOM)
+        return bloom_hash_hits(view, hashes, count);
+    if (view->kind != BK_KIND_SBBF)
         return fuse_hash_hits(view, hashes, count);
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2)

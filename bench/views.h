@@ -1,8 +1,9 @@
 /*
  * bench/views.h -- one-key queries through the inline views of
- * bloomkit/sbbf_inline.h and bloomkit/fuse_inline.h: the cost of a query
- * compiled into the caller's loop, from the key (`+view -view` columns)
- * and from its precomputed hash (`+hview -hview`).
+ * bloomkit/sbbf_inline.h, bloomkit/fuse_inline.h and
+ * bloomkit/bloom_inline.h: the cost of a query compiled into the caller's
+ * loop, from the key (`+view -view` columns) and from its precomputed hash
+ * (`+hview -hview`).
  *
  * The key loop is the one a caller with fixed-width keys writes: the key
  * length is a constant at the call (8 for int64 keys, 16 for str16), so
@@ -10,19 +11,21 @@
  * are compiled twice (bench/views.c for the baseline, and with -mavx2 on
  * x86-64 through bench/views_avx2.c) and the run takes the AVX2 copy when
  * the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a program built
- * for its own machine would; the fuse view has no SIMD code.
+ * for its own machine would; the other views have no SIMD code.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
 
 #include "bloomkit.h"
+#include "bloomkit/bloom_inline.h"
 #include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
-/* A view of an sbbf or static filter, and the length of every key it will
- * be asked about. */
+/* A view of a classic, sbbf or static filter, and the length of every key
+ * it will be asked about. */
 typedef struct bench_view {
-    bool is_sbbf; /* else one of the static kinds */
+    bk_kind kind;
+    bk_bloom_view bloom;
     bk_sbbf_view sbbf;
     bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */

@@ -7,6 +7,7 @@
 #define BK_SRC_BLOOM_H
 
 #include "bloomkit/bloom.h"
+#include "bloomkit/bloom_inline.h" /* bk_bloom_test_probes, BK_BLOOM_EXIT_EARLY_BYTES */
 
 struct bk_bloom {
     uint64_t *words;      /* ceil(m/64) words, 64-byte aligned; bits >= m stay 0 */
@@ -24,9 +25,6 @@ struct bk_bloom {
                              (bloom.c, test_bits: filters > 32 MiB) */
 };
 
-/* One-key queries of filters bigger than this stop after two probes when
- * one is 0 (bloom.c, test_bits). */
-#define BK_BLOOM_EXIT_EARLY_BYTES ((size_t)32 << 20)
 
 /* A filter of the given design.  With `borrowed_words` NULL the bit array
  * is allocated and zeroed; otherwise the filter reads those words in place

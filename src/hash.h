@@ -7,15 +7,8 @@
  *                            floor(x * range / 2^64), uniform on [0, range)
  *                            for uniform 64-bit x, without a division.
  *
- *   bk_probe_* (enhanced double hashing, Dillinger & Manolios 2004; the
- *   plain form is Kirsch & Mitzenmacher 2006):
- *                            g_0 = h1, g_{i+1} = g_i + d_i, d_0 = h2,
- *                            d_{i+1} = d_i + i + 1      (all mod 2^64)
- *                            position_i = bk_reduce(g_i, m)
- *       The quadratic term stops the sequence from collapsing when h2 is
- *       close to 0 modulo the reduction, which plain h1 + i*h2 suffers.
- *       Reduction is applied to the 64-bit sum, so m need not be a power of
- *       two and m up to 2^64 - 1 is addressable.
+ *   bk_probe_* (enhanced double hashing): the k positions of a classic
+ *                            filter's key, in bloomkit/hash_inline.h.
  *
  * Key bytes are hashed by bk_hash_inline (include/bloomkit/hash_inline.h,
  * XXH3 and XXH64 inlined from libxxhash-dev) and, a chunk at a time, by
@@ -28,28 +21,6 @@
 #include "cpu.h"
 
 #include "bloomkit/hash_inline.h" /* bk_mix64, bk_hash_inline: XXH3/XXH64 inlined */
-
-typedef struct bk_probe {
-    uint64_t position_hash; /* g_i */
-    uint64_t step;          /* d_i */
-    uint64_t index;         /* i */
-} bk_probe;
-
-static inline bk_probe bk_probe_start(bk_hash hash)
-{
-    bk_probe probe = { hash.h1, hash.h2, 0 };
-    return probe;
-}
-
-/* The next probe position in [0, range). */
-static inline uint64_t bk_probe_next(bk_probe *probe, uint64_t range)
-{
-    uint64_t position = bk_reduce(probe->position_hash, range);
-    probe->position_hash += probe->step;
-    probe->index++;
-    probe->step += probe->index;
-    return position;
-}
 
 #ifdef BK_HAVE_AVX512_SOURCES
 /* bk_hash_keys for XXH3 and XXH64, eight 8- or 16-byte keys per step

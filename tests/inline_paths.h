@@ -1,13 +1,14 @@
 /*
- * tests/inline_paths.h -- the inline sbbf and fuse views as
- * tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
+ * tests/inline_paths.h -- the inline views (sbbf, static kinds, classic
+ * bloom) as tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
  * (what a caller with fixed-width keys compiles: only that length's XXH64
  * code is left).  tests/inline_avx2.c compiles the sbbf ones with -mavx2
- * (the fuse view has no SIMD path).
+ * (the other views have no SIMD path).
  */
 #ifndef BK_TESTS_INLINE_PATHS_H
 #define BK_TESTS_INLINE_PATHS_H
 
+#include "bloomkit/bloom_inline.h"
 #include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
@@ -30,6 +31,17 @@ static inline bool fuse_view_contains_constant_length(const bk_fuse_view *view, 
     case 8: return bk_fuse_view_contains(view, key, 8);
     case 16: return bk_fuse_view_contains(view, key, 16);
     default: return bk_fuse_view_contains(view, key, len);
+    }
+}
+
+/* bk_bloom_view_contains likewise. */
+static inline bool bloom_view_contains_constant_length(const bk_bloom_view *view,
+                                                       const void *key, size_t len)
+{
+    switch (len) {
+    case 8: return bk_bloom_view_contains(view, key, 8);
+    case 16: return bk_bloom_view_contains(view, key, 16);
+    default: return bk_bloom_view_contains(view, key, len);
     }
 }
 

@@ -1,6 +1,7 @@
 /*
- * tests/test_inline.c -- the inline views of bloomkit/sbbf_inline.h and
- * bloomkit/fuse_inline.h answer exactly as the library's one-key queries.
+ * tests/test_inline.c -- the inline views of bloomkit/sbbf_inline.h,
+ * bloomkit/fuse_inline.h and bloomkit/bloom_inline.h answer exactly as the
+ * library's one-key queries.
  * sbbf: on random filters of several
  * sizes and XXH64 seeds, keys of every length from 0 to 40 bytes, present
  * and absent, the length passed as a run-time value and as a constant;
@@ -10,7 +11,9 @@
  * the view was taken.  (Without BK_TEST_AVX2_VIEWS, on other processors,
  * only the baseline form.)  Static kinds: xor8, fuse8, fuse16 and fuse8_4
  * from 0 to 10^5 keys under XXH3 and XXH64, from the key and from its
- * hash, and loaded copies.  SipHash filters have no view.
+ * hash, and loaded copies.  Classic bloom: several sizes, k and hashes,
+ * filters past the early-exit size, concurrent filters, later adds, loaded
+ * copies.  SipHash filters have no view.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -340,6 +343,120 @@ static void test_fuse_view_init_errors(void **state)
     free_keys(&keys);
 }
 
+/* ---- classic bloom ------------------------------------------------------- */
+
+/* Every key of `keys` answers as bk_bloom_contains says, through the view
+ * from the key (run-time and constant length) and from its hash. */
+static size_t check_bloom_view(const bk_bloom *filter, const key_list *keys)
+{
+    bk_bloom_view view;
+    assert_int_equal(bk_bloom_view_init(filter, &view), BK_OK);
+    size_t present = 0;
+    for (size_t i = 0; i < keys->count; i++) {
+        const bk_key *key = &keys->keys[i];
+        bool expected = bk_bloom_contains(filter, key->data, key->len);
+        assert_int_equal(bk_bloom_view_contains(&view, key->data, key->len), expected);
+        assert_int_equal(bloom_view_contains_constant_length(&view, key->data, key->len),
+                         expected);
+        bk_hash hash = bk_bloom_hash(filter, key->data, key->len);
+        assert_int_equal(bk_bloom_view_contains_hash(&view, hash), expected);
+        present += expected;
+    }
+    return present;
+}
+
+static bk_bloom *create_bloom(const bk_params *params)
+{
+    bk_bloom *filter = NULL;
+    assert_int_equal(bk_bloom_create(params, &filter), BK_OK);
+    return filter;
+}
+
+static void check_bloom_filter(bk_bloom *filter, size_t count, uint64_t seed)
+{
+    key_list added = random_keys(count, seed), absent = random_keys(ABSENT_KEYS, seed + 1);
+    assert_int_equal(bk_bloom_add_batch(filter, added.keys, added.count, NULL), BK_OK);
+    assert_int_equal(check_bloom_view(filter, &added), count);
+    assert_true(check_bloom_view(filter, &absent) < ABSENT_KEYS / 2);
+    free_keys(&added);
+    free_keys(&absent);
+}
+
+/* Several sizes, k and hashes, and a filter over BK_BLOOM_EXIT_EARLY_BYTES
+ * (whose queries stop after two probes), full and half full. */
+static void test_bloom_view_matches_library(void **state)
+{
+    (void)state;
+    const bk_params filters[] = {
+        { .capacity = 1, .fpr = 0.01 },
+        { .capacity = 5000, .fpr = 0.01, .seed = 0x5eed },
+        { .capacity = 100000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64, .seed = 3 },
+        { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096, .hashes = 7,
+          .capacity = 100000 },
+        { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096, .hashes = 1,
+          .capacity = 100000, .flags = BK_FLAG_CONCURRENT },
+    };
+    for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+        bk_bloom *filter = create_bloom(&filters[f]);
+        bk_bloom_view view;
+        assert_int_equal(bk_bloom_view_init(filter, &view), BK_OK);
+        assert_int_equal(view.exit_early, f >= 3);
+        check_bloom_filter(filter, (size_t)(filters[f].capacity < 50000 ? filters[f].capacity
+                                                                         : 50000),
+                           700 + f);
+        bk_bloom_free(filter);
+    }
+}
+
+/* Keys added after the view was taken, and a loaded copy's view. */
+static void test_bloom_view_sees_later_adds_and_loaded_copies(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 10000, .fpr = 0.01 };
+    bk_bloom *filter = create_bloom(&p);
+    bk_bloom_view early;
+    assert_int_equal(bk_bloom_view_init(filter, &early), BK_OK);
+    key_list keys = random_keys(10000, 31), absent = random_keys(ABSENT_KEYS, 32);
+    assert_int_equal(bk_bloom_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
+    for (size_t i = 0; i < keys.count; i++)
+        assert_true(bk_bloom_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
+
+    bk_filter *handle = NULL, *copy = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &handle), BK_OK);
+    assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
+    size_t size = 0;
+    assert_int_equal(bk_filter_serialized_size(handle, &size), BK_OK);
+    void *buffer = malloc(size);
+    assert_non_null(buffer);
+    assert_int_equal(bk_filter_serialize(handle, buffer, size, NULL), BK_OK);
+    assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+    assert_int_equal(check_bloom_view(bk_filter_object(copy), &keys), keys.count);
+    check_bloom_view(bk_filter_object(copy), &absent);
+    free(buffer);
+    bk_filter_free(copy);
+    bk_filter_free(handle);
+    bk_bloom_free(filter);
+    free_keys(&keys);
+    free_keys(&absent);
+}
+
+/* NULL arguments and SipHash filters: an error, *view untouched. */
+static void test_bloom_view_init_errors(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
+                    .secret_key = secret_key };
+    bk_bloom *keyed = create_bloom(&p);
+    bk_bloom_view view, untouched;
+    memset(&view, 0xa5, sizeof view);
+    untouched = view;
+    assert_int_equal(bk_bloom_view_init(keyed, &view), BK_EUNSUPPORTED);
+    assert_int_equal(bk_bloom_view_init(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_bloom_view_init(keyed, NULL), BK_EINVAL);
+    assert_memory_equal(&view, &untouched, sizeof view);
+    bk_bloom_free(keyed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +468,9 @@ int main(void)
         cmocka_unit_test(test_fuse_view_matches_library),
         cmocka_unit_test(test_fuse_view_of_loaded_copy),
         cmocka_unit_test(test_fuse_view_init_errors),
+        cmocka_unit_test(test_bloom_view_matches_library),
+        cmocka_unit_test(test_bloom_view_sees_later_adds_and_loaded_copies),
+        cmocka_unit_test(test_bloom_view_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,40 @@ static BK_ALWAYS_INLINE uint64_t bk_reduce(uint64_t x, uint64_t range)
     return (uint64_t)(((bk_u128)x * range) >> 64);
 }
 
+/*
+ * The k probe positions of a classic filter's key: enhanced double hashing
+ * (Dillinger & Manolios 2004; the plain form is Kirsch & Mitzenmacher 2006)
+ *
+ *     g_0 = h1, g_{i+1} = g_i + d_i, d_0 = h2, d_{i+1} = d_i + i + 1  (mod 2^64)
+ *     position_i = bk_reduce(g_i, m)
+ *
+ * The quadratic term stops the sequence from collapsing when h2 is close to
+ * 0 modulo the reduction, which plain h1 + i*h2 suffers.  Reduction is
+ * applied to the 64-bit sum, so m need not be a power of two and m up to
+ * 2^64 - 1 is addressable.
+ */
+typedef struct bk_probe {
+    uint64_t position_hash; /* g_i */
+    uint64_t step;          /* d_i */
+    uint64_t index;         /* i */
+} bk_probe;
+
+static BK_ALWAYS_INLINE bk_probe bk_probe_start(bk_hash hash)
+{
+    bk_probe probe = { hash.h1, hash.h2, 0 };
+    return probe;
+}
+
+/* The next probe position in [0, range). */
+static BK_ALWAYS_INLINE uint64_t bk_probe_next(bk_probe *probe, uint64_t range)
+{
+    uint64_t position = bk_reduce(probe->position_hash, range);
+    probe->position_hash += probe->step;
+    probe->index++;
+    probe->step += probe->index;
+    return position;
+}
+
 /* splitmix64's finaliser: a bijective 64-bit mixer. */
 static BK_ALWAYS_INLINE uint64_t bk_mix64(uint64_t x)
 {
