@@ -39,6 +39,13 @@
  * misses per key: that is what the blocked kinds (src/blocked.c, src/sbbf.c)
  * fix.
  *
+ * The probe test itself (bk_bloom_test_probes) lives in
+ * bloomkit/bloom_inline.h, whose view compiles the whole one-key query into
+ * a caller's loop: at 10^8 keys (120 MB, Zen 5, a driver) 95.6 / 66.8 ns
+ * per present / absent 8-byte key against 146.8 / 96.6 through
+ * bk_bloom_contains, where every probe is a memory read and a loop without
+ * calls keeps more of them in flight.
+ *
  * Batches run as a software pipeline: the k lines of key i + 8 are
  * prefetched while key i is probed, so about 8k line fetches are in flight
  * instead of one key's k.  Figures for every size: docs/PERFORMANCE.md
