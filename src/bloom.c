@@ -299,7 +299,7 @@ bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view)
 {
     if (filter == NULL || view == NULL)
         return BK_EINVAL;
-    if (filter->hasher.algorithm != BK_HASH_XXH3 && filter->hasher.algorithm != BK_HASH_XXH64)
+    if (!bk_hasher_inlinable(&filter->hasher))
         return BK_EUNSUPPORTED;
     view->words = filter->words;
     view->bits = filter->bits;

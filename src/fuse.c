@@ -386,7 +386,7 @@ bk_status bk_fuse_view_init(const bk_fuse *filter, bk_fuse_view *view)
 {
     if (filter == NULL || view == NULL)
         return BK_EINVAL;
-    if (filter->hasher.algorithm != BK_HASH_XXH3 && filter->hasher.algorithm != BK_HASH_XXH64)
+    if (!bk_hasher_inlinable(&filter->hasher))
         return BK_EUNSUPPORTED;
     view->fingerprints = filter->fingerprints;
     view->first_slot_range = filter->geometry.segment_count_length;

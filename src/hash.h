@@ -22,6 +22,13 @@
 
 #include "bloomkit/hash_inline.h" /* bk_mix64, bk_hash_inline: XXH3/XXH64 inlined */
 
+/* Whether an inline view can hash for this hasher (XXH3, XXH64; not the
+ * out-of-line SipHash): bk_hash_xxh3_or_xxh64. */
+static inline bool bk_hasher_inlinable(const bk_hasher *hasher)
+{
+    return hasher->algorithm == BK_HASH_XXH3 || hasher->algorithm == BK_HASH_XXH64;
+}
+
 #ifdef BK_HAVE_AVX512_SOURCES
 /* bk_hash_keys for XXH3 and XXH64, eight 8- or 16-byte keys per step
  * (hash_avx512.c). */

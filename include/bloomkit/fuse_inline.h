@@ -157,10 +157,8 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const bk_fuse_view *view
 static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const bk_fuse_view *view, const void *key,
                                                    size_t len)
 {
-    bk_hash hash = __builtin_expect(view->hash_algorithm == BK_HASH_XXH3, 1)
-                       ? bk_hash_xxh3(key, len, view->hash_seed)
-                       : bk_hash_xxh64(key, len, view->hash_seed);
-    return bk_fuse_view_contains_hash(view, hash);
+    return bk_fuse_view_contains_hash(
+        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 #ifdef __cplusplus

@@ -4,9 +4,12 @@
  * bk_hash_inline(hasher, key, len) returns exactly what bk_hash_key returns
  * (src/hash.c describes the three algorithms), but its XXH3 and XXH64 code
  * is compiled into the caller, so a loop that queries one key per step pays
- * no call for the hash.  The library's own one-key queries use it, and so
- * does the inline query of bloomkit/sbbf_inline.h.
- * SipHash, several times slower anyway, stays an out-of-line call.
+ * no call for the hash.  The library's own one-key queries use it.
+ * SipHash, several times slower anyway, stays an out-of-line call; the
+ * inline views (bloomkit/bloom_inline.h, sbbf_inline.h, fuse_inline.h)
+ * therefore serve XXH3 and XXH64 only, through bk_hash_xxh3_or_xxh64,
+ * which holds no call.  Also here: the probe sequence of the classic
+ * filters (bk_probe_*).
  *
  * Including this header needs <xxhash.h> (Debian: libxxhash-dev) on the
  * include path: XXH3 and XXH64 are taken from it with XXH_INLINE_ALL, which
@@ -188,6 +191,15 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_xxh64(const void *key, size_t len, uint6
                               : bk_xxh64_any_length(key, len, seed);
     bk_hash out = { h1, bk_mix64(h1) };
     return out;
+}
+
+/* XXH3-128 or XXH64 (+ mix) of the key, as bk_hash_key gives them: the
+ * hash of the inline views.  XXH3 is the likely branch (the default). */
+static BK_ALWAYS_INLINE bk_hash bk_hash_xxh3_or_xxh64(bk_hash_algorithm algorithm,
+                                                     const void *key, size_t len, uint64_t seed)
+{
+    return __builtin_expect(algorithm == BK_HASH_XXH3, 1) ? bk_hash_xxh3(key, len, seed)
+                                                          : bk_hash_xxh64(key, len, seed);
 }
 
 /* bk_hash_key(hasher, key, len), inline for XXH3 and XXH64. */
