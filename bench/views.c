@@ -15,8 +15,14 @@
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_portable
 #endif
 
-/* `key_bytes` is a constant where these are inlined below, 0 for keys of
- * mixed lengths. */
+/* hits(view, keys, count, width) with the width a compile-time constant for
+ * 8- and 16-byte keys (0: each key's own length), as a caller with
+ * fixed-width keys compiles it. */
+#define WITH_CONSTANT_WIDTH(hits, view, keys, count, key_bytes)                          \
+    ((key_bytes) == 8    ? hits(view, keys, count, 8)                                   \
+     : (key_bytes) == 16 ? hits(view, keys, count, 16)                                  \
+                         : hits(view, keys, count, 0))
+
 static BK_ALWAYS_INLINE uint64_t sbbf_hits(const bk_sbbf_view *view, const bk_key *keys,
                                            size_t count, size_t key_bytes)
 {
@@ -29,11 +35,7 @@ static BK_ALWAYS_INLINE uint64_t sbbf_hits(const bk_sbbf_view *view, const bk_ke
 
 uint64_t SBBF_HITS(const bench_view *view, const bk_key *keys, size_t count)
 {
-    switch (view->key_bytes) {
-    case 8: return sbbf_hits(&view->sbbf, keys, count, 8);
-    case 16: return sbbf_hits(&view->sbbf, keys, count, 16);
-    default: return sbbf_hits(&view->sbbf, keys, count, 0);
-    }
+    return WITH_CONSTANT_WIDTH(sbbf_hits, &view->sbbf, keys, count, view->key_bytes);
 }
 
 uint64_t SBBF_HASH_HITS(const bench_view *view, const bk_hash *hashes, size_t count)
@@ -56,24 +58,6 @@ static BK_ALWAYS_INLINE uint64_t bloom_hits(const bk_bloom_view *view, const bk_
     return hits;
 }
 
-static uint64_t bloom_key_hits(const bench_view *view, const bk_key *keys, size_t count)
-{
-    switch (view->key_bytes) {
-    case 8: return bloom_hits(&view->bloom, keys, count, 8);
-    case 16: return bloom_hits(&view->bloom, keys, count, 16);
-    default: return bloom_hits(&view->bloom, keys, count, 0);
-    }
-}
-
-static uint64_t bloom_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
-{
-    const bk_bloom_view local = view->bloom;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_bloom_view_contains_hash(&local, hashes[i]);
-    return hits;
-}
-
 static BK_ALWAYS_INLINE uint64_t fuse_hits(const bk_fuse_view *view, const bk_key *keys,
                                            size_t count, size_t key_bytes)
 {
@@ -81,24 +65,6 @@ static BK_ALWAYS_INLINE uint64_t fuse_hits(const bk_fuse_view *view, const bk_ke
     uint64_t hits = 0;
     for (size_t i = 0; i < count; i++)
         hits += bk_fuse_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
-    return hits;
-}
-
-static uint64_t fuse_key_hits(const bench_view *view, const bk_key *keys, size_t count)
-{
-    switch (view->key_bytes) {
-    case 8: return fuse_hits(&view->fuse, keys, count, 8);
-    case 16: return fuse_hits(&view->fuse, keys, count, 16);
-    default: return fuse_hits(&view->fuse, keys, count, 0);
-    }
-}
-
-static uint64_t fuse_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
-{
-    const bk_fuse_view local = view->fuse;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_fuse_view_contains_hash(&local, hashes[i]);
     return hits;
 }
 
@@ -117,9 +83,9 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
     if (view->kind == BK_KIND_BLOOM)
-        return bloom_key_hits(view, keys, count);
+        return WITH_CONSTANT_WIDTH(bloom_hits, &view->bloom, keys, count, view->key_bytes);
     if (view->kind != BK_KIND_SBBF)
-        return fuse_key_hits(view, keys, count);
+        return WITH_CONSTANT_WIDTH(fuse_hits, &view->fuse, keys, count, view->key_bytes);
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2) /* false under BLOOMKIT_PORTABLE */
         return bench_sbbf_hits_avx2(view, keys, count);
@@ -129,10 +95,19 @@ uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t coun
 
 uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
 {
-    if (view->kind == BK_KIND_BLOOM)
-        return bloom_hash_hits(view, hashes, count);
-    if (view->kind != BK_KIND_SBBF)
-        return fuse_hash_hits(view, hashes, count);
+    uint64_t hits = 0;
+    if (view->kind == BK_KIND_BLOOM) {
+        const bk_bloom_view local = view->bloom;
+        for (size_t i = 0; i < count; i++)
+            hits += bk_bloom_view_contains_hash(&local, hashes[i]);
+        return hits;
+    }
+    if (view->kind != BK_KIND_SBBF) {
+        const bk_fuse_view local = view->fuse;
+        for (size_t i = 0; i < count; i++)
+            hits += bk_fuse_view_contains_hash(&local, hashes[i]);
+        return hits;
+    }
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2)
         return bench_sbbf_hash_hits_avx2(view, hashes, count);

@@ -88,6 +88,20 @@ static bk_params params_for(uint64_t seed, uint64_t capacity)
 static const uint64_t seeds[] = { 0, 0x5eed, UINT64_MAX };
 #define SEEDS (sizeof seeds / sizeof seeds[0])
 
+/* A copy of `filter` read back from its serialized bytes. */
+static bk_filter *loaded_copy(const bk_filter *filter)
+{
+    size_t size = 0;
+    assert_int_equal(bk_filter_serialized_size(filter, &size), BK_OK);
+    void *buffer = malloc(size);
+    assert_non_null(buffer);
+    assert_int_equal(bk_filter_serialize(filter, buffer, size, NULL), BK_OK);
+    bk_filter *copy = NULL;
+    assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+    free(buffer);
+    return copy;
+}
+
 /* ---- sbbf ---------------------------------------------------------------- */
 
 /* Every key of `keys` answers as bk_sbbf_contains says, in every compiled
@@ -182,19 +196,13 @@ static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
     for (size_t i = 0; i < keys.count; i++)
         assert_true(bk_sbbf_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
 
-    bk_filter *handle = NULL, *copy = NULL;
+    bk_filter *handle = NULL;
     assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &handle), BK_OK);
     assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
-    size_t size = 0;
-    assert_int_equal(bk_filter_serialized_size(handle, &size), BK_OK);
-    void *buffer = malloc(size);
-    assert_non_null(buffer);
-    assert_int_equal(bk_filter_serialize(handle, buffer, size, NULL), BK_OK);
-    assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+    bk_filter *copy = loaded_copy(handle);
     key_list absent = random_keys(ABSENT_KEYS, 100);
     assert_int_equal(check_sbbf_view(bk_filter_object(copy), &keys), keys.count);
     check_sbbf_view(bk_filter_object(copy), &absent);
-    free(buffer);
     bk_filter_free(copy);
     bk_filter_free(handle);
     free_keys(&keys);
@@ -305,18 +313,12 @@ static void test_fuse_view_of_loaded_copy(void **state)
     key_list keys = random_keys(20000, 4242), absent = random_keys(ABSENT_KEYS, 4343);
     bk_params p = { .seed = 9 };
     for (size_t k = 0; k < STATIC_KINDS; k++) {
-        bk_filter *built = NULL, *copy = NULL;
+        bk_filter *built = NULL;
         assert_int_equal(bk_filter_build(static_kinds[k], &p, keys.keys, keys.count, &built),
                          BK_OK);
-        size_t size = 0;
-        assert_int_equal(bk_filter_serialized_size(built, &size), BK_OK);
-        void *buffer = malloc(size);
-        assert_non_null(buffer);
-        assert_int_equal(bk_filter_serialize(built, buffer, size, NULL), BK_OK);
-        assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+        bk_filter *copy = loaded_copy(built);
         assert_int_equal(check_fuse_view(bk_filter_object(copy), &keys), keys.count);
         check_fuse_view(bk_filter_object(copy), &absent);
-        free(buffer);
         bk_filter_free(copy);
         bk_filter_free(built);
     }
@@ -421,18 +423,12 @@ static void test_bloom_view_sees_later_adds_and_loaded_copies(void **state)
     for (size_t i = 0; i < keys.count; i++)
         assert_true(bk_bloom_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
 
-    bk_filter *handle = NULL, *copy = NULL;
+    bk_filter *handle = NULL;
     assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &handle), BK_OK);
     assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
-    size_t size = 0;
-    assert_int_equal(bk_filter_serialized_size(handle, &size), BK_OK);
-    void *buffer = malloc(size);
-    assert_non_null(buffer);
-    assert_int_equal(bk_filter_serialize(handle, buffer, size, NULL), BK_OK);
-    assert_int_equal(bk_filter_deserialize(buffer, size, NULL, &copy), BK_OK);
+    bk_filter *copy = loaded_copy(handle);
     assert_int_equal(check_bloom_view(bk_filter_object(copy), &keys), keys.count);
     check_bloom_view(bk_filter_object(copy), &absent);
-    free(buffer);
     bk_filter_free(copy);
     bk_filter_free(handle);
     bk_bloom_free(filter);
