@@ -408,6 +408,44 @@ static void test_fpr_matches_prediction(void **state)
     }
 }
 
+/* contains tests a whole bucket at once (src/cuckoo.c, bucket_has); count
+ * walks its slots one by one.  On full tables of every width, with many
+ * false positives among the absent hashes (f = 8: about 3%), the two
+ * agree on every hash, and present hashes are found. */
+static void test_contains_agrees_with_slot_by_slot_count(void **state)
+{
+    (void)state;
+    static const unsigned widths[] = { 8, 12, 16 };
+    enum { BUCKETS = 4096, QUERIES = 200000 };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        bk_cuckoo *f = make_exact(BUCKETS, widths[w], 0);
+        uint64_t rng = 1000 + w, added = 0;
+        uint64_t target = BUCKETS * 4 * 95 / 100;
+        while (bk_cuckoo_keys_added(f) < target && !bk_cuckoo_stash_occupied(f)) {
+            bk_hash h = { next_random(&rng), next_random(&rng) };
+            assert_int_equal(bk_cuckoo_add_hash(f, h, NULL), BK_OK);
+            added++;
+        }
+        uint64_t replay = 1000 + w, found = 0;
+        for (uint64_t i = 0; i < added; i++) {
+            bk_hash h = { next_random(&replay), next_random(&replay) };
+            found += bk_cuckoo_contains_hash(f, h);
+        }
+        assert_int_equal(found, added);
+        uint64_t positives = 0;
+        for (unsigned q = 0; q < QUERIES; q++) {
+            bk_hash h = { next_random(&rng), next_random(&rng) };
+            uint64_t copies = 0;
+            assert_int_equal(bk_cuckoo_count_hash(f, h, &copies), BK_OK);
+            bool contained = bk_cuckoo_contains_hash(f, h);
+            assert_int_equal(contained, copies > 0);
+            positives += contained;
+        }
+        assert_true(positives > 0);
+        bk_cuckoo_free(f);
+    }
+}
+
 static void test_batch_matches_single(void **state)
 {
     (void)state;
@@ -734,6 +772,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_capacity_fits),
         cmocka_unit_test(test_random_multiset_no_false_negatives),
         cmocka_unit_test(test_fpr_matches_prediction),
+        cmocka_unit_test(test_contains_agrees_with_slot_by_slot_count),
         cmocka_unit_test(test_batch_matches_single),
         cmocka_unit_test(test_add_unique),
         cmocka_unit_test(test_bad_input),
