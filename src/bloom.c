@@ -43,8 +43,9 @@
  * bloomkit/bloom_inline.h, whose view compiles the whole one-key query into
  * a caller's loop: at 10^8 keys (120 MB, Zen 5, a driver) 95.6 / 66.8 ns
  * per present / absent 8-byte key against 146.8 / 96.6 through
- * bk_bloom_contains, where every probe is a memory read and a loop without
- * calls keeps more of them in flight.
+ * bk_bloom_contains (bloomkit-bench: 6-30% less than the call in every
+ * paired run at 3x10^7 and 10^8 keys), where every probe is a memory read
+ * and a loop without calls keeps more of them in flight.
  *
  * Batches run as a software pipeline: the k lines of key i + 8 are
  * prefetched while key i is probed, so about 8k line fetches are in flight
