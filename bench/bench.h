@@ -45,6 +45,19 @@ void slice_times_add(slice_times *times, uint64_t begin_ns, uint64_t end_ns, siz
 /* The median slice (NaN if none), and frees the slices. */
 double slice_times_median(slice_times *times);
 
+/* ---------------------------------------------------------------- arrays */
+
+/*
+ * The benchmark's own big arrays (keys, bk_key descriptors, hashes), which
+ * every batch pass streams: 2 MiB-aligned with the transparent-huge-page
+ * hint, as the filters are.  On the Zen 5 virtual machine of
+ * docs/PERFORMANCE.md, streaming the same 10^7-key arrays on 4 KiB pages
+ * took 4.7 to 23 ns per key from one pass to the next while the filter's
+ * own reads stayed within 2%; on 2 MiB pages the passes repeat to about
+ * 5%.  NULL when memory ran out; release with free().
+ */
+void *bench_alloc_array(size_t bytes);
+
 /* Progress line on stderr, prefixed with the wall-clock time. */
 void bench_progress(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

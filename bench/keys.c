@@ -50,8 +50,8 @@ int key_set_generate(key_set *set, key_type type, uint64_t first_index, size_t c
 {
     size_t width = key_type_bytes(type);
     memset(set, 0, sizeof *set);
-    set->bytes = malloc(count * width + 1);
-    set->keys = malloc((count + 1) * sizeof *set->keys);
+    set->bytes = bench_alloc_array(count * width + 1);
+    set->keys = bench_alloc_array((count + 1) * sizeof *set->keys);
     if (set->bytes == NULL || set->keys == NULL) {
         key_set_free(set);
         return -1;
@@ -77,8 +77,8 @@ int key_set_sample(key_set *sample, const key_set *source, size_t count)
     if (count > source->count)
         count = source->count;
     size_t width = key_type_bytes(source->type);
-    sample->bytes = malloc(count * width + 1);
-    sample->keys = malloc((count + 1) * sizeof *sample->keys);
+    sample->bytes = bench_alloc_array(count * width + 1);
+    sample->keys = bench_alloc_array((count + 1) * sizeof *sample->keys);
     if (sample->bytes == NULL || sample->keys == NULL) {
         key_set_free(sample);
         return -1;

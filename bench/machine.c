@@ -172,8 +172,8 @@ static uint64_t read_in_stages(const uint64_t *buffer, uint64_t lines, uint64_t 
  * to back, and their bk_key descriptors; NULL when memory ran out. */
 static bk_key *make_keys(size_t count, size_t key_len, uint64_t seed, uint8_t **bytes)
 {
-    *bytes = malloc(count * key_len);
-    bk_key *keys = malloc(count * sizeof *keys);
+    *bytes = bench_alloc_array(count * key_len);
+    bk_key *keys = bench_alloc_array(count * sizeof *keys);
     if (*bytes == NULL || keys == NULL) {
         free(*bytes);
         free(keys);

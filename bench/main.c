@@ -1406,9 +1406,9 @@ static int measure_key_type(run_state *run, key_type type)
         key_set_free(&present);
         return -1;
     }
-    run->hashes.sample = malloc((max_sample + 1) * sizeof(bk_hash));
+    run->hashes.sample = bench_alloc_array((max_sample + 1) * sizeof(bk_hash));
     size_t absent_timed = opts->absent < opts->queries ? opts->absent : opts->queries;
-    run->hashes.absent = malloc((absent_timed + 1) * sizeof(bk_hash));
+    run->hashes.absent = bench_alloc_array((absent_timed + 1) * sizeof(bk_hash));
     int result = run->hashes.sample && run->hashes.absent ? 0 : -1;
     for (size_t i = 0; i < opts->size_count && result == 0; i++) {
         workload w;

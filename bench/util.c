@@ -1,11 +1,13 @@
 /*
- * bench/util.c -- clock, median, progress lines.
+ * bench/util.c -- clock, median, progress lines, the benchmark's big arrays.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "bench.h"
@@ -33,6 +35,20 @@ double bench_median(double *values, size_t count)
         return NAN;
     qsort(values, kept, sizeof *values, compare_doubles);
     return kept % 2 ? values[kept / 2] : (values[kept / 2 - 1] + values[kept / 2]) / 2;
+}
+
+#define ARRAY_HUGE_PAGE ((size_t)2 << 20)
+
+void *bench_alloc_array(size_t bytes)
+{
+    size_t rounded = (bytes + ARRAY_HUGE_PAGE - 1) / ARRAY_HUGE_PAGE * ARRAY_HUGE_PAGE;
+    void *memory;
+    if (posix_memalign(&memory, ARRAY_HUGE_PAGE, rounded > 0 ? rounded : ARRAY_HUGE_PAGE) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(memory, rounded, MADV_HUGEPAGE); /* a hint: 4 KiB pages otherwise */
+#endif
+    return memory;
 }
 
 void bench_progress(const char *format, ...)

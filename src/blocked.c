@@ -456,23 +456,15 @@ bool bk_blocked_contains(const bk_blocked *filter, const void *key, size_t len)
 /* Batches: prefetch the block of key i + D while probing key i             */
 /* ------------------------------------------------------------------------ */
 
-static inline void prefetch_block(const bk_blocked *filter, bk_hash hash, int for_write)
-{
-    if (for_write)
-        __builtin_prefetch(bk_blocked_block(filter, hash), 1);
-    else
-        __builtin_prefetch(bk_blocked_block(filter, hash), 0);
-}
-
 static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size_t count)
 {
     bool concurrent = (filter->flags & BK_FLAG_CONCURRENT) != 0;
     size_t fresh = 0;
     for (size_t i = 0; i < count && i < BK_ADD_PREFETCH_DISTANCE; i++)
-        prefetch_block(filter, hashes[i], 1);
+        __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 1);
     for (size_t i = 0; i < count; i++) {
         if (i + BK_ADD_PREFETCH_DISTANCE < count)
-            prefetch_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE], 1);
+            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
         if (set_block_portable(bk_blocked_block(filter, hashes[i]), hashes[i].h2, filter->hashes,
                                concurrent)) {
             count_new_key(filter);
@@ -486,13 +478,11 @@ static size_t test_batch_portable(const bk_blocked *filter, const bk_hash *hashe
                                   bool *results)
 {
     size_t present = 0;
-    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
-        prefetch_block(filter, hashes[i], 0);
+    bk_block_ring ring;
+    bk_block_ring_start(&ring, filter, hashes, count);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_PREFETCH_DISTANCE < count)
-            prefetch_block(filter, hashes[i + BK_PREFETCH_DISTANCE], 0);
-        bool found = test_block_portable(bk_blocked_block(filter, hashes[i]), hashes[i].h2,
-                                         filter->hashes);
+        const uint64_t *block = bk_block_ring_next(&ring, filter, hashes, count, i);
+        bool found = test_block_portable(block, hashes[i].h2, filter->hashes);
         present += found;
         if (results != NULL)
             results[i] = found;

@@ -128,12 +128,11 @@ static inline __attribute__((always_inline)) size_t test_batch(const bk_blocked 
                                                                unsigned k)
 {
     size_t present = 0;
-    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++)
-        __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 0);
+    bk_block_ring ring;
+    bk_block_ring_start(&ring, filter, hashes, count);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_PREFETCH_DISTANCE]), 0);
-        bool found = test_block(bk_blocked_block(filter, hashes[i]), hashes[i].h2, k);
+        const uint64_t *block = bk_block_ring_next(&ring, filter, hashes, count, i);
+        bool found = test_block(block, hashes[i].h2, k);
         present += found;
         if (results != NULL)
             results[i] = found;
