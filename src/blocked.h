@@ -9,6 +9,7 @@
 
 #include "bloomkit/blocked.h"
 #include "hash.h"
+#include "prefetch.h"
 
 #define BK_BLOCK_BITS 512u                        /* one 64-byte cache line */
 #define BK_BLOCK_WORDS (BK_BLOCK_BITS / 64u)      /* 8 words of 64 bits */
@@ -77,7 +78,7 @@ static inline unsigned bk_position_next(bk_position_walk *walk)
 bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes);
 bool bk_blocked_avx2_test(const uint64_t *block, uint64_t h2, unsigned hashes);
 size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
-/* Each block is requested BK_PREFETCH_DISTANCE keys ahead. */
+/* Each block is requested BK_LINE_RING_SIZE keys ahead (src/prefetch.h). */
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
                                   bool *results);
 
@@ -108,55 +109,21 @@ bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
 /* Prefetch distance of the batch loops, in keys: enough lines in flight to
  * cover a memory latency at a few ns of work per key (Little's law: at 1e8
  * keys on the Zen 5, 220 ns of latency over 5.7 ns per line is about 40
- * lines).  Queries: hash batches, ns per key, D = 32 / 64 / 128 (Zen 5,
- * best of 7 passes): 1e6 keys 2.1 / 1.6 / 1.7, 1e7 2.0 / 1.6 / 1.8, 1e8
- * 5.8 / 5.4 / 5.4.  Adds (32 once beat 8 and 16 clearly at 1e7 keys) were
- * no better with 64. */
-#define BK_PREFETCH_DISTANCE 64u
+ * lines).  Queries (src/prefetch.h, BK_LINE_RING_SIZE = 64): hash batches,
+ * ns per key, D = 32 / 64 / 128 (Zen 5, best of 7 passes): 1e6 keys 2.1 /
+ * 1.6 / 1.7, 1e7 2.0 / 1.6 / 1.8, 1e8 5.8 / 5.4 / 5.4.  Adds (32 once beat
+ * 8 and 16 clearly at 1e7 keys) were no better with 64. */
 #define BK_ADD_PREFETCH_DISTANCE 32u
 
-/*
- * The query batches' pipeline, shared by the three paths: the block of key
- * i + BK_PREFETCH_DISTANCE is requested while key i is probed, and its
- * address, computed once for the request, waits in a ring until its key's
- * turn (one multiply-shift per key instead of two).  With it and the
- * mask test of blocked_avx512.c's test_round, AVX-512 hash batches (k = 6,
- * Zen 5, median of 9 passes of 4e6 keys) went from 1.54 to 1.35 ns per key
- * at 10^6 keys; the AVX2 (3.9 ns) and portable (8.4 ns) batches, bound by
- * their probe's arithmetic, did not change.
- *
- *     bk_block_ring ring;
- *     bk_block_ring_start(&ring, filter, hashes, count);
- *     for (size_t i = 0; i < count; i++) {
- *         const uint64_t *block = bk_block_ring_next(&ring, filter, hashes, count, i);
- *         ... probe block for hashes[i].h2 ...
- *     }
- */
-typedef struct bk_block_ring {
-    const uint64_t *blocks[BK_PREFETCH_DISTANCE];
-} bk_block_ring;
-
-static inline void bk_block_ring_start(bk_block_ring *ring, const bk_blocked *filter,
-                                       const bk_hash *hashes, size_t count)
+/* A key's block, for the query batches' ring of src/prefetch.h.  With the
+ * ring (the block's address computed once per key, not twice) and the mask
+ * test of blocked_avx512.c's test_round, AVX-512 hash batches (k = 6, Zen 5,
+ * median of 9 passes of 4e6 keys) went from 1.54 to 1.35 ns per key at
+ * 10^6 keys; the AVX2 (3.9 ns) and portable (8.4 ns) batches, bound by
+ * their probe's arithmetic, did not change. */
+static inline const void *bk_blocked_line_of(const void *filter, const bk_hash *hash)
 {
-    for (size_t i = 0; i < count && i < BK_PREFETCH_DISTANCE; i++) {
-        ring->blocks[i] = bk_blocked_block(filter, hashes[i]);
-        __builtin_prefetch(ring->blocks[i], 0);
-    }
-}
-
-/* The block of key i (requested BK_PREFETCH_DISTANCE keys ago); requests
- * the block of key i + BK_PREFETCH_DISTANCE in its place. */
-static inline const uint64_t *bk_block_ring_next(bk_block_ring *ring, const bk_blocked *filter,
-                                                 const bk_hash *hashes, size_t count, size_t i)
-{
-    const uint64_t **slot = &ring->blocks[i % BK_PREFETCH_DISTANCE];
-    const uint64_t *block = *slot;
-    if (i + BK_PREFETCH_DISTANCE < count) {
-        *slot = bk_blocked_block(filter, hashes[i + BK_PREFETCH_DISTANCE]);
-        __builtin_prefetch(*slot, 0);
-    }
-    return block;
+    return bk_blocked_block(filter, *hash);
 }
 
 #endif

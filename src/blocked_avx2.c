@@ -128,10 +128,11 @@ static inline __attribute__((always_inline)) size_t test_batch(const bk_blocked 
                                                                unsigned k)
 {
     size_t present = 0;
-    bk_block_ring ring;
-    bk_block_ring_start(&ring, filter, hashes, count);
+    bk_line_ring ring;
+    bk_line_ring_start(&ring, filter, hashes, count, bk_blocked_line_of);
     for (size_t i = 0; i < count; i++) {
-        const uint64_t *block = bk_block_ring_next(&ring, filter, hashes, count, i);
+        const uint64_t *block = bk_line_ring_next(&ring, filter, hashes, count, i,
+                                                  bk_blocked_line_of);
         bool found = test_block(block, hashes[i].h2, k);
         present += found;
         if (results != NULL)

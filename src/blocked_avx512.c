@@ -128,7 +128,7 @@ static inline __attribute__((always_inline)) bool test_round(__m512i line, uint6
     __m512i bits = _mm512_srlv_epi64(words, _mm512_and_si512(positions, _mm512_set1_epi64(63)));
     /* no lane of `lanes` with its bit clear: VPTESTNMQ and a test of the
      * mask for zero, two instructions fewer per key than comparing the set
-     * lanes with `lanes` (see bk_block_ring in blocked.h for the gain) */
+     * lanes with `lanes` (see bk_blocked_line_of in blocked.h for the gain) */
     return _mm512_mask_testn_epi64_mask(lanes, bits, _mm512_set1_epi64(1)) == 0;
 }
 
@@ -188,10 +188,11 @@ test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count, bool *
     const unsigned k = filter->hashes;
     const __mmask8 lanes = lanes_for(one_round ? k : 0);
     size_t present = 0;
-    bk_block_ring ring;
-    bk_block_ring_start(&ring, filter, hashes, count);
+    bk_line_ring ring;
+    bk_line_ring_start(&ring, filter, hashes, count, bk_blocked_line_of);
     for (size_t i = 0; i < count; i++) {
-        const uint64_t *block = bk_block_ring_next(&ring, filter, hashes, count, i);
+        const uint64_t *block = bk_line_ring_next(&ring, filter, hashes, count, i,
+                                                  bk_blocked_line_of);
         bool found = one_round ? test_round(_mm512_load_si512((const void *)block), hashes[i].h2,
                                             lanes)
                                : test_block(block, hashes[i].h2, k);

@@ -9,6 +9,7 @@
 #include "bloomkit/sbbf.h"
 #include "bloomkit/sbbf_inline.h" /* block, masks, salts, the one-key test */
 #include "hash.h"
+#include "prefetch.h"
 
 #define BK_SBBF_WORD_BITS 32u
 
@@ -33,7 +34,7 @@ static inline uint32_t *bk_sbbf_block(const bk_sbbf *filter, uint64_t hash)
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key);
 bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key);
 size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count);
-/* Each block is requested BK_SBBF_PREFETCH_DISTANCE keys ahead. */
+/* Each block is requested BK_LINE_RING_SIZE keys ahead (src/prefetch.h). */
 size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
                                bool *results);
 
@@ -45,8 +46,14 @@ static inline bool bk_sbbf_uses_simd(const bk_sbbf *filter)
 }
 
 /* As blocked's (src/blocked.h): sbbf hash batches at 1e8 keys took 6.0 /
- * 5.3 / 5.5 ns per key with D = 32 / 64 / 128, at 1e7 2.0 / 1.5 / 1.5. */
-#define BK_SBBF_PREFETCH_DISTANCE 64u
+ * 5.3 / 5.5 ns per key with a prefetch distance D = 32 / 64 / 128 keys, at
+ * 1e7 2.0 / 1.5 / 1.5: queries use src/prefetch.h's ring, D = 64. */
 #define BK_SBBF_ADD_PREFETCH_DISTANCE 32u
+
+/* A key's block, for the query batches' ring (src/prefetch.h). */
+static inline const void *bk_sbbf_line_of(const void *filter, const bk_hash *hash)
+{
+    return bk_sbbf_block(filter, hash->h1);
+}
 
 #endif

@@ -52,12 +52,11 @@ size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, siz
                                bool *results)
 {
     size_t present = 0;
-    for (size_t i = 0; i < count && i < BK_SBBF_PREFETCH_DISTANCE; i++)
-        __builtin_prefetch(bk_sbbf_block(filter, hashes[i].h1), 0);
+    bk_line_ring ring;
+    bk_line_ring_start(&ring, filter, hashes, count, bk_sbbf_line_of);
     for (size_t i = 0; i < count; i++) {
-        if (i + BK_SBBF_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_sbbf_block(filter, hashes[i + BK_SBBF_PREFETCH_DISTANCE].h1), 0);
-        bool found = bk_sbbf_block_test_avx2(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1);
+        const uint32_t *block = bk_line_ring_next(&ring, filter, hashes, count, i, bk_sbbf_line_of);
+        bool found = bk_sbbf_block_test_avx2(block, (uint32_t)hashes[i].h1);
         present += found;
         if (results != NULL)
             results[i] = found;
