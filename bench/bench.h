@@ -140,11 +140,19 @@ typedef struct peer_result {
 int libbloom_available(void);
 const char *libbloom_version_string(void);
 
-/* Builds libbloom from (entries = present->count, error = fpr), adds every
- * present key, then times bloom_check over `sample` (present) and `absent`,
- * `query_reps` times (the medians are returned).  Returns 0, or -1 if
- * libbloom refused the parameters. */
-int libbloom_run(const key_set *present, const key_set *sample, const key_set *absent,
-                 double fpr, int query_reps, peer_result *out);
+/* A libbloom filter under measurement. */
+typedef struct peer_filter peer_filter;
+
+/* Builds libbloom from (entries = present->count, error = fpr) and adds
+ * every present key: out->insert_ns, bits, hashes and bytes.  NULL if
+ * libbloom refused the parameters (or is absent). */
+peer_filter *libbloom_build(const key_set *present, double fpr, peer_result *out);
+
+/* One repetition of the query passes: bloom_check over `sample` (present
+ * keys) and `absent`: out->pos_ns, neg_ns, false_negatives, false_positives. */
+void libbloom_query(peer_filter *filter, const key_set *sample, const key_set *absent,
+                    peer_result *out);
+
+void libbloom_free(peer_filter *filter);
 
 #endif

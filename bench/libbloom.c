@@ -17,6 +17,7 @@
  * the filter is bigger than the caches.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -69,36 +70,42 @@ static double time_adds(struct bloom *filter, const key_set *keys)
     return slice_times_median(&times);
 }
 
-int libbloom_run(const key_set *present, const key_set *sample, const key_set *absent,
-                 double fpr, int query_reps, peer_result *out)
+struct peer_filter {
+    struct bloom bloom;
+};
+
+peer_filter *libbloom_build(const key_set *present, double fpr, peer_result *out)
 {
-    struct bloom filter;
-    memset(&filter, 0, sizeof filter);
-    if (present->count > 0x7fffffff || bloom_init(&filter, (int)present->count, fpr) != 0)
-        return -1;
-    out->insert_ns = time_adds(&filter, present);
-    out->bits = (uint64_t)filter.bits;
-    out->hashes = (unsigned)filter.hashes;
-    out->bytes = (uint64_t)filter.bytes;
-    out->false_negatives = 0;
-    double pos[16], neg[16];
-    if (query_reps < 1)
-        query_reps = 1;
-    if (query_reps > 16)
-        query_reps = 16;
-    for (int rep = 0; rep < query_reps; rep++) {
-        uint64_t hits;
-        pos[rep] = time_checks(&filter, sample, &hits);
-        out->false_negatives += sample->count - hits;
-        neg[rep] = time_checks(&filter, absent, &hits);
-        out->false_positives = hits;
+    peer_filter *filter = calloc(1, sizeof *filter);
+    if (filter == NULL)
+        return NULL;
+    if (present->count > 0x7fffffff || bloom_init(&filter->bloom, (int)present->count, fpr) != 0) {
+        free(filter);
+        return NULL;
     }
-    out->pos_ns = bench_median(pos, (size_t)query_reps);
-    out->neg_ns = bench_median(neg, (size_t)query_reps);
-    bloom_free(&filter);
-    return 0;
+    out->insert_ns = time_adds(&filter->bloom, present);
+    out->bits = (uint64_t)filter->bloom.bits;
+    out->hashes = (unsigned)filter->bloom.hashes;
+    out->bytes = (uint64_t)filter->bloom.bytes;
+    return filter;
 }
 
+void libbloom_query(peer_filter *filter, const key_set *sample, const key_set *absent,
+                    peer_result *out)
+{
+    uint64_t hits;
+    out->pos_ns = time_checks(&filter->bloom, sample, &hits);
+    out->false_negatives = sample->count - hits;
+    out->neg_ns = time_checks(&filter->bloom, absent, &hits);
+    out->false_positives = hits;
+}
+
+void libbloom_free(peer_filter *filter)
+{
+    if (filter != NULL)
+        bloom_free(&filter->bloom);
+    free(filter);
+}
 #else
 
 int libbloom_available(void)
@@ -111,11 +118,20 @@ const char *libbloom_version_string(void)
     return "absent";
 }
 
-int libbloom_run(const key_set *present, const key_set *sample, const key_set *absent,
-                 double fpr, int query_reps, peer_result *out)
+peer_filter *libbloom_build(const key_set *present, double fpr, peer_result *out)
 {
-    (void)present, (void)sample, (void)absent, (void)fpr, (void)query_reps, (void)out;
-    return -1;
+    (void)present, (void)fpr, (void)out;
+    return NULL;
 }
 
+void libbloom_query(peer_filter *filter, const key_set *sample, const key_set *absent,
+                    peer_result *out)
+{
+    (void)filter, (void)sample, (void)absent, (void)out;
+}
+
+void libbloom_free(peer_filter *filter)
+{
+    (void)filter;
+}
 #endif

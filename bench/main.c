@@ -814,40 +814,61 @@ static void finish_kind(kind_run *k, const workload *w)
         snprintf(out->note, sizeof out->note, "hash/raw/view/batch answers disagree");
 }
 
-static void run_libbloom(const workload *w, const options *opts, row *out)
-{
+/* libbloom under measurement, in the same rotation of repetitions as the
+ * kinds: built on the first repetition (on each with --rebuild). */
+typedef struct peer_run {
+    row *out;
+    peer_filter *filter;
     double insert[MAX_REPS], pos[MAX_REPS], neg[MAX_REPS], fpr[MAX_REPS];
+    int builds, done;
+    bool failed;
+} peer_run;
+
+static void repeat_libbloom(peer_run *p, int rep, const workload *w, const options *opts)
+{
+    bench_progress("%s n=%llu libbloom: repetition %d/%d", key_type_name(w->type),
+                   (unsigned long long)w->n, rep + 1, opts->reps);
+    row *out = p->out;
     peer_result result;
-    out->is_libbloom = true;
-    out->own_read_ns = NAN;
-    int builds = opts->rebuild ? opts->reps : 1;
-    int query_reps = opts->rebuild ? 1 : opts->reps;
-    for (int rep = 0; rep < builds; rep++) {
-        bench_progress("%s n=%llu libbloom: build %d/%d, %d query repetition%s",
-                       key_type_name(w->type), (unsigned long long)w->n, rep + 1, builds,
-                       query_reps, query_reps > 1 ? "s" : "");
-        if (libbloom_run(&w->present, &w->sample, &w->absent, opts->fpr, query_reps,
-                         &result) != 0) {
+    if (p->filter == NULL || opts->rebuild) {
+        libbloom_free(p->filter);
+        p->filter = libbloom_build(&w->present, opts->fpr, &result);
+        if (p->filter == NULL) {
             snprintf(out->note, sizeof out->note, "libbloom refused n=%llu",
                      (unsigned long long)w->n);
-            out->ok = true; /* not a fault of ours: the row stays empty */
+            p->failed = true; /* not a fault of ours: the row stays empty */
             return;
         }
-        insert[rep] = result.insert_ns;
-        pos[rep] = result.pos_ns;
-        neg[rep] = result.neg_ns;
-        fpr[rep] = (double)result.false_positives / (double)w->absent.count;
-        out->false_negatives += result.false_negatives;
+        p->insert[p->builds++] = result.insert_ns;
+        out->bits = result.bits;
+        out->hashes = result.hashes;
+        out->bytes = result.bytes;
     }
-    out->bits = result.bits;
-    out->hashes = result.hashes;
-    out->bytes = result.bytes;
-    out->predicted_fpr = bk_predicted_fpr(w->n, result.bits, result.hashes);
-    out->bits_per_key = (double)result.bytes * 8.0 / (double)w->n;
-    out->insert_single_ns = bench_median(insert, (size_t)builds);
-    out->pos_raw_ns = bench_median(pos, (size_t)builds);
-    out->neg_raw_ns = bench_median(neg, (size_t)builds);
-    out->fpr = bench_median(fpr, (size_t)builds);
+    libbloom_query(p->filter, &w->sample, &w->absent, &result);
+    p->pos[p->done] = result.pos_ns;
+    p->neg[p->done] = result.neg_ns;
+    p->fpr[p->done] = (double)result.false_positives / (double)w->absent.count;
+    p->done++;
+    out->false_negatives += result.false_negatives;
+}
+
+/* The row: medians over the repetitions; frees the filter. */
+static void finish_libbloom(peer_run *p, const workload *w)
+{
+    row *out = p->out;
+    libbloom_free(p->filter);
+    p->filter = NULL;
+    out->is_libbloom = true;
+    out->own_read_ns = NAN;
+    out->ok = true;
+    if (p->failed)
+        return;
+    out->predicted_fpr = bk_predicted_fpr(w->n, out->bits, out->hashes);
+    out->bits_per_key = (double)out->bytes * 8.0 / (double)w->n;
+    out->insert_single_ns = bench_median(p->insert, (size_t)p->builds);
+    out->pos_raw_ns = bench_median(p->pos, (size_t)p->done);
+    out->neg_raw_ns = bench_median(p->neg, (size_t)p->done);
+    out->fpr = bench_median(p->fpr, (size_t)p->done);
     out->insert_batch_ns = out->build_ns = NAN;
     out->pos_hash_ns = out->neg_hash_ns = out->pos_batch_ns = out->neg_batch_ns = NAN;
     out->pos_hbatch_ns = out->neg_hbatch_ns = out->pos_view_ns = out->neg_view_ns = NAN;
@@ -1350,10 +1371,10 @@ static void measure_workload(run_state *run, const workload *w)
      * of every kind runs before repetition r + 1 of any, so that a stretch
      * of slow memory (minutes long on the Zen 5 host) spoils one repetition
      * of several kinds rather than all repetitions of one, and the median
-     * drops it.  libbloom, whose runner builds and queries in one call, runs
-     * after them. */
+     * drops it.  libbloom takes its turn last in each round. */
     static kind_run kinds[MAX_SUBJECTS];
     size_t kind_count = 0;
+    peer_run peer = { .out = NULL };
     const subject *subjects[MAX_SUBJECTS];
     for (size_t i = 0; i < run->subject_count; i++) {
         const subject *s = &run->subjects[i];
@@ -1362,22 +1383,27 @@ static void measure_workload(run_state *run, const workload *w)
         subjects[b->count] = s;
         row *r = &b->rows[b->count++];
         snprintf(r->name, sizeof r->name, "%s", s->name);
-        if (!s->is_libbloom) {
+        if (s->is_libbloom) {
+            peer.out = r;
+        } else {
             r->is_static = bk_kind_is_static(s->kind);
             kinds[kind_count++] = (kind_run){ .subject = s, .out = r, .huge_mb = NAN };
         }
     }
-    for (int rep = 0; rep < run->opts->reps; rep++)
+    for (int rep = 0; rep < run->opts->reps; rep++) {
         for (size_t k = 0; k < kind_count; k++)
             if (!kinds[k].failed)
                 repeat_kind(&kinds[k], rep, w, run->opts, &run->hashes, run->chunk_hashes);
+        if (peer.out != NULL && !peer.failed)
+            repeat_libbloom(&peer, rep, w, run->opts);
+    }
     for (size_t k = 0; k < kind_count; k++)
         finish_kind(&kinds[k], w);
+    if (peer.out != NULL)
+        finish_libbloom(&peer, w);
     for (size_t i = 0; i < b->count; i++) {
         const subject *s = subjects[i];
         row *r = &b->rows[i];
-        if (s->is_libbloom)
-            run_libbloom(w, run->opts, r);
         if (r->bytes != 0)
             r->limits = limits_for(run->limits, r->bytes, s->no_hugepage, run->opts->reps);
         else
