@@ -101,13 +101,14 @@ static void test_every_kind_finds_its_keys(void **state)
     }
 }
 
-/* Batches of every length around the pipeline's stage size (16 keys, three
- * stages ahead) answer exactly as single queries, for every kind. */
+/* Batches of every length around the kinds' prefetch distances (a ring of
+ * 64 lines for blocked and sbbf, src/prefetch.h; 8 or 32 keys elsewhere)
+ * answer exactly as single queries, for every kind. */
 static void test_batch_lengths_match_single_queries(void **state)
 {
     (void)state;
     static bool batch[KEYS + ABSENT];
-    const size_t lengths[] = { 0, 1, 5, 15, 16, 17, 47, 48, 49, 63, 64, 65, 1001 };
+    const size_t lengths[] = { 0, 1, 5, 15, 16, 17, 47, 48, 49, 63, 64, 65, 127, 128, 129, 1001 };
     for (size_t i = 0; i < KIND_COUNT; i++) {
         bk_filter *filter = filter_of(every_kind[i]);
         for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
