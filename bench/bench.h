@@ -53,8 +53,8 @@ double slice_times_median(slice_times *times);
  * hint, as the filters are.  On the Zen 5 virtual machine of
  * docs/PERFORMANCE.md, streaming the same 10^7-key arrays on 4 KiB pages
  * took 4.7 to 23 ns per key from one pass to the next while the filter's
- * own reads stayed within 2%; on 2 MiB pages the passes repeat to about
- * 5%.  NULL when memory ran out; release with free().
+ * own reads stayed within 2%; on 2 MiB pages the passes repeat to within
+ * about 10%.  NULL when memory ran out; release with free().
  */
 void *bench_alloc_array(size_t bytes);
 
