@@ -23,15 +23,21 @@
      : (key_bytes) == 16 ? hits(view, keys, count, 16)                                  \
                          : hits(view, keys, count, 0))
 
-static BK_ALWAYS_INLINE uint64_t sbbf_hits(const bk_sbbf_view *view, const bk_key *keys,
-                                           size_t count, size_t key_bytes)
-{
-    const bk_sbbf_view local = *view;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_sbbf_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
-    return hits;
-}
+/* name(view, keys, count, key_bytes): the one-key loop of a view type over
+ * its `contains` (key_bytes 0: each key's own length).  The view is copied
+ * to a local, so the compiler keeps its fields in registers. */
+#define DEFINE_KEY_HITS(name, view_type, contains)                                        \
+    static BK_ALWAYS_INLINE uint64_t name(const view_type *view, const bk_key *keys,     \
+                                          size_t count, size_t key_bytes)                \
+    {                                                                                    \
+        const view_type local = *view;                                                   \
+        uint64_t hits = 0;                                                               \
+        for (size_t i = 0; i < count; i++)                                               \
+            hits += contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len); \
+        return hits;                                                                     \
+    }
+
+DEFINE_KEY_HITS(sbbf_hits, bk_sbbf_view, bk_sbbf_view_contains)
 
 uint64_t SBBF_HITS(const bench_view *view, const bk_key *keys, size_t count)
 {
@@ -48,25 +54,9 @@ uint64_t SBBF_HASH_HITS(const bench_view *view, const bk_hash *hashes, size_t co
 }
 
 #ifndef BENCH_VIEWS_AVX2
-static BK_ALWAYS_INLINE uint64_t bloom_hits(const bk_bloom_view *view, const bk_key *keys,
-                                            size_t count, size_t key_bytes)
-{
-    const bk_bloom_view local = *view;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_bloom_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
-    return hits;
-}
+DEFINE_KEY_HITS(bloom_hits, bk_bloom_view, bk_bloom_view_contains)
 
-static BK_ALWAYS_INLINE uint64_t fuse_hits(const bk_fuse_view *view, const bk_key *keys,
-                                           size_t count, size_t key_bytes)
-{
-    const bk_fuse_view local = *view;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_fuse_view_contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);
-    return hits;
-}
+DEFINE_KEY_HITS(fuse_hits, bk_fuse_view, bk_fuse_view_contains)
 
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 {
