@@ -11,7 +11,11 @@
  * are compiled twice (bench/views.c for the baseline, and with -mavx2 on
  * x86-64 through bench/views_avx2.c) and the run takes the AVX2 copy when
  * the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a program built
- * for its own machine would; the other views have no SIMD code.
+ * for its own machine would.  The classic bloom loops likewise, with
+ * -mavx512f -mavx512dq (bench/views_avx512.c: the gather form of
+ * bloomkit/bloom_inline.h) where the CPU has AVX-512 F, DQ and BW and
+ * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set.  The static
+ * kinds' views have no SIMD code.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
@@ -45,5 +49,14 @@ uint64_t bench_sbbf_hits_avx2(const bench_view *view, const bk_key *keys, size_t
 uint64_t bench_sbbf_hash_hits_portable(const bench_view *view, const bk_hash *hashes,
                                        size_t count);
 uint64_t bench_sbbf_hash_hits_avx2(const bench_view *view, const bk_hash *hashes, size_t count);
+
+/* The classic bloom loops, for the baseline and with -mavx512f -mavx512dq
+ * (the second on x86-64 only). */
+uint64_t bench_bloom_hits_portable(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_bloom_hits_avx512(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_bloom_hash_hits_portable(const bench_view *view, const bk_hash *hashes,
+                                        size_t count);
+uint64_t bench_bloom_hash_hits_avx512(const bench_view *view, const bk_hash *hashes,
+                                      size_t count);
 
 #endif

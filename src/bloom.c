@@ -104,6 +104,9 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
     filter->hasher = *hasher;
     filter->flags = flags;
     filter->use_bmi2 = bk_cpu()->bmi2;
+#ifdef BK_HAVE_AVX512_SOURCES
+    filter->use_avx512 = bk_cpu()->avx512dqbw;
+#endif
     filter->exit_early = filter->word_count * sizeof(uint64_t) > BK_BLOOM_EXIT_EARLY_BYTES;
     *out = filter;
     return BK_OK;
@@ -116,6 +119,21 @@ bk_status bk_bloom_set_bmi2(bk_bloom *filter, bool use_bmi2)
     if (use_bmi2 && !bk_cpu()->bmi2)
         return BK_EUNSUPPORTED;
     filter->use_bmi2 = use_bmi2;
+    return BK_OK;
+}
+
+bk_status bk_bloom_set_avx512(bk_bloom *filter, bool use_avx512)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (use_avx512 && !bk_cpu()->avx512dqbw)
+        return BK_EUNSUPPORTED;
+#else
+    if (use_avx512)
+        return BK_EUNSUPPORTED;
+#endif
+    filter->use_avx512 = use_avx512;
     return BK_OK;
 }
 
@@ -363,6 +381,10 @@ bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash)
 {
     if (filter == NULL)
         return false;
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (filter->use_avx512)
+        return bk_bloom_avx512_contains_hash(filter, hash);
+#endif
 #ifdef BK_HAVE_BMI2_BUILD
     if (filter->use_bmi2)
         return test_bits_bmi2(filter, hash);
@@ -374,6 +396,10 @@ bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
+#ifdef BK_HAVE_AVX512_SOURCES
+    if (filter->use_avx512)
+        return bk_bloom_avx512_contains(filter, key, len);
+#endif
 #ifdef BK_HAVE_BMI2_BUILD
     if (filter->use_bmi2)
         return contains_key_bmi2(filter, key, len);

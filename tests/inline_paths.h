@@ -2,8 +2,9 @@
  * tests/inline_paths.h -- the inline views (sbbf, static kinds, classic
  * bloom) as tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
  * (what a caller with fixed-width keys compiles: only that length's XXH64
- * code is left).  tests/inline_avx2.c compiles the sbbf ones with -mavx2
- * (the other views have no SIMD path).
+ * code is left).  tests/inline_avx2.c compiles the sbbf ones with -mavx2,
+ * tests/inline_avx512.c the classic bloom ones with -mavx512f -mavx512dq
+ * (the static kinds' views have no SIMD path).
  */
 #ifndef BK_TESTS_INLINE_PATHS_H
 #define BK_TESTS_INLINE_PATHS_H
@@ -49,5 +50,15 @@ static inline bool bloom_view_contains_constant_length(const bk_bloom_view *view
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);
 bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
                                              size_t len);
+
+/* The bloom view compiled with -mavx512f -mavx512dq (the gather form of
+ * bk_bloom_test_probes), and that form's range reduction and probe walk
+ * over eight lanes, stored to arrays (x86-64 only). */
+bool avx512_bloom_view_contains(const bk_bloom_view *view, const void *key, size_t len);
+bool avx512_bloom_view_contains_constant_length(const bk_bloom_view *view, const void *key,
+                                                size_t len);
+bool avx512_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash);
+void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8]);
+void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8]);
 
 #endif

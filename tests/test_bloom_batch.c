@@ -2,7 +2,8 @@
  * tests/test_bloom_batch.c -- the classic filter's hot path: the batch forms
  * (a software pipeline above one core's L2 cache, a plain loop below,
  * src/bloom.c) and the branch-free single query give exactly the answers
- * and the bits of the plain one-key-at-a-time forms.
+ * and the bits of the plain one-key-at-a-time forms, in each build of the
+ * one-key query (portable, BMI2, AVX-512 gather).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -128,32 +129,53 @@ static void test_batch_add_matches_single(void **state)
     check_batch_add_matches_single(7, pipelined_bits_per_key(), BK_FLAG_CONCURRENT);
 }
 
-/* The one-key query of the plain build and, where the CPU has BMI2, of the
- * BMI2 build (src/bloom.c), each reading all k probes and stopping after
- * two (as filters beyond 32 MiB do): from the key and from its hash; all
- * must agree.  Leaves the filter as it found it. */
-static bool contains_in_both_builds(bk_bloom *filter, const bk_key *key, bk_hash hash)
+/* Turns one build of the one-key query on (0 portable, 1 BMI2, 2 AVX-512:
+ * src/bloom.c, src/bloom_avx512.c); false, with nothing changed, where the
+ * CPU lacks it. */
+static bool use_build(bk_bloom *filter, int build)
 {
-    bool was_bmi2 = filter->use_bmi2, was_early = filter->exit_early;
-    filter->exit_early = false;
+    bool was_bmi2 = filter->use_bmi2, was_avx512 = filter->use_avx512;
+    assert_int_equal(bk_bloom_set_avx512(filter, false), BK_OK);
     assert_int_equal(bk_bloom_set_bmi2(filter, false), BK_OK);
-    bool plain = bk_bloom_contains(filter, key->data, key->len);
+    bk_status status = BK_OK;
+    if (build == 1)
+        status = bk_bloom_set_bmi2(filter, true);
+    else if (build == 2)
+        status = bk_bloom_set_avx512(filter, true);
+    if (status == BK_OK)
+        return true;
+    assert_int_equal(status, BK_EUNSUPPORTED);
+    assert_false(build == 1 ? filter->use_bmi2 : filter->use_avx512); /* a refusal changes nothing */
+    assert_false(build == 1 ? bk_cpu()->bmi2 : bk_cpu()->avx512dqbw);
+    filter->use_bmi2 = was_bmi2;
+    filter->use_avx512 = was_avx512;
+    return false;
+}
+
+/* The one-key query of every build the CPU has (portable, BMI2, AVX-512),
+ * each reading all k probes and stopping after two (as filters beyond
+ * 32 MiB do): from the key and from its hash; all must agree.  Leaves the
+ * filter as it found it. */
+static bool contains_in_every_build(bk_bloom *filter, const bk_key *key, bk_hash hash)
+{
+    bool was_bmi2 = filter->use_bmi2, was_avx512 = filter->use_avx512;
+    bool was_early = filter->exit_early;
+    filter->exit_early = false;
+    assert_true(use_build(filter, 0));
+    bool portable = bk_bloom_contains(filter, key->data, key->len);
     for (int early = 0; early < 2; early++) {
         filter->exit_early = early;
-        assert_int_equal(bk_bloom_set_bmi2(filter, false), BK_OK);
-        assert_int_equal(bk_bloom_contains(filter, key->data, key->len), plain);
-        assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
-        if (bk_bloom_set_bmi2(filter, true) == BK_OK) {
-            assert_int_equal(bk_bloom_contains(filter, key->data, key->len), plain);
-            assert_int_equal(bk_bloom_contains_hash(filter, hash), plain);
-        } else {
-            assert_false(bk_cpu()->bmi2);
-            assert_false(filter->use_bmi2); /* a refusal changes nothing */
+        for (int build = 0; build < 3; build++) {
+            if (!use_build(filter, build))
+                continue;
+            assert_int_equal(bk_bloom_contains(filter, key->data, key->len), portable);
+            assert_int_equal(bk_bloom_contains_hash(filter, hash), portable);
         }
     }
     filter->use_bmi2 = was_bmi2;
+    filter->use_avx512 = was_avx512;
     filter->exit_early = was_early;
-    return plain;
+    return portable;
 }
 
 /* Only filters beyond BK_BLOOM_EXIT_EARLY_BYTES stop after two probes. */
@@ -195,7 +217,7 @@ static void check_queries_agree(unsigned hashes, double bits_per_key)
         for (size_t i = 0; i < KEY_COUNT; i++) {
             bool single = bk_bloom_contains(filter, keys[i].data, keys[i].len);
             assert_int_equal(single, bk_bloom_contains_hash(filter, hashes_of[i]));
-            assert_int_equal(single, contains_in_both_builds(filter, &keys[i], hashes_of[i]));
+            assert_int_equal(single, contains_in_every_build(filter, &keys[i], hashes_of[i]));
             assert_int_equal(single, batch_results[i]);
             assert_int_equal(single, hash_results[i]);
             counted += single;
@@ -228,6 +250,9 @@ static void test_queries_agree(void **state)
     check_queries_agree(0, 10);
     check_queries_agree(1, 8);
     check_queries_agree(23, 30);
+    check_queries_agree(8, 12); /* k at and past the AVX-512 build's eight lanes */
+    check_queries_agree(16, 24);
+    check_queries_agree(17, 24);
     check_queries_agree(0, 2); /* an overfull filter: many false positives */
     check_queries_agree(7, pipelined_bits_per_key());
     check_queries_agree(1, pipelined_bits_per_key());
@@ -251,6 +276,7 @@ static void test_batch_bad_input(void **state)
     assert_int_equal(bk_bloom_contains_hash_batch(filter, NULL, 2, NULL), 0);
     assert_int_equal(bk_bloom_keys_added(filter), 0);
     assert_int_equal(bk_bloom_set_bmi2(NULL, false), BK_EINVAL);
+    assert_int_equal(bk_bloom_set_avx512(NULL, false), BK_EINVAL);
     bk_bloom_free(filter);
 }
 

@@ -11,9 +11,13 @@
  * the view was taken.  (Without BK_TEST_AVX2_VIEWS, on other processors,
  * only the baseline form.)  Static kinds: xor8, fuse8, fuse16 and fuse8_4
  * from 0 to 10^5 keys under XXH3 and XXH64, from the key and from its
- * hash, and loaded copies.  Classic bloom: several sizes, k and hashes,
- * filters past the early-exit size, concurrent filters, later adds, loaded
- * copies.  SipHash filters have no view.
+ * hash, and loaded copies.  Classic bloom: several sizes, k (1 to 255,
+ * across the gather form's rounds of eight) and hashes, filters past the
+ * early-exit size, concurrent filters, later adds, loaded copies; with the
+ * view compiled for the baseline and with -mavx512f -mavx512dq
+ * (tests/inline_avx512.c: the gather form) when the CPU has those, and
+ * that form's range reduction and probe walk against the scalar ones.
+ * SipHash filters have no view.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -347,6 +351,13 @@ static void test_fuse_view_init_errors(void **state)
 
 /* ---- classic bloom ------------------------------------------------------- */
 
+#ifdef BK_TEST_AVX512_VIEWS
+static bool cpu_has_avx512dq(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+}
+#endif
+
 /* Every key of `keys` answers as bk_bloom_contains says, through the view
  * from the key (run-time and constant length) and from its hash. */
 static size_t check_bloom_view(const bk_bloom *filter, const key_list *keys)
@@ -362,6 +373,15 @@ static size_t check_bloom_view(const bk_bloom *filter, const key_list *keys)
                          expected);
         bk_hash hash = bk_bloom_hash(filter, key->data, key->len);
         assert_int_equal(bk_bloom_view_contains_hash(&view, hash), expected);
+#ifdef BK_TEST_AVX512_VIEWS
+        if (cpu_has_avx512dq()) {
+            assert_int_equal(avx512_bloom_view_contains(&view, key->data, key->len), expected);
+            assert_int_equal(
+                avx512_bloom_view_contains_constant_length(&view, key->data, key->len),
+                expected);
+            assert_int_equal(avx512_bloom_view_contains_hash(&view, hash), expected);
+        }
+#endif
         present += expected;
     }
     return present;
@@ -397,18 +417,81 @@ static void test_bloom_view_matches_library(void **state)
           .capacity = 100000 },
         { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096, .hashes = 1,
           .capacity = 100000, .flags = BK_FLAG_CONCURRENT },
+        /* k at and past the gather form's rounds of eight probes */
+        { .bits = 200000, .hashes = 8, .capacity = 10000 },
+        { .bits = 200000, .hashes = 9, .capacity = 10000, .seed = 9 },
+        { .bits = (uint64_t)1 << 21, .hashes = 16, .capacity = 20000 },
+        { .bits = (uint64_t)1 << 21, .hashes = 17, .capacity = 20000 },
+        { .bits = (uint64_t)1 << 22, .hashes = BK_MAX_HASHES, .capacity = 1000 },
     };
     for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
         bk_bloom *filter = create_bloom(&filters[f]);
         bk_bloom_view view;
         assert_int_equal(bk_bloom_view_init(filter, &view), BK_OK);
-        assert_int_equal(view.exit_early, f >= 3);
+        assert_int_equal(view.exit_early, f == 3 || f == 4);
         check_bloom_filter(filter, (size_t)(filters[f].capacity < 50000 ? filters[f].capacity
                                                                          : 50000),
                            700 + f);
         bk_bloom_free(filter);
     }
 }
+
+#ifdef BK_TEST_AVX512_VIEWS
+/* The gather form's walk, g_i = h1 + i h2 + (i^3 - i) / 6, is the scalar
+ * walk's g_i for every i up to BK_MAX_HASHES, on random hashes and on
+ * hashes whose sums wrap around 2^64. */
+static void test_bloom_gather_walk_matches_scalar(void **state)
+{
+    (void)state;
+    if (!cpu_has_avx512dq())
+        skip();
+    uint64_t random = 77;
+    for (int trial = 0; trial < 200; trial++) {
+        bk_hash hash = { next_random(&random), next_random(&random) };
+        if (trial == 0)
+            hash = (bk_hash){ UINT64_MAX, UINT64_MAX };
+        bk_probe walk = bk_probe_start(hash);
+        for (unsigned first = 0; first < BK_MAX_HASHES; first += 8) {
+            uint64_t lanes[8];
+            avx512_probe_hashes_x8(hash, first, lanes);
+            for (unsigned j = 0; j < 8 && first + j < BK_MAX_HASHES; j++) {
+                assert_int_equal(lanes[j], walk.position_hash);
+                bk_probe_next(&walk, 1);
+            }
+        }
+    }
+}
+
+/* The gather form's range reduction is bk_reduce's, lane by lane, for
+ * ranges below 2^32 (its short form), at the boundary and above (the
+ * 128-bit product), and for the extreme inputs. */
+static void test_bloom_gather_reduce_matches_scalar(void **state)
+{
+    (void)state;
+    if (!cpu_has_avx512dq())
+        skip();
+    const uint64_t ranges[] = { 1, 2, 63, 64, 95851, 958505838, UINT32_MAX - 1, UINT32_MAX,
+                                (uint64_t)UINT32_MAX + 1, (uint64_t)1 << 40, (uint64_t)1 << 56,
+                                UINT64_MAX };
+    uint64_t random = 5;
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0] + 100; r++) {
+        uint64_t range = r < sizeof ranges / sizeof ranges[0] ? ranges[r]
+                                                              : next_random(&random) >> (r % 64);
+        if (range == 0)
+            range = 1;
+        for (int trial = 0; trial < 100; trial++) {
+            uint64_t x[8], reduced[8];
+            for (int j = 0; j < 8; j++)
+                x[j] = next_random(&random);
+            if (trial == 0)
+                x[0] = UINT64_MAX, x[1] = 0, x[2] = (uint64_t)UINT32_MAX << 32;
+            avx512_reduce_x8(x, range, reduced);
+            for (int j = 0; j < 8; j++)
+                assert_int_equal(reduced[j], bk_reduce(x[j], range));
+        }
+    }
+}
+#endif
 
 /* Keys added after the view was taken, and a loaded copy's view. */
 static void test_bloom_view_sees_later_adds_and_loaded_copies(void **state)
@@ -465,6 +548,10 @@ int main(void)
         cmocka_unit_test(test_fuse_view_of_loaded_copy),
         cmocka_unit_test(test_fuse_view_init_errors),
         cmocka_unit_test(test_bloom_view_matches_library),
+#ifdef BK_TEST_AVX512_VIEWS
+        cmocka_unit_test(test_bloom_gather_walk_matches_scalar),
+        cmocka_unit_test(test_bloom_gather_reduce_matches_scalar),
+#endif
         cmocka_unit_test(test_bloom_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_bloom_view_init_errors),
     };

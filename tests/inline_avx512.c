@@ -1,0 +1,34 @@
+/*
+ * tests/inline_avx512.c -- the inline classic-bloom view compiled with
+ * -mavx512f -mavx512dq, where bk_bloom_test_probes is the gather form
+ * (bloomkit/bloom_inline.h), and that form's two arithmetic steps, so that
+ * tests/test_inline.c (compiled for the baseline) can check them against
+ * the scalar walk and the library.
+ */
+#include "inline_paths.h"
+
+bool avx512_bloom_view_contains(const bk_bloom_view *view, const void *key, size_t len)
+{
+    return bk_bloom_view_contains(view, key, len);
+}
+
+bool avx512_bloom_view_contains_constant_length(const bk_bloom_view *view, const void *key,
+                                                size_t len)
+{
+    return bloom_view_contains_constant_length(view, key, len);
+}
+
+bool avx512_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash)
+{
+    return bk_bloom_view_contains_hash(view, hash);
+}
+
+void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8])
+{
+    _mm512_storeu_si512(out, bk_reduce_x8(_mm512_loadu_si512(x), range));
+}
+
+void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8])
+{
+    _mm512_storeu_si512(out, bk_probe_hashes_x8(hash, first));
+}
