@@ -105,7 +105,10 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
     filter->flags = flags;
     filter->use_bmi2 = bk_cpu()->bmi2;
 #ifdef BK_HAVE_AVX512_SOURCES
-    filter->use_avx512 = bk_cpu()->avx512dqbw;
+    /* the gather build pays where the probes leave the core's L2
+     * (src/bloom_avx512.c has the measurements) */
+    filter->use_avx512 = bk_cpu()->avx512dqbw &&
+                         filter->word_count * sizeof(uint64_t) > bk_cpu()->l2_bytes;
 #endif
     filter->exit_early = filter->word_count * sizeof(uint64_t) > BK_BLOOM_EXIT_EARLY_BYTES;
     *out = filter;

@@ -15,14 +15,19 @@
 #include "bloom.h"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-bool bk_bloom_avx512_contains_hash(const bk_bloom *filter, bk_hash hash)
+static inline __attribute__((always_inline)) bool test_bits(const bk_bloom *filter, bk_hash hash)
 {
     return bk_bloom_test_probes(filter->words, filter->bits, filter->hashes, filter->exit_early,
                                 hash);
 }
 
+bool bk_bloom_avx512_contains_hash(const bk_bloom *filter, bk_hash hash)
+{
+    return test_bits(filter, hash);
+}
+
 bool bk_bloom_avx512_contains(const bk_bloom *filter, const void *key, size_t len)
 {
-    return bk_bloom_avx512_contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 #endif

@@ -19,12 +19,8 @@
  *
  * Every step maps to one AVX-512 instruction on eight keys (VPMULLQ for the
  * low 64-bit products), except the high half of the 128-bit product, which
- * AVX-512 lacks: it is assembled from four 32 x 32 -> 64-bit products
- * (VPMULUDQ), schoolbook style:
- *
- *     a = a1 2^32 + a0,  b = b1 2^32 + b0
- *     mid = (a0 b0 >> 32) + lo32(a0 b1) + lo32(a1 b0)        (< 2^34)
- *     hi  = a1 b1 + (a0 b1 >> 32) + (a1 b0 >> 32) + (mid >> 32)
+ * AVX-512 lacks: bk_multiply_high_x8 (bloomkit/hash_inline.h) assembles
+ * it from four 32 x 32 -> 64-bit products (VPMULUDQ), schoolbook style.
  *
  * 16-byte keys take XXH3's 9-to-16-byte branch the same way (hash_sixteen
  * below: two 128-bit products and a byte swap, VPSHUFB).
@@ -63,23 +59,6 @@
 
 #define LANES 8
 
-/* The high 64 bits of the unsigned products a * b, lane by lane. */
-static inline __m512i multiply_high(__m512i a, __m512i b)
-{
-    const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
-    __m512i a1 = _mm512_srli_epi64(a, 32), b1 = _mm512_srli_epi64(b, 32);
-    __m512i p00 = _mm512_mul_epu32(a, b);
-    __m512i p01 = _mm512_mul_epu32(a, b1);
-    __m512i p10 = _mm512_mul_epu32(a1, b);
-    __m512i p11 = _mm512_mul_epu32(a1, b1);
-    __m512i mid = _mm512_add_epi64(_mm512_srli_epi64(p00, 32),
-                                   _mm512_add_epi64(_mm512_and_si512(p01, low32),
-                                                    _mm512_and_si512(p10, low32)));
-    __m512i high = _mm512_add_epi64(p11, _mm512_srli_epi64(p01, 32));
-    high = _mm512_add_epi64(high, _mm512_srli_epi64(p10, 32));
-    return _mm512_add_epi64(high, _mm512_srli_epi64(mid, 32));
-}
-
 static inline __m512i xorshift(__m512i x, unsigned shift)
 {
     return _mm512_xor_si512(x, _mm512_srli_epi64(x, shift));
@@ -108,7 +87,7 @@ static void hash_eight(__m512i words, __m512i bitflip, bk_hash *hashes)
     const __m512i factor = _mm512_set1_epi64((long long)(XXH_PRIME64_1 + 4 * 8));
     __m512i keyed = _mm512_xor_si512(words, bitflip);
     __m512i low = _mm512_mullo_epi64(keyed, factor);
-    __m512i high = multiply_high(keyed, factor);
+    __m512i high = bk_multiply_high_x8(keyed, factor);
     high = _mm512_add_epi64(high, _mm512_slli_epi64(low, 1));
     low = _mm512_xor_si512(low, _mm512_srli_epi64(high, 3));
     low = xorshift(low, 35);
@@ -141,14 +120,14 @@ static void hash_sixteen(__m512i words_lo, __m512i words_hi, __m512i flip_lo, __
     const __m512i prime2 = _mm512_set1_epi64((long long)XXH_PRIME64_2);
     __m512i mixed = _mm512_xor_si512(_mm512_xor_si512(words_lo, words_hi), flip_lo);
     __m512i low = _mm512_mullo_epi64(mixed, prime1);
-    __m512i high = multiply_high(mixed, prime1);
+    __m512i high = bk_multiply_high_x8(mixed, prime1);
     low = _mm512_add_epi64(low, _mm512_set1_epi64((long long)((uint64_t)15 << 54)));
     __m512i v = _mm512_xor_si512(words_hi, flip_hi);
     high = _mm512_add_epi64(high, v);
     high = _mm512_add_epi64(high, _mm512_mul_epu32(v, _mm512_set1_epi64(XXH_PRIME32_2 - 1)));
     low = _mm512_xor_si512(low, byte_swap(high));
     __m512i h1 = _mm512_mullo_epi64(low, prime2);
-    __m512i h2 = _mm512_add_epi64(multiply_high(low, prime2), _mm512_mullo_epi64(high, prime2));
+    __m512i h2 = _mm512_add_epi64(bk_multiply_high_x8(low, prime2), _mm512_mullo_epi64(high, prime2));
     store_pairs(avalanche(h1), avalanche(h2), hashes);
 }
 

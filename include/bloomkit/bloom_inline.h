@@ -91,46 +91,38 @@ bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view);
  *
  * Same positions, same bits, same answers as the scalar loop below
  * (tests/test_bloom_batch.c compares the library's builds, tests/test_inline.c
- * the views).  It reads all k words whatever the filter's size: no early
- * exit.  The gain is in instructions: the scalar loop spends about nine per
- * probe, this about twenty per eight, and where every probe is a memory
- * read the core keeps more queries' reads in flight the fewer instructions
- * each query takes.  Measured on the Zen 5 host of docs/PERFORMANCE.md
- * (a driver, k = 7, 8-byte keys, one query per step, medians of 9 passes):
- *     keys    scalar from hash / from key   gather from hash / from key
- *     10^5         5.9 /   8.0                   4.7 /  5.7    ns
- *     10^6        10.2 /  11.7                   5.3 /  7.4
- *     10^7        12.5 /  14.0                   7.0 /  8.6
- *     10^8       147.0 / 142.2                  47.2 / 91.3    (present keys)
+ * the views, the walk and the reduction).  It reads all k words of every
+ * key, even in a filter past BK_BLOOM_EXIT_EARLY_BYTES: gathering the first
+ * two probes, branching, then gathering the rest was no faster for absent
+ * keys and slower for present ones.  The gain is in instructions: the
+ * scalar loop spends about nine per probe, this about twenty per eight, and
+ * where every probe is a memory read the core keeps more queries' reads in
+ * flight the fewer instructions each query takes.  Measured on the Zen 5
+ * host of docs/PERFORMANCE.md (a driver, k = 7, 8-byte keys, one query per
+ * step of the caller's loop, 4e6 queries, medians of 9 passes, both forms
+ * in one process), present / absent keys, ns:
+ *     keys    scalar: from hash   from key      gather: from hash   from key
+ *     10^6            9.7 /  9.6  11.7 / 11.4           8.5 /  8.6  10.4 / 10.6
+ *     10^7           15.8 / 16.3  19.9 / 18.5          12.8 / 12.6  14.4 / 15.3
+ *     10^8          105.6 / 74.9 118.1 / 89.5          62.4 / 62.0  75.3 / 73.2
+ * (libbloom's bloom_check 20.4 / 29.1, 38.0 / 43.7 and 204.5 / 218.5 in
+ * the same runs, the last in a slow stretch of the host's memory).
  * Each element of a gather is an aligned 64-bit load, atomic on x86, so a
  * concurrent atomic add is seen whole or not at all, as with the scalar
  * loads.
  */
-#include <immintrin.h>
-
 /* floor(x * range / 2^64) in each lane: bk_reduce, eight at a time.  For
  * range < 2^32, with x = xh 2^32 + xl, it is (xh range + floor(xl range /
- * 2^32)) / 2^32, whose sum stays below 2^64; above, the 128-bit product's
- * high half is assembled from four 32 x 32 -> 64-bit products. */
+ * 2^32)) / 2^32, whose sum stays below 2^64 (two products instead of the
+ * 128-bit product's four). */
 static BK_ALWAYS_INLINE __m512i bk_reduce_x8(__m512i x, uint64_t range)
 {
     const __m512i r = _mm512_set1_epi64((long long)range);
-    const __m512i x_high = _mm512_srli_epi64(x, 32);
-    if (range <= UINT32_MAX) {
-        __m512i low = _mm512_srli_epi64(_mm512_mul_epu32(x, r), 32);
-        __m512i high = _mm512_mul_epu32(x_high, r);
-        return _mm512_srli_epi64(_mm512_add_epi64(high, low), 32);
-    }
-    const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
-    const __m512i r_high = _mm512_srli_epi64(r, 32);
-    __m512i p00 = _mm512_mul_epu32(x, r), p01 = _mm512_mul_epu32(x, r_high);
-    __m512i p10 = _mm512_mul_epu32(x_high, r), p11 = _mm512_mul_epu32(x_high, r_high);
-    __m512i middle = _mm512_add_epi64(_mm512_srli_epi64(p00, 32),
-                                      _mm512_add_epi64(_mm512_and_si512(p01, low32),
-                                                       _mm512_and_si512(p10, low32)));
-    __m512i high = _mm512_add_epi64(p11, _mm512_add_epi64(_mm512_srli_epi64(p01, 32),
-                                                          _mm512_srli_epi64(p10, 32)));
-    return _mm512_add_epi64(high, _mm512_srli_epi64(middle, 32));
+    if (range > UINT32_MAX)
+        return bk_multiply_high_x8(x, r);
+    __m512i low = _mm512_srli_epi64(_mm512_mul_epu32(x, r), 32);
+    __m512i high = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), r);
+    return _mm512_srli_epi64(_mm512_add_epi64(high, low), 32);
 }
 
 /* The walk's positions g_i for i = first .. first + 7 (before reduction). */

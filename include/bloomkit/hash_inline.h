@@ -59,6 +59,31 @@ static BK_ALWAYS_INLINE uint64_t bk_reduce(uint64_t x, uint64_t range)
     return (uint64_t)(((bk_u128)x * range) >> 64);
 }
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+/* The high 64 bits of the unsigned 128-bit products a * b, lane by lane
+ * (AVX-512 has only the low half, VPMULLQ): schoolbook from four
+ * 32 x 32 -> 64-bit products (VPMULUDQ), a = a1 2^32 + a0, b = b1 2^32 + b0:
+ *     middle = (a0 b0 >> 32) + lo32(a0 b1) + lo32(a1 b0)        (< 2^34)
+ *     high   = a1 b1 + (a0 b1 >> 32) + (a1 b0 >> 32) + (middle >> 32)
+ * Used by the AVX-512 batch hash (src/hash_avx512.c) and the classic
+ * filter's gather query (bloomkit/bloom_inline.h). */
+static BK_ALWAYS_INLINE __m512i bk_multiply_high_x8(__m512i a, __m512i b)
+{
+    const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
+    __m512i a1 = _mm512_srli_epi64(a, 32), b1 = _mm512_srli_epi64(b, 32);
+    __m512i p00 = _mm512_mul_epu32(a, b), p01 = _mm512_mul_epu32(a, b1);
+    __m512i p10 = _mm512_mul_epu32(a1, b), p11 = _mm512_mul_epu32(a1, b1);
+    __m512i middle = _mm512_add_epi64(_mm512_srli_epi64(p00, 32),
+                                      _mm512_add_epi64(_mm512_and_si512(p01, low32),
+                                                       _mm512_and_si512(p10, low32)));
+    __m512i high = _mm512_add_epi64(p11, _mm512_add_epi64(_mm512_srli_epi64(p01, 32),
+                                                          _mm512_srli_epi64(p10, 32)));
+    return _mm512_add_epi64(high, _mm512_srli_epi64(middle, 32));
+}
+#endif
+
 /*
  * The k probe positions of a classic filter's key: enhanced double hashing
  * (Dillinger & Manolios 2004; the plain form is Kirsch & Mitzenmacher 2006)
