@@ -31,60 +31,57 @@
      : (key_bytes) == 16 ? hits(view, keys, count, 16)                                  \
                          : hits(view, keys, count, 0))
 
-/* name(view, keys, count, key_bytes): the one-key loop of a view type over
- * its `contains` (key_bytes 0: each key's own length).  The view is copied
- * to a local, so the compiler keeps its fields in registers. */
-#define DEFINE_KEY_HITS(name, view_type, contains)                                        \
-    static BK_ALWAYS_INLINE uint64_t name(const view_type *view, const bk_key *keys,     \
-                                          size_t count, size_t key_bytes)                \
-    {                                                                                    \
-        const view_type local = *view;                                                   \
-        uint64_t hits = 0;                                                               \
-        for (size_t i = 0; i < count; i++)                                               \
-            hits += contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len); \
-        return hits;                                                                     \
+/* The two loops of one view type, as external functions:
+ *   key_hits(view, keys, count): `contains` on each key, the width a
+ *     constant through WITH_CONSTANT_WIDTH (the loop itself is
+ *     key_hits##_loop);
+ *   hash_hits(view, hashes, count): `contains_hash` on each hash.
+ * The view is copied to a local, so the compiler keeps its fields in
+ * registers. */
+#define DEFINE_VIEW_LOOPS(key_hits, hash_hits, member, view_type, contains, contains_hash)   \
+    static BK_ALWAYS_INLINE uint64_t key_hits##_loop(const view_type *view,                 \
+                                                     const bk_key *keys, size_t count,      \
+                                                     size_t key_bytes)                      \
+    {                                                                                        \
+        const view_type local = *view;                                                       \
+        uint64_t hits = 0;                                                                   \
+        for (size_t i = 0; i < count; i++)                                                   \
+            hits += contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);     \
+        return hits;                                                                         \
+    }                                                                                        \
+    uint64_t key_hits(const bench_view *view, const bk_key *keys, size_t count)              \
+    {                                                                                        \
+        return WITH_CONSTANT_WIDTH(key_hits##_loop, &view->member, keys, count,              \
+                                   view->key_bytes);                                         \
+    }                                                                                        \
+    uint64_t hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)          \
+    {                                                                                        \
+        const view_type local = view->member;                                                \
+        uint64_t hits = 0;                                                                   \
+        for (size_t i = 0; i < count; i++)                                                   \
+            hits += contains_hash(&local, hashes[i]);                                        \
+        return hits;                                                                         \
     }
 
 #ifdef SBBF_HITS
-DEFINE_KEY_HITS(sbbf_hits, bk_sbbf_view, bk_sbbf_view_contains)
-
-uint64_t SBBF_HITS(const bench_view *view, const bk_key *keys, size_t count)
+/* The sbbf view takes the 64-bit hash (Parquet's XXH64): h1. */
+static BK_ALWAYS_INLINE bool sbbf_contains_hash(const bk_sbbf_view *view, bk_hash hash)
 {
-    return WITH_CONSTANT_WIDTH(sbbf_hits, &view->sbbf, keys, count, view->key_bytes);
+    return bk_sbbf_view_contains_hash64(view, hash.h1);
 }
 
-uint64_t SBBF_HASH_HITS(const bench_view *view, const bk_hash *hashes, size_t count)
-{
-    const bk_sbbf_view local = view->sbbf;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_sbbf_view_contains_hash64(&local, hashes[i].h1);
-    return hits;
-}
-
+DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, bk_sbbf_view, bk_sbbf_view_contains,
+                  sbbf_contains_hash)
 #endif
 
 #ifdef BLOOM_HITS
-DEFINE_KEY_HITS(bloom_hits, bk_bloom_view, bk_bloom_view_contains)
-
-uint64_t BLOOM_HITS(const bench_view *view, const bk_key *keys, size_t count)
-{
-    return WITH_CONSTANT_WIDTH(bloom_hits, &view->bloom, keys, count, view->key_bytes);
-}
-
-uint64_t BLOOM_HASH_HITS(const bench_view *view, const bk_hash *hashes, size_t count)
-{
-    const bk_bloom_view local = view->bloom;
-    uint64_t hits = 0;
-    for (size_t i = 0; i < count; i++)
-        hits += bk_bloom_view_contains_hash(&local, hashes[i]);
-    return hits;
-}
+DEFINE_VIEW_LOOPS(BLOOM_HITS, BLOOM_HASH_HITS, bloom, bk_bloom_view, bk_bloom_view_contains,
+                  bk_bloom_view_contains_hash)
 #endif
 
 #ifdef BENCH_VIEWS_BASELINE
-
-DEFINE_KEY_HITS(fuse_hits, bk_fuse_view, bk_fuse_view_contains)
+DEFINE_VIEW_LOOPS(bench_fuse_hits, bench_fuse_hash_hits, fuse, bk_fuse_view,
+                  bk_fuse_view_contains, bk_fuse_view_contains_hash)
 
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 {
@@ -108,7 +105,7 @@ uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t coun
         return bench_bloom_hits_portable(view, keys, count);
     }
     if (view->kind != BK_KIND_SBBF)
-        return WITH_CONSTANT_WIDTH(fuse_hits, &view->fuse, keys, count, view->key_bytes);
+        return bench_fuse_hits(view, keys, count);
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2) /* false under BLOOMKIT_PORTABLE */
         return bench_sbbf_hits_avx2(view, keys, count);
@@ -125,13 +122,8 @@ uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, siz
 #endif
         return bench_bloom_hash_hits_portable(view, hashes, count);
     }
-    uint64_t hits = 0;
-    if (view->kind != BK_KIND_SBBF) {
-        const bk_fuse_view local = view->fuse;
-        for (size_t i = 0; i < count; i++)
-            hits += bk_fuse_view_contains_hash(&local, hashes[i]);
-        return hits;
-    }
+    if (view->kind != BK_KIND_SBBF)
+        return bench_fuse_hash_hits(view, hashes, count);
 #ifdef BENCH_HAVE_AVX2_VIEWS
     if (bk_cpu()->avx2)
         return bench_sbbf_hash_hits_avx2(view, hashes, count);

@@ -59,4 +59,8 @@ uint64_t bench_bloom_hash_hits_portable(const bench_view *view, const bk_hash *h
 uint64_t bench_bloom_hash_hits_avx512(const bench_view *view, const bk_hash *hashes,
                                       size_t count);
 
+/* The static kinds' loops (no SIMD copy). */
+uint64_t bench_fuse_hits(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_fuse_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count);
+
 #endif
