@@ -474,21 +474,18 @@ static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size
     return fresh;
 }
 
+/* The batch probe; context: k. */
+static inline bool probe_portable(const void *k, const void *block, const bk_hash *hash)
+{
+    return test_block_portable(block, hash->h2, *(const unsigned *)k);
+}
+
 static size_t test_batch_portable(const bk_blocked *filter, const bk_hash *hashes, size_t count,
                                   bool *results)
 {
-    size_t present = 0;
-    bk_line_ring ring;
-    bk_line_ring_start(&ring, filter, hashes, count, bk_blocked_line_of);
-    for (size_t i = 0; i < count; i++) {
-        const uint64_t *block = bk_line_ring_next(&ring, filter, hashes, count, i,
-                                                  bk_blocked_line_of);
-        bool found = test_block_portable(block, hashes[i].h2, filter->hashes);
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
+    const unsigned k = filter->hashes;
+    return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe_portable,
+                              &k);
 }
 
 bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, size_t count,

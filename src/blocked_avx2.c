@@ -122,23 +122,19 @@ static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter
     return fresh;
 }
 
+/* context: k, a constant in each specialised loop */
+static inline __attribute__((always_inline)) bool probe(const void *k, const void *block,
+                                                        const bk_hash *hash)
+{
+    return test_block(block, hash->h2, *(const unsigned *)k);
+}
+
 static inline __attribute__((always_inline)) size_t test_batch(const bk_blocked *filter,
                                                                const bk_hash *hashes,
                                                                size_t count, bool *results,
                                                                unsigned k)
 {
-    size_t present = 0;
-    bk_line_ring ring;
-    bk_line_ring_start(&ring, filter, hashes, count, bk_blocked_line_of);
-    for (size_t i = 0; i < count; i++) {
-        const uint64_t *block = bk_line_ring_next(&ring, filter, hashes, count, i,
-                                                  bk_blocked_line_of);
-        bool found = test_block(block, hashes[i].h2, k);
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
+    return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe, &k);
 }
 
 #define SPECIALISE(K)                                                                   \

@@ -184,36 +184,32 @@ bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, s
     return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
-/* The batch loop; `one_round` (k <= 7) is a constant where this is
- * inlined, so the common case gets a loop without the round logic. */
-static inline __attribute__((always_inline)) size_t
-test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count, bool *results,
-           bool one_round)
+/* The batch probes.  k <= 7 (context: the lanes of its positions) is one
+ * round, a loop without the round logic; larger k (context: k) loops. */
+static inline __attribute__((always_inline)) bool probe_one_round(const void *lanes,
+                                                                  const void *block,
+                                                                  const bk_hash *hash)
 {
-    const unsigned k = filter->hashes;
-    const __mmask8 lanes = lanes_for(one_round ? k : 0);
-    size_t present = 0;
-    bk_line_ring ring;
-    bk_line_ring_start(&ring, filter, hashes, count, bk_blocked_line_of);
-    for (size_t i = 0; i < count; i++) {
-        const uint64_t *block = bk_line_ring_next(&ring, filter, hashes, count, i,
-                                                  bk_blocked_line_of);
-        bool found = one_round ? test_round(_mm512_load_si512((const void *)block), hashes[i].h2,
-                                            lanes)
-                               : test_block(block, hashes[i].h2, k);
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
+    return test_round(_mm512_load_si512(block), hash->h2, *(const __mmask8 *)lanes);
+}
+
+static inline __attribute__((always_inline)) bool probe_rounds(const void *k, const void *block,
+                                                               const bk_hash *hash)
+{
+    return test_block(block, hash->h2, *(const unsigned *)k);
 }
 
 size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
                                     size_t count, bool *results)
 {
-    if (filter->hashes <= BK_POSITIONS_PER_WORD)
-        return test_batch(filter, hashes, count, results, true);
-    return test_batch(filter, hashes, count, results, false);
+    const unsigned k = filter->hashes;
+    if (k <= BK_POSITIONS_PER_WORD) {
+        const __mmask8 lanes = lanes_for(k);
+        return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of,
+                                  probe_one_round, &lanes);
+    }
+    return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe_rounds,
+                              &k);
 }
 
 #endif /* __AVX512F__ */

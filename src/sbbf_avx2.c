@@ -48,20 +48,16 @@ size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t cou
     return fresh;
 }
 
+static inline bool probe(const void *unused, const void *block, const bk_hash *hash)
+{
+    (void)unused;
+    return bk_sbbf_block_test_avx2(block, (uint32_t)hash->h1);
+}
+
 size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
                                bool *results)
 {
-    size_t present = 0;
-    bk_line_ring ring;
-    bk_line_ring_start(&ring, filter, hashes, count, bk_sbbf_line_of);
-    for (size_t i = 0; i < count; i++) {
-        const uint32_t *block = bk_line_ring_next(&ring, filter, hashes, count, i, bk_sbbf_line_of);
-        bool found = bk_sbbf_block_test_avx2(block, (uint32_t)hashes[i].h1);
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
+    return bk_line_ring_probe(filter, hashes, count, results, bk_sbbf_line_of, probe, NULL);
 }
 
 #endif /* __AVX2__ */

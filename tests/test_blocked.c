@@ -212,6 +212,61 @@ static void test_portable_and_avx512_agree(void **state)
     check_portable_and_simd_agree(PATH_AVX512);
 }
 
+/* Batches of every length from 0 to past twice the prefetch ring
+ * (src/prefetch.h: the steady loop, the last D keys, batches shorter than
+ * D), on every path, with k = 6 (AVX-512: one round) and k = 9 (two):
+ * each answer is the one-key answer, and the count, with or without an
+ * answer array, is the number of answers true. */
+static void check_batch_lengths(probe_path path)
+{
+    enum { HASHES = 2 * BK_LINE_RING_SIZE + 3 };
+    const unsigned ks[] = { 6, 9 };
+    uint64_t rng = 31;
+    for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+        bk_blocked *f = make_filter(400, 16 * 512, ks[j]);
+        if (!select_path(f, path)) {
+            bk_blocked_free(f);
+            skip();
+        }
+        bk_hash hashes[HASHES];
+        for (size_t i = 0; i < HASHES; i++) {
+            hashes[i] = random_hash(&rng);
+            if (i % 3 == 0) /* a third present, the rest mostly absent */
+                assert_int_equal(bk_blocked_add_hash(f, hashes[i], NULL), BK_OK);
+        }
+        for (size_t count = 0; count <= HASHES; count++) {
+            bool answers[HASHES];
+            size_t expected = 0;
+            size_t present = bk_blocked_contains_hash_batch(f, hashes, count, answers);
+            for (size_t i = 0; i < count; i++) {
+                assert_int_equal(answers[i], bk_blocked_contains_hash(f, hashes[i]));
+                expected += answers[i];
+            }
+            assert_int_equal(present, expected);
+            assert_int_equal(bk_blocked_contains_hash_batch(f, hashes, count, NULL), expected);
+        }
+        bk_blocked_free(f);
+    }
+}
+
+static void test_batch_lengths_portable(void **state)
+{
+    (void)state;
+    check_batch_lengths(PATH_PORTABLE);
+}
+
+static void test_batch_lengths_avx2(void **state)
+{
+    (void)state;
+    check_batch_lengths(PATH_AVX2);
+}
+
+static void test_batch_lengths_avx512(void **state)
+{
+    (void)state;
+    check_batch_lengths(PATH_AVX512);
+}
+
 /* One key per call through the generic handle (bk_filter_contains, which
  * the AVX-512 path answers in straight-line code for XXH3, k <= 7 and keys
  * of 8 or 16 bytes, and through its general code otherwise): the answer is
@@ -641,6 +696,9 @@ int main(void)
         cmocka_unit_test(test_portable_and_avx2_agree),
         cmocka_unit_test(test_avx512_matches_reference),
         cmocka_unit_test(test_portable_and_avx512_agree),
+        cmocka_unit_test(test_batch_lengths_portable),
+        cmocka_unit_test(test_batch_lengths_avx2),
+        cmocka_unit_test(test_batch_lengths_avx512),
         cmocka_unit_test(test_one_key_queries_portable),
         cmocka_unit_test(test_one_key_queries_avx2),
         cmocka_unit_test(test_one_key_queries_avx512),

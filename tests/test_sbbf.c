@@ -208,6 +208,41 @@ static void test_portable_and_avx2_agree(void **state)
     }
 }
 
+/* Batches of every length from 0 to past twice the prefetch ring
+ * (src/prefetch.h), on both paths: each answer is the one-key answer, and
+ * the count, with or without an answer array, is the number true. */
+static void test_batch_lengths(void **state)
+{
+    (void)state;
+    enum { HASHES = 2 * BK_LINE_RING_SIZE + 3 };
+    uint64_t rng = 32;
+    for (int simd = 0; simd <= 1; simd++) {
+        bk_sbbf *f = make_filter(300, 16 * 256);
+        if (bk_sbbf_set_simd(f, simd) != BK_OK) { /* no AVX2: the portable path was checked */
+            bk_sbbf_free(f);
+            continue;
+        }
+        bk_hash hashes[HASHES];
+        for (size_t i = 0; i < HASHES; i++) {
+            hashes[i] = (bk_hash){ next_random(&rng), 0 };
+            if (i % 3 == 0) /* a third present, the rest mostly absent */
+                assert_int_equal(bk_sbbf_add_hash(f, hashes[i], NULL), BK_OK);
+        }
+        for (size_t count = 0; count <= HASHES; count++) {
+            bool answers[HASHES];
+            size_t expected = 0;
+            size_t present = bk_sbbf_contains_hash_batch(f, hashes, count, answers);
+            for (size_t i = 0; i < count; i++) {
+                assert_int_equal(answers[i], bk_sbbf_contains_hash(f, hashes[i]));
+                expected += answers[i];
+            }
+            assert_int_equal(present, expected);
+            assert_int_equal(bk_sbbf_contains_hash_batch(f, hashes, count, NULL), expected);
+        }
+        bk_sbbf_free(f);
+    }
+}
+
 /* ---- behaviour ----------------------------------------------------------- */
 
 static void test_no_false_negatives_and_batch_equals_single(void **state)
@@ -479,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_golden_words_avx2),
         cmocka_unit_test(test_matches_reference_implementation),
         cmocka_unit_test(test_portable_and_avx2_agree),
+        cmocka_unit_test(test_batch_lengths),
         cmocka_unit_test(test_no_false_negatives_and_batch_equals_single),
         cmocka_unit_test(test_fpr_within_binomial_bound),
         cmocka_unit_test(test_sizing_from_fpr),
