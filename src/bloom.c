@@ -467,6 +467,11 @@ static size_t add_pipelined(bk_bloom *filter, const bk_hash *hashes, size_t coun
 static size_t test_pipelined(const bk_bloom *filter, const bk_hash *hashes, size_t count,
                              bool *results)
 {
+#ifdef BK_HAVE_AVX512_SOURCES
+    /* filters past the L2 with k <= 8: the same pipeline by gathers */
+    if (filter->use_avx512 && filter->hashes <= 8)
+        return bk_bloom_avx512_test_batch(filter, hashes, count, results);
+#endif
     size_t present = 0;
     if (!worth_prefetching(filter)) {
         for (size_t i = 0; i < count; i++) {

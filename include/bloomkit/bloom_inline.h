@@ -152,19 +152,31 @@ static BK_ALWAYS_INLINE __m512i bk_probe_hashes_x8(bk_hash hash, unsigned first)
                             tetrahedral);
 }
 
+/* The lanes of round `first` (probes first .. first + 7) that are probes. */
+static BK_ALWAYS_INLINE __mmask8 bk_probe_lanes_x8(unsigned hashes, unsigned first)
+{
+    unsigned here = hashes - first < 8 ? hashes - first : 8;
+    return (__mmask8)((1u << here) - 1);
+}
+
+/* The lanes of `lanes` whose bit (position, reduced) is 0 in words[]:
+ * one gather of their words, a shift and a test. */
+static BK_ALWAYS_INLINE __mmask8 bk_missing_bits_x8(const uint64_t *words, __m512i positions,
+                                                   __mmask8 lanes)
+{
+    __m512i probed = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), lanes,
+                                                 _mm512_srli_epi64(positions, 6), words, 8);
+    __m512i bit = _mm512_srlv_epi64(probed, _mm512_and_si512(positions, _mm512_set1_epi64(63)));
+    return _mm512_mask_testn_epi64_mask(lanes, bit, _mm512_set1_epi64(1));
+}
+
 static BK_ALWAYS_INLINE bool bk_bloom_test_probes_x8(const uint64_t *words, uint64_t bits,
                                                      unsigned hashes, bk_hash hash)
 {
-    const __m512i one = _mm512_set1_epi64(1), bit_mask = _mm512_set1_epi64(63);
     __mmask8 missing = 0;
     for (unsigned first = 0; first < hashes; first += 8) {
-        unsigned here = hashes - first < 8 ? hashes - first : 8;
-        __mmask8 lanes = (__mmask8)((1u << here) - 1);
         __m512i positions = bk_reduce_x8(bk_probe_hashes_x8(hash, first), bits);
-        __m512i probed = _mm512_mask_i64gather_epi64(
-            _mm512_setzero_si512(), lanes, _mm512_srli_epi64(positions, 6), words, 8);
-        __m512i bit = _mm512_srlv_epi64(probed, _mm512_and_si512(positions, bit_mask));
-        missing |= _mm512_mask_testn_epi64_mask(lanes, bit, one);
+        missing |= bk_missing_bits_x8(words, positions, bk_probe_lanes_x8(hashes, first));
     }
     return missing == 0;
 }
