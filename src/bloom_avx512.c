@@ -9,9 +9,9 @@
  * VPGATHERQQ.  That header has the idea, the formulas and the figures;
  * this file compiles the library's two one-key queries with it, the hash
  * of the key inlined into the second as in src/bloom.c, and holds the
- * batch pipeline built on its parts (below).  Same bits,
- * same answers as the portable and BMI2 builds (tests/test_bloom_batch.c
- * runs all three on the same filters).
+ * batch pipeline built on its parts (below).  Same bits, same answers as
+ * the portable and BMI2 builds (tests/test_bloom_batch.c runs all three on
+ * the same filters).
  *
  * src/bloom.c takes this build for filters bigger than one core's L2.
  * Below that the BMI2 build answers one key per call faster: on the Zen 5
