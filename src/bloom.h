@@ -52,9 +52,12 @@ bk_status bk_bloom_set_avx512(bk_bloom *filter, bool use_avx512);
 #ifdef BK_HAVE_AVX512_SOURCES
 bool bk_bloom_avx512_contains_hash(const bk_bloom *filter, bk_hash hash);
 bool bk_bloom_avx512_contains(const bk_bloom *filter, const void *key, size_t len);
-/* The batch query of the same build for k <= 8 (bloom_avx512.c). */
+/* The batch query and (not for BK_FLAG_CONCURRENT) the batch add of the
+ * same build for k <= 8 (bloom_avx512.c); the add returns how many keys
+ * were new and leaves keys_added to its caller. */
 size_t bk_bloom_avx512_test_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
                                   bool *results);
+size_t bk_bloom_avx512_add_batch(bk_bloom *filter, const bk_hash *hashes, size_t count);
 #endif
 
 /* Chains and rings of filters (scalable.c, window.c): frees filters[0..count);
