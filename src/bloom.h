@@ -40,13 +40,13 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
  * and benchmarks.  BK_EUNSUPPORTED to turn it on without BMI2. */
 bk_status bk_bloom_set_bmi2(bk_bloom *filter, bool use_bmi2);
 
-/* Whether one-key queries, and batch queries with k <= 8, use the AVX-512
- * build (bloom_avx512.c: the probe words read by one gather per eight
- * probes), on by default for filters
- * bigger than one core's L2 where the CPU has AVX-512 F, DQ and BW and
- * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set; it comes before
- * the BMI2 build.  For tests and benchmarks.  BK_EUNSUPPORTED to turn it
- * on without those features. */
+/* Whether one-key queries, and batch queries and adds with k <= 8, use the
+ * AVX-512 build (bloom_avx512.c: eight probe positions at a time, the
+ * probe words read by one gather per eight probes), on by default for
+ * filters bigger than one core's L2 where the CPU has AVX-512 F, DQ and BW
+ * and neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set; it comes
+ * before the BMI2 build.  For tests and benchmarks.  BK_EUNSUPPORTED to
+ * turn it on without those features. */
 bk_status bk_bloom_set_avx512(bk_bloom *filter, bool use_avx512);
 
 #ifdef BK_HAVE_AVX512_SOURCES
