@@ -98,31 +98,6 @@ static inline __attribute__((always_inline)) __m512i request_words(const uint64_
     return positions;
 }
 
-size_t bk_bloom_avx512_test_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
-                                  bool *results)
-{
-    const uint64_t *const words = filter->words;
-    const uint64_t bits = filter->bits;
-    const unsigned k = filter->hashes;
-    const __mmask8 lanes = bk_probe_lanes_x8(k, 0);
-    __m512i ring[GATHER_DISTANCE];
-    size_t ahead = count < GATHER_DISTANCE ? count : GATHER_DISTANCE;
-    for (size_t i = 0; i < ahead; i++)
-        ring[i] = request_words(words, bits, k, hashes[i], false);
-    size_t present = 0;
-    for (size_t i = 0; i < count; i++) {
-        __m512i *slot = &ring[i % GATHER_DISTANCE];
-        __m512i positions = *slot;
-        if (i < count - ahead)
-            *slot = request_words(words, bits, k, hashes[i + GATHER_DISTANCE], false);
-        bool found = bk_missing_bits_x8(words, positions, lanes) == 0;
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
-}
-
 /* Sets the k <= 8 bits at `positions`; whether one of them was 0.  One
  * word at a time: a scatter would lose a bit where two probes share a
  * word. */
@@ -142,23 +117,43 @@ static inline __attribute__((always_inline)) bool set_words(uint64_t *words, __m
     return flipped != 0;
 }
 
-size_t bk_bloom_avx512_add_batch(bk_bloom *filter, const bk_hash *hashes, size_t count)
+/* The pipeline over hashes[0..count): queries (answers to results, which
+ * may be NULL) or, when `adding` (a constant where this is inlined), adds.
+ * Returns the keys present, or the keys new. */
+static inline __attribute__((always_inline)) size_t
+pipeline(const bk_bloom *filter, const bk_hash *hashes, size_t count, bool *results, bool adding)
 {
     uint64_t *const words = filter->words;
     const uint64_t bits = filter->bits;
     const unsigned k = filter->hashes;
+    const __mmask8 lanes = bk_probe_lanes_x8(k, 0);
     __m512i ring[GATHER_DISTANCE];
     size_t ahead = count < GATHER_DISTANCE ? count : GATHER_DISTANCE;
     for (size_t i = 0; i < ahead; i++)
-        ring[i] = request_words(words, bits, k, hashes[i], true);
-    size_t fresh = 0;
+        ring[i] = request_words(words, bits, k, hashes[i], adding);
+    size_t counted = 0;
     for (size_t i = 0; i < count; i++) {
         __m512i *slot = &ring[i % GATHER_DISTANCE];
         __m512i positions = *slot;
         if (i < count - ahead)
-            *slot = request_words(words, bits, k, hashes[i + GATHER_DISTANCE], true);
-        fresh += set_words(words, positions, k);
+            *slot = request_words(words, bits, k, hashes[i + GATHER_DISTANCE], adding);
+        bool answer = adding ? set_words(words, positions, k)
+                             : bk_missing_bits_x8(words, positions, lanes) == 0;
+        counted += answer;
+        if (results != NULL)
+            results[i] = answer;
     }
-    return fresh;
+    return counted;
+}
+
+size_t bk_bloom_avx512_test_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
+                                  bool *results)
+{
+    return pipeline(filter, hashes, count, results, false);
+}
+
+size_t bk_bloom_avx512_add_batch(bk_bloom *filter, const bk_hash *hashes, size_t count)
+{
+    return pipeline(filter, hashes, count, NULL, true);
 }
 #endif
