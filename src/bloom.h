@@ -21,7 +21,7 @@ struct bk_bloom {
     unsigned flags;       /* BK_FLAG_* */
     bool borrowed;        /* words belong to someone else (a mapped file): read-only */
     bool use_bmi2;        /* one-key queries take the BMI2 build (bloom.c) */
-    bool use_avx512;      /* queries take the AVX-512 build (bloom_avx512.c) */
+    bool use_avx512;      /* queries (and k <= 8 batch adds) take the AVX-512 build */
     bool exit_early;      /* one-key queries stop after two probes if one is 0
                              (bloom.c, test_bits: filters > 32 MiB) */
 };

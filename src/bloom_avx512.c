@@ -1,7 +1,8 @@
 /*
- * src/bloom_avx512.c -- the classic filter's one-key and batch queries
- * built with AVX-512 F and DQ (compiled with -mavx512f -mavx512dq; called
- * from src/bloom.c only when bk_cpu()->avx512dqbw).
+ * src/bloom_avx512.c -- the classic filter's one-key queries, batch
+ * queries and batch adds built with AVX-512 F and DQ (compiled with
+ * -mavx512f -mavx512dq; called from src/bloom.c only when
+ * bk_cpu()->avx512dqbw).
  *
  * Built with those flags, bk_bloom_test_probes (bloomkit/bloom_inline.h)
  * is the gather form: the k probe positions eight at a time from the
