@@ -446,12 +446,21 @@ static inline bool worth_prefetching(const bk_bloom *filter)
     return filter->word_count * sizeof(uint64_t) > bk_cpu()->l2_bytes;
 }
 
+#ifdef BK_HAVE_AVX512_SOURCES
+/* Whether batches take the AVX-512 pipeline (src/bloom_avx512.c): filters
+ * past the L2 (use_avx512) with k <= 8. */
+static inline bool gather_batches(const bk_bloom *filter)
+{
+    return filter->use_avx512 && filter->hashes <= 8;
+}
+#endif
+
 static size_t add_pipelined(bk_bloom *filter, const bk_hash *hashes, size_t count)
 {
     size_t fresh = 0;
 #ifdef BK_HAVE_AVX512_SOURCES
-    /* as test_pipelined: past the L2, k <= 8, and adds that need no atomics */
-    if (filter->use_avx512 && filter->hashes <= 8 && !(filter->flags & BK_FLAG_CONCURRENT)) {
+    /* adds there set plain words: not for BK_FLAG_CONCURRENT */
+    if (gather_batches(filter) && !(filter->flags & BK_FLAG_CONCURRENT)) {
         fresh = bk_bloom_avx512_add_batch(filter, hashes, count);
         filter->keys_added += fresh;
         return fresh;
@@ -481,8 +490,7 @@ static size_t test_pipelined(const bk_bloom *filter, const bk_hash *hashes, size
                              bool *results)
 {
 #ifdef BK_HAVE_AVX512_SOURCES
-    /* filters past the L2 with k <= 8: the same pipeline by gathers */
-    if (filter->use_avx512 && filter->hashes <= 8)
+    if (gather_batches(filter))
         return bk_bloom_avx512_test_batch(filter, hashes, count, results);
 #endif
     size_t present = 0;
