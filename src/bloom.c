@@ -109,10 +109,12 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
     filter->flags = flags;
     filter->use_bmi2 = bk_cpu()->bmi2;
 #ifdef BK_HAVE_AVX512_SOURCES
-    /* the gather build pays where the probes leave the core's L2
-     * (src/bloom_avx512.c has the measurements) */
+    /* the gather build answers one key faster at every size with k <= 8,
+     * and past the core's L2 with more (src/bloom_avx512.c has the
+     * measurements) */
     filter->use_avx512 = bk_cpu()->avx512dqbw &&
-                         filter->word_count * sizeof(uint64_t) > bk_cpu()->l2_bytes;
+                         (filter->hashes <= 8 ||
+                          filter->word_count * sizeof(uint64_t) > bk_cpu()->l2_bytes);
 #endif
     filter->exit_early = filter->word_count * sizeof(uint64_t) > BK_BLOOM_EXIT_EARLY_BYTES;
     *out = filter;
@@ -378,7 +380,7 @@ __attribute__((target("bmi2"))) static bool test_bits_bmi2(const bk_bloom *filte
     return test_bits(filter, hash);
 }
 
-__attribute__((target("bmi2"))) static bool contains_key_bmi2(const bk_bloom *filter,
+__attribute__((target("bmi2"), noinline)) static bool contains_key_bmi2(const bk_bloom *filter,
                                                                const void *key, size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
@@ -400,6 +402,18 @@ bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash)
     return test_bits(filter, hash);
 }
 
+/* Each build's one-key query is a function of its own, so bk_bloom_contains
+ * is only a dispatch that saves no registers: its calls are tail jumps. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+static NOINLINE bool contains_key_portable(const bk_bloom *filter, const void *key, size_t len)
+{
+    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
 bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
@@ -412,7 +426,7 @@ bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
     if (filter->use_bmi2)
         return contains_key_bmi2(filter, key, len);
 #endif
-    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+    return contains_key_portable(filter, key, len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -448,10 +462,10 @@ static inline bool worth_prefetching(const bk_bloom *filter)
 
 #ifdef BK_HAVE_AVX512_SOURCES
 /* Whether batches take the AVX-512 pipeline (src/bloom_avx512.c): filters
- * past the L2 (use_avx512) with k <= 8. */
+ * of the AVX-512 build past the L2 with k <= 8. */
 static inline bool gather_batches(const bk_bloom *filter)
 {
-    return filter->use_avx512 && filter->hashes <= 8;
+    return filter->use_avx512 && filter->hashes <= 8 && worth_prefetching(filter);
 }
 #endif
 

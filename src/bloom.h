@@ -21,7 +21,8 @@ struct bk_bloom {
     unsigned flags;       /* BK_FLAG_* */
     bool borrowed;        /* words belong to someone else (a mapped file): read-only */
     bool use_bmi2;        /* one-key queries take the BMI2 build (bloom.c) */
-    bool use_avx512;      /* queries (and k <= 8 batch adds) take the AVX-512 build */
+    bool use_avx512;      /* one-key queries take the AVX-512 build, and batches past
+                             the L2 with k <= 8 (bloom.c, gather_batches) */
     bool exit_early;      /* one-key queries stop after two probes if one is 0
                              (bloom.c, test_bits: filters > 32 MiB) */
 };
@@ -40,13 +41,14 @@ bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *
  * and benchmarks.  BK_EUNSUPPORTED to turn it on without BMI2. */
 bk_status bk_bloom_set_bmi2(bk_bloom *filter, bool use_bmi2);
 
-/* Whether one-key queries, and batch queries and adds with k <= 8, use the
- * AVX-512 build (bloom_avx512.c: eight probe positions at a time, the
- * probe words read by one gather per eight probes), on by default for
- * filters bigger than one core's L2 where the CPU has AVX-512 F, DQ and BW
- * and neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set; it comes
- * before the BMI2 build.  For tests and benchmarks.  BK_EUNSUPPORTED to
- * turn it on without those features. */
+/* Whether one-key queries, and past one core's L2 the batch queries and
+ * adds with k <= 8, use the AVX-512 build (bloom_avx512.c: eight probe
+ * positions at a time, the probe words read by one gather per eight
+ * probes).  On by default, where the CPU has AVX-512 F, DQ and BW and
+ * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set, for filters with
+ * k <= 8 and for bigger ones past the L2; it comes before the BMI2 build.
+ * For tests and benchmarks.  BK_EUNSUPPORTED to turn it on without those
+ * features. */
 bk_status bk_bloom_set_avx512(bk_bloom *filter, bool use_avx512);
 
 #ifdef BK_HAVE_AVX512_SOURCES

@@ -14,17 +14,20 @@
  * the portable and BMI2 builds (tests/test_bloom_batch.c runs all three on
  * the same filters).
  *
- * src/bloom.c takes this build for filters bigger than one core's L2.
- * Below that the BMI2 build answers one key per call faster: on the Zen 5
- * host (a driver, k = 7, 8-byte keys, 4e6 queries per pass, medians of 9,
- * both builds in one process) a key through bk_filter_contains took 14.3
- * ns here against 12.2 at 10^5 keys (120 KB), 15.9 against 15.2 at 10^6
- * (1.2 MB, about the L2), and 26.8 against 31.3 at 10^7 (present keys);
- * a precomputed hash 8.6 against 7.8 at 10^5 and 10.2 against 11.0 at
- * 10^6.  At 10^8 keys (120 MB) in bloomkit-bench, one raw key per call
- * became 1.57x / 1.71x faster than libbloom's bloom_check (int64 keys,
- * present / absent) and 1.79x / 1.97x (str16), from 1.07-1.35x /
- * 1.26-1.79x in five earlier runs of the BMI2 build.
+ * src/bloom.c takes this build for one-key queries of filters with k <= 8
+ * (every target FPR down to about 0.4%) at any size, and of bigger k past
+ * one core's L2; its batch pipeline below, past the L2 with k <= 8.  With
+ * k = 10 (0.1%) neither build wins everywhere (a driver, 8-byte keys
+ * through bk_filter_contains, both builds in one process, medians of 15
+ * passes, present / absent, ns): BMI2 11.4 against 13.8 present at 10^5
+ * keys, 17.1 / 19.0 against 19.4 / 21.2 at 10^6; at 10^7 104.7 / 52.5
+ * against 100.7 / 50.5 and at 10^8 171.9 / 124.6 against 145.6 / 157.5
+ * (absent keys of a filter past 32 MiB stop at the BMI2 build's first two
+ * probes; the gather reads all k).  At 10^8 keys
+ * (120 MB) in bloomkit-bench, one raw key per call of k = 7 became 1.57x /
+ * 1.71x faster than libbloom's bloom_check (int64 keys, present / absent)
+ * and 1.79x / 1.97x (str16), from 1.07-1.35x / 1.26-1.79x in five earlier
+ * runs of the BMI2 build.
  */
 #include "bloom.h"
 
@@ -35,14 +38,54 @@ static inline __attribute__((always_inline)) bool test_bits(const bk_bloom *filt
                                 hash);
 }
 
+/*
+ * The one-key queries.  A filter with k <= 8 tests its probes in one round
+ * of eight lanes: its code is a straight line, and the 8- and 16-byte keys
+ * of the default hash are hashed with their length known.  The rest (k > 8,
+ * other lengths, XXH64 and SipHash) take the general form, a function of
+ * its own so that the straight line saves no registers for it; one_round
+ * only chooses the faster code, both forms answer for any k.  Measured on
+ * the Zen 5 host (a driver: k = 7, keys through bk_filter_contains, the
+ * library before and after in one process, medians of 15 passes of 4e6
+ * queries), ns per key, with src/bloom.c's frameless dispatch and this
+ * build taken below the L2 too (before: the BMI2 build there):
+ *     keys    8-byte present   8-byte absent   16-byte present   libbloom
+ *     10^5       9.2 ->  7.8      9.2 ->  7.8      9.9 ->  9.3     13.5 / 23.7
+ *     10^6      14.5 -> 11.6     13.4 -> 10.8     15.6 -> 13.4     19.2 / 27.4
+ *     10^7      52.1 -> 31.8     67.6 -> 65.4     57.8 -> 54.0     83.7 / 95.0
+ * (libbloom's bloom_check, 8-byte keys present / absent).  From a
+ * precomputed hash at 10^5 keys: 5.8 (BMI2) -> 5.1.
+ */
+static inline __attribute__((always_inline)) bool one_round(const bk_bloom *filter)
+{
+    return filter->hashes <= 8;
+}
+
+static __attribute__((noinline)) bool contains_hash_general(const bk_bloom *filter, bk_hash hash)
+{
+    return test_bits(filter, hash);
+}
+
+static __attribute__((noinline)) bool contains_key_general(const bk_bloom *filter,
+                                                           const void *key, size_t len)
+{
+    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
 bool bk_bloom_avx512_contains_hash(const bk_bloom *filter, bk_hash hash)
 {
+    if (!one_round(filter))
+        return contains_hash_general(filter, hash);
     return test_bits(filter, hash);
 }
 
 bool bk_bloom_avx512_contains(const bk_bloom *filter, const void *key, size_t len)
 {
-    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+    if (!one_round(filter) || filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16))
+        return contains_key_general(filter, key, len);
+    bk_hash hash = len == 8 ? bk_hash_xxh3(key, 8, filter->hasher.seed)
+                            : bk_hash_xxh3(key, 16, filter->hasher.seed);
+    return test_bits(filter, hash);
 }
 
 /*

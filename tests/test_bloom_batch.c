@@ -127,6 +127,8 @@ static void test_batch_add_matches_single(void **state)
     check_batch_add_matches_single(0, 10, BK_FLAG_CONCURRENT);
     check_batch_add_matches_single(7, pipelined_bits_per_key(), 0);
     check_batch_add_matches_single(7, pipelined_bits_per_key(), BK_FLAG_CONCURRENT);
+    check_batch_add_matches_single(3, pipelined_bits_per_key(), 0);
+    check_batch_add_matches_single(8, pipelined_bits_per_key(), 0);
 }
 
 /* Turns one build of the one-key query on (0 portable, 1 BMI2, 2 AVX-512:
@@ -176,6 +178,50 @@ static bool contains_in_every_build(bk_bloom *filter, const bk_key *key, bk_hash
     filter->use_avx512 = was_avx512;
     filter->exit_early = was_early;
     return portable;
+}
+
+/* The one-key queries of every build agree for keys of every length and
+ * each hash: the AVX-512 build has a straight-line form for 8- and 16-byte
+ * keys of XXH3 with k <= 8 and a general form for the rest
+ * (src/bloom_avx512.c), and both must give the portable answers. */
+static void check_key_lengths_agree(unsigned hashes, bk_hash_algorithm algorithm)
+{
+    static const size_t lengths[] = { 0, 1, 7, 8, 9, 15, 16, 17, 40 };
+    static const uint8_t secret[BK_SECRET_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+    enum { PER_LENGTH = 100 };
+    /* m = 750 k: the 900 keys added fill 70% of the bits, so a probe
+     * skipped or misplaced changes many absent keys' answers */
+    bk_params p = { .capacity = 1000, .bits = 750 * (uint64_t)hashes, .hashes = hashes,
+                    .hash_algorithm = algorithm, .seed = 12345,
+                    .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
+    bk_bloom *filter;
+    assert_int_equal(bk_bloom_create(&p, &filter), BK_OK);
+    uint8_t bytes[2 * PER_LENGTH][40];
+    for (size_t i = 0; i < 2 * PER_LENGTH; i++)
+        for (size_t j = 0; j < sizeof bytes[i]; j++)
+            bytes[i][j] = (uint8_t)bk_mix64(i * 41 + j + 1);
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        for (size_t i = 0; i < PER_LENGTH; i++)
+            assert_int_equal(bk_bloom_add(filter, bytes[i], lengths[l], NULL), BK_OK);
+        for (size_t i = 0; i < 2 * PER_LENGTH; i++) {
+            bk_key key = { .data = bytes[i], .len = lengths[l] };
+            bool found = contains_in_every_build(filter, &key,
+                                                 bk_bloom_hash(filter, key.data, key.len));
+            if (i < PER_LENGTH)
+                assert_true(found); /* added */
+        }
+    }
+    bk_bloom_free(filter);
+}
+
+static void test_key_lengths_agree(void **state)
+{
+    (void)state;
+    const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_SIPHASH };
+    const unsigned ks[] = { 1, 2, 7, 8, 9, 16, 17 };
+    for (size_t a = 0; a < 3; a++)
+        for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++)
+            check_key_lengths_agree(ks[k], algorithms[a]);
 }
 
 /* Only filters beyond BK_BLOOM_EXIT_EARLY_BYTES stop after two probes. */
@@ -276,6 +322,9 @@ static void test_queries_agree(void **state)
     check_queries_agree(0, 2); /* an overfull filter: many false positives */
     check_queries_agree(7, pipelined_bits_per_key());
     check_queries_agree(1, pipelined_bits_per_key());
+    check_queries_agree(3, pipelined_bits_per_key());
+    check_queries_agree(8, pipelined_bits_per_key());
+    check_queries_agree(9, pipelined_bits_per_key());
 }
 
 /* Bad arguments to the batch forms: rejected, nothing changed. */
@@ -306,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_l2_size_is_plausible),
         cmocka_unit_test(test_batch_add_matches_single),
         cmocka_unit_test(test_queries_agree),
+        cmocka_unit_test(test_key_lengths_agree),
         cmocka_unit_test(test_exit_early_by_size),
         cmocka_unit_test(test_batch_bad_input),
     };
