@@ -166,7 +166,7 @@ bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes)
     return test_block(block, h2, hashes);
 }
 
-static __attribute__((noinline)) bool contains_key_general(const bk_blocked *filter,
+static BK_NOINLINE bool contains_key_general(const bk_blocked *filter,
                                                            const void *key, size_t len)
 {
     bk_hash hash = bk_hash_inline(&filter->hasher, key, len);

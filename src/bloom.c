@@ -380,7 +380,7 @@ __attribute__((target("bmi2"))) static bool test_bits_bmi2(const bk_bloom *filte
     return test_bits(filter, hash);
 }
 
-__attribute__((target("bmi2"), noinline)) static bool contains_key_bmi2(const bk_bloom *filter,
+__attribute__((target("bmi2"))) static BK_NOINLINE bool contains_key_bmi2(const bk_bloom *filter,
                                                                const void *key, size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
@@ -402,14 +402,9 @@ bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash)
     return test_bits(filter, hash);
 }
 
-/* Each build's one-key query is a function of its own, so bk_bloom_contains
- * is only a dispatch that saves no registers: its calls are tail jumps. */
-#if defined(__GNUC__) || defined(__clang__)
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE
-#endif
-static NOINLINE bool contains_key_portable(const bk_bloom *filter, const void *key, size_t len)
+/* Each build's one-key query is a function of its own (BK_NOINLINE,
+ * src/cpu.h): bk_bloom_contains only checks and jumps. */
+static BK_NOINLINE bool contains_key_portable(const bk_bloom *filter, const void *key, size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
 }

@@ -30,6 +30,7 @@
  * runs of the BMI2 build.
  */
 #include "bloom.h"
+#include "cpu.h" /* BK_NOINLINE */
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 static inline __attribute__((always_inline)) bool test_bits(const bk_bloom *filter, bk_hash hash)
@@ -61,12 +62,12 @@ static inline __attribute__((always_inline)) bool one_round(const bk_bloom *filt
     return filter->hashes <= 8;
 }
 
-static __attribute__((noinline)) bool contains_hash_general(const bk_bloom *filter, bk_hash hash)
+static BK_NOINLINE bool contains_hash_general(const bk_bloom *filter, bk_hash hash)
 {
     return test_bits(filter, hash);
 }
 
-static __attribute__((noinline)) bool contains_key_general(const bk_bloom *filter,
+static BK_NOINLINE bool contains_key_general(const bk_bloom *filter,
                                                            const void *key, size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));

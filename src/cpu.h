@@ -25,6 +25,17 @@ typedef struct bk_cpu_features {
     uint64_t l2_bytes; /* one core's L2 cache as the system reports it (1 MiB if not) */
 } bk_cpu_features;
 
+/* For the one-key queries that choose a build at run time: each build's
+ * query is a function of its own, kept out of line, so the function that
+ * chooses saves no registers and reaches it by a tail jump (src/bloom.c;
+ * the straight-line forms of the AVX-512 builds keep their general forms
+ * out of line the same way). */
+#if defined(__GNUC__) || defined(__clang__)
+#define BK_NOINLINE __attribute__((noinline))
+#else
+#define BK_NOINLINE
+#endif
+
 /* Detected features, cleared where BLOOMKIT_PORTABLE is set;
  * BLOOMKIT_NO_AVX512=1 clears only avx512 (to compare it with AVX2). */
 const bk_cpu_features *bk_cpu(void);

@@ -209,6 +209,54 @@ static void test_portable_and_avx2_agree(void **state)
     }
 }
 
+/* The one-key queries of both paths agree, from the key and from its
+ * hash, for keys of every length and each hash the filter can use. */
+static void check_key_lengths_agree(bk_hash_algorithm algorithm)
+{
+    static const size_t lengths[] = { 0, 1, 7, 8, 9, 15, 16, 17, 40 };
+    static const uint8_t secret[BK_SECRET_KEY_BYTES] = { 9, 8, 7, 6, 5, 4, 3, 2, 1 };
+    enum { PER_LENGTH = 100 };
+    /* 32 blocks for 900 keys: about 75% of each block's words hold the
+     * bit a key tests, so a wrong hash or block changes many answers */
+    bk_params p = { .capacity = 1000, .bits = 32 * 256, .hash_algorithm = algorithm,
+                    .seed = 4321, .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
+    bk_sbbf *f;
+    assert_int_equal(bk_sbbf_create(&p, &f), BK_OK);
+    uint8_t bytes[2 * PER_LENGTH][40];
+    uint64_t rng = 99;
+    for (size_t i = 0; i < 2 * PER_LENGTH; i++)
+        for (size_t j = 0; j < sizeof bytes[i]; j++)
+            bytes[i][j] = (uint8_t)next_random(&rng);
+    size_t answered_absent = 0;
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        for (size_t i = 0; i < PER_LENGTH; i++)
+            assert_int_equal(bk_sbbf_add(f, bytes[i], lengths[l], NULL), BK_OK);
+        for (size_t i = 0; i < 2 * PER_LENGTH; i++) {
+            uint64_t hash = bk_sbbf_hash(f, bytes[i], lengths[l]).h1;
+            assert_int_equal(bk_sbbf_set_simd(f, false), BK_OK);
+            bool portable = bk_sbbf_contains(f, bytes[i], lengths[l]);
+            assert_int_equal(bk_sbbf_contains_hash64(f, hash), portable);
+            if (i < PER_LENGTH)
+                assert_true(portable); /* added */
+            answered_absent += !portable;
+            if (bk_sbbf_set_simd(f, true) == BK_OK) {
+                assert_int_equal(bk_sbbf_contains(f, bytes[i], lengths[l]), portable);
+                assert_int_equal(bk_sbbf_contains_hash64(f, hash), portable);
+            }
+        }
+    }
+    assert_true(answered_absent > 0); /* the filter is not all ones */
+    bk_sbbf_free(f);
+}
+
+static void test_key_lengths_agree(void **state)
+{
+    (void)state;
+    check_key_lengths_agree(BK_HASH_XXH64);
+    check_key_lengths_agree(BK_HASH_XXH3);
+    check_key_lengths_agree(BK_HASH_SIPHASH);
+}
+
 static size_t batch_query(const void *f, const bk_hash *hashes, size_t count, bool *results)
 {
     return bk_sbbf_contains_hash_batch(f, hashes, count, results);
@@ -512,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_golden_words_avx2),
         cmocka_unit_test(test_matches_reference_implementation),
         cmocka_unit_test(test_portable_and_avx2_agree),
+        cmocka_unit_test(test_key_lengths_agree),
         cmocka_unit_test(test_batch_lengths),
         cmocka_unit_test(test_no_false_negatives_and_batch_equals_single),
         cmocka_unit_test(test_fpr_within_binomial_bound),
