@@ -166,8 +166,8 @@ bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes)
     return test_block(block, h2, hashes);
 }
 
-static BK_NOINLINE bool contains_key_general(const bk_blocked *filter,
-                                                           const void *key, size_t len)
+static BK_NOINLINE bool contains_key_general(const bk_blocked *filter, const void *key,
+                                             size_t len)
 {
     bk_hash hash = bk_hash_inline(&filter->hasher, key, len);
     return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);

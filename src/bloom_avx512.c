@@ -23,11 +23,11 @@
  * keys, 17.1 / 19.0 against 19.4 / 21.2 at 10^6; at 10^7 104.7 / 52.5
  * against 100.7 / 50.5 and at 10^8 171.9 / 124.6 against 145.6 / 157.5
  * (absent keys of a filter past 32 MiB stop at the BMI2 build's first two
- * probes; the gather reads all k).  At 10^8 keys
- * (120 MB) in bloomkit-bench, one raw key per call of k = 7 became 1.57x /
- * 1.71x faster than libbloom's bloom_check (int64 keys, present / absent)
- * and 1.79x / 1.97x (str16), from 1.07-1.35x / 1.26-1.79x in five earlier
- * runs of the BMI2 build.
+ * probes; the gather reads all k).  At 10^8 keys (120 MB) in
+ * bloomkit-bench, one raw key per call of k = 7 became 1.57x / 1.71x
+ * faster than libbloom's bloom_check (int64 keys, present / absent) and
+ * 1.79x / 1.97x (str16), from 1.07-1.35x / 1.26-1.79x in five earlier runs
+ * of the BMI2 build.
  */
 #include "bloom.h"
 #include "cpu.h" /* BK_NOINLINE */
@@ -67,8 +67,8 @@ static BK_NOINLINE bool contains_hash_general(const bk_bloom *filter, bk_hash ha
     return test_bits(filter, hash);
 }
 
-static BK_NOINLINE bool contains_key_general(const bk_bloom *filter,
-                                                           const void *key, size_t len)
+static BK_NOINLINE bool contains_key_general(const bk_bloom *filter, const void *key,
+                                             size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
 }
