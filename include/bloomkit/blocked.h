@@ -40,6 +40,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_blocked bk_blocked;
 
 /* Creates an empty filter sized by `params` (see above).  Errors:
@@ -123,6 +125,8 @@ bk_status bk_blocked_estimate_sets(const bk_blocked *a, const bk_blocked *b,
 /* The raw blocks: block_count x 8 words, block b at words[8b .. 8b+7],
  * bit j of a block at word j / 64, bit j % 64. */
 const uint64_t *bk_blocked_words(const bk_blocked *filter);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

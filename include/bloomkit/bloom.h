@@ -28,6 +28,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_bloom bk_bloom;
 
 /* Creates an empty filter sized by `params` (bk_size_from_params) with the
@@ -111,6 +113,8 @@ bk_status bk_bloom_estimate_sets(const bk_bloom *a, const bk_bloom *b, bk_set_es
  * words[i / 64] bit (i % 64); bits at and beyond m are zero. */
 const uint64_t *bk_bloom_words(const bk_bloom *filter);
 size_t bk_bloom_word_count(const bk_bloom *filter);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

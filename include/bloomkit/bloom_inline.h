@@ -59,6 +59,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 /* A filter with more bytes than this stops a one-key query after the first
  * BK_BLOOM_EXIT_EARLY_PROBES probes when one of them is 0. */
 #define BK_BLOOM_EXIT_EARLY_BYTES ((size_t)32 << 20)
@@ -229,6 +231,8 @@ static BK_ALWAYS_INLINE bool bk_bloom_view_contains(const bk_bloom_view *view, c
     return bk_bloom_view_contains_hash(
         view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
 }
+
+BK_API_END
 
 #ifdef __cplusplus
 }

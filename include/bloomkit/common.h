@@ -21,9 +21,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The shared library exports what the public headers declare between
+ * BK_API_BEGIN and BK_API_END, and nothing else: the library is built with
+ * hidden visibility (CMakeLists.txt), so its internal functions stay
+ * private and its calls between them bind directly, without the PLT. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BK_API_BEGIN _Pragma("GCC visibility push(default)")
+#define BK_API_END _Pragma("GCC visibility pop")
+#else
+#define BK_API_BEGIN
+#define BK_API_END
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+BK_API_BEGIN
 
 #define BLOOMKIT_VERSION_MAJOR 0
 #define BLOOMKIT_VERSION_MINOR 1
@@ -173,6 +187,8 @@ typedef struct bk_stats {
      * not a key estimate. */
     double design_point_keys;
 } bk_stats;
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -53,6 +53,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_counting bk_counting;
 
 /* Bits per counter, and the value at which a counter sticks. */
@@ -159,6 +161,8 @@ bk_status bk_counting_compatible(const bk_counting *a, const bk_counting *b);
  * identically, in a quarter of the memory, but cannot remove.  Its
  * keys_added is this filter's.  The caller frees it with bk_bloom_free. */
 bk_status bk_counting_to_bloom(const bk_counting *filter, bk_bloom **out);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -58,6 +58,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_cuckoo bk_cuckoo;
 
 #define BK_CUCKOO_SLOTS_PER_BUCKET 4u
@@ -178,6 +180,8 @@ void bk_cuckoo_stats(const bk_cuckoo *filter, bk_stats *out);
  * 1/(2^f - 1):   p = 1 - (1 - 1/(2^f - 1))^(8 load)  ~  8 load / 2^f,
  * i.e. 2b/2^f at full load (Fan et al. 2014, eq. for b = 4). */
 double bk_cuckoo_predicted_fpr(double load, unsigned fingerprint_bits);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

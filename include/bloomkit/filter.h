@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_filter bk_filter;
 
 /* "bloom", "blocked", ... for a kind; NULL for an unknown value. */
@@ -171,6 +173,8 @@ bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out);
  */
 typedef void (*bk_fill_alarm)(bk_filter *filter, bk_fill_status status, void *context);
 bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 /* The format version this build writes and reads. */
 #define BK_FORMAT_VERSION 1
 /* Bytes of the common header; the payload offset is a multiple of it. */
@@ -147,6 +149,8 @@ bk_status bk_bloom_save(const bk_bloom *filter, const char *path);
 /* bk_filter_load that accepts only bloom files (BK_EKIND for any other kind,
  * or if options->expected_kind names another kind). */
 bk_status bk_bloom_load(const char *path, const bk_load_options *options, bk_bloom **out);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

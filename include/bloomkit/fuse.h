@@ -42,6 +42,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_fuse bk_fuse;
 
 /* Peeling fails now and then (more often for tiny sets); each failure
@@ -137,6 +139,8 @@ bk_status bk_fuse_design(bk_kind kind, uint64_t keys, bk_stats *out);
  * doubles when a peel goes deeper (below 10^6 keys, by tens of KiB at most).
  * Errors as bk_fuse_design. */
 bk_status bk_fuse_build_scratch_bytes(bk_kind kind, uint64_t keys, uint64_t *bytes);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

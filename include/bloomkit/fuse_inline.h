@@ -57,6 +57,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 /* The multiplier of fuse8_4's fourth offset (2^64 / golden ratio). */
 #define BK_FUSE_GOLDEN_64 0x9E3779B97F4A7C15ULL
 
@@ -160,6 +162,8 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const bk_fuse_view *view, con
     return bk_fuse_view_contains_hash(
         view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
 }
+
+BK_API_END
 
 #ifdef __cplusplus
 }

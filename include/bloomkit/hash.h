@@ -15,6 +15,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 #define BK_SECRET_KEY_BYTES 16
 
 typedef struct bk_hasher {
@@ -57,6 +59,8 @@ uint64_t bk_secret_key_id(const uint8_t key[BK_SECRET_KEY_BYTES]);
 
 /* Name of an algorithm ("xxh3", "siphash", "xxh64"), or "unknown". */
 const char *bk_hash_algorithm_name(bk_hash_algorithm algorithm);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

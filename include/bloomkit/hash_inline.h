@@ -43,6 +43,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 /* Inlined even where the compiler would rather not (a caller built for
  * other target features, such as the BMI2 query of src/bloom.c). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -237,6 +239,8 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_inline(const bk_hasher *hasher, const vo
         return bk_hash_xxh64(key, len, hasher->seed);
     return bk_hash_key(hasher, key, len);
 }
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 typedef struct bk_sbbf bk_sbbf;
 
 #define BK_SBBF_BLOCK_BYTES 32u
@@ -132,6 +134,8 @@ bk_status bk_sbbf_export_parquet(const bk_sbbf *filter, void *buffer, size_t siz
  * keys for statistics; 0 means "estimate it from the fill" (at least 1). */
 bk_status bk_sbbf_import_parquet(const void *bitset, size_t size, uint64_t capacity,
                                  bk_sbbf **out);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -71,6 +71,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 #define BK_SBBF_WORDS 8u /* 32-bit words per 256-bit block */
 
 /* The eight odd constants of the Parquet specification (BloomFilter.md). */
@@ -152,6 +154,8 @@ static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const bk_sbbf_view *view, con
 {
     return bk_sbbf_view_contains_hash64(view, bk_hash_xxh64(key, len, view->seed).h1);
 }
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 /* Hard limit on sub-filters (0 in .max_filters means this).  With the
  * defaults the 64th sub-filter would hold n0 * 2^63 keys. */
 #define BK_SCALABLE_MAX_FILTERS 64u
@@ -137,6 +139,8 @@ bk_status bk_scalable_filter_stats(const bk_scalable *filter, unsigned index, bk
 /* Whether sub-filter `index` alone reports the key (false for an index out
  * of range): for diagnostics and tests of the levels' independence. */
 bool bk_scalable_filter_contains_hash(const bk_scalable *filter, unsigned index, bk_hash hash);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 /* Largest filter, in bits, any kind will create: 2^56 bits (8 PiB).  Far
  * beyond any machine today, yet small enough that bits, bytes and word
  * counts never overflow 64-bit or size_t arithmetic. */
@@ -155,6 +157,8 @@ double bk_split_block_expected_fill(double keys_per_block, unsigned word_bits);
 double bk_blocked_estimate_keys(uint64_t blocks, unsigned hashes, unsigned block_bits,
                                 double fill_ratio);
 double bk_split_block_estimate_keys(uint64_t blocks, unsigned word_bits, double fill_ratio);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

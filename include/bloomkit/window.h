@@ -62,6 +62,8 @@
 extern "C" {
 #endif
 
+BK_API_BEGIN
+
 #define BK_WINDOW_DEFAULT_GENERATIONS 4u
 #define BK_WINDOW_MAX_GENERATIONS 64u
 
@@ -166,6 +168,8 @@ bk_status bk_window_generation_stats(const bk_window *filter, unsigned index, bk
 
 /* Whether generation `index` alone holds the key (false out of range). */
 bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index, bk_hash hash);
+
+BK_API_END
 
 #ifdef __cplusplus
 }

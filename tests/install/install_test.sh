@@ -15,6 +15,19 @@ for f in include/bloomkit.h include/bloomkit/bloom.h lib/libbloomkit.a lib/pkgco
 done
 ls "$work/prefix/lib/"libbloomkit.so* >/dev/null
 
+# The shared library exports exactly the functions that the installed
+# headers declare: the rest of it is built hidden (BK_API_BEGIN/END in
+# include/bloomkit/common.h).
+grep -hoE '^[A-Za-z_][A-Za-z0-9_ *]*[ *]bk_[a-z0-9_]+\(' "$work/prefix/include/bloomkit/"*.h |
+    grep -v '^static' | grep -oE 'bk_[a-z0-9_]+\($' | tr -d '(' | sort -u >"$work/declared"
+nm -D --defined-only "$work/prefix/lib/libbloomkit.so" | awk '{ print $3 }' | sort -u >"$work/exported"
+[ -s "$work/declared" ] || { echo "install_test: no declarations found in the headers"; exit 1; }
+if ! cmp -s "$work/declared" "$work/exported"; then
+    echo "install_test: exports differ from the headers' functions (< declared only, > exported only):"
+    diff "$work/declared" "$work/exported" || true
+    exit 1
+fi
+
 # pkg-config, shared and static
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 cc -o "$work/pc_shared" "$source_dir/tests/install/consumer/main.c" $(pkg-config --cflags --libs bloomkit)
