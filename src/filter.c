@@ -347,23 +347,43 @@ static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t
     return status;
 }
 
-/* The add loop of both batch forms: `hashes` is NULL for key batches (each
- * chunk is hashed into a local array first). */
-static bk_status add_in_chunks(bk_filter *filter, const bk_key *keys, const bk_hash *hashes,
-                               size_t count, size_t *new_count)
+/* Where a batch's keys are: bk_key descriptors, packed keys (count keys
+ * of key_len bytes back to back) or hashes made already.  One of keys,
+ * packed, hashes is set. */
+typedef struct batch_source {
+    const bk_key *keys;
+    const uint8_t *packed;
+    size_t key_len;
+    const bk_hash *hashes;
+} batch_source;
+
+/* The hashes of the source's keys start .. start + n - 1 (n <= BK_KEY_CHUNK):
+ * its own when it has them, else hashed into `chunk`. */
+static const bk_hash *source_hashes(const bk_filter *filter, const batch_source *source,
+                                    size_t start, size_t n, bk_hash *chunk)
+{
+    if (source->hashes != NULL)
+        return source->hashes + start;
+    if (source->keys != NULL)
+        bk_hash_keys(filter->hasher, source->keys + start, n, chunk);
+    else
+        bk_hash_packed_keys(filter->hasher, source->packed + start * source->key_len,
+                            source->key_len, n, chunk);
+    return chunk;
+}
+
+/* The add loop of every batch form, a chunk at a time. */
+static bk_status add_in_chunks(bk_filter *filter, const batch_source *source, size_t count,
+                               size_t *new_count)
 {
     size_t fresh = 0;
     bk_status status = BK_OK;
     bk_hash chunk[BK_KEY_CHUNK];
     for (size_t start = 0; start < count && status == BK_OK; start += BK_KEY_CHUNK) {
         size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
-        const bk_hash *source = chunk;
-        if (hashes != NULL)
-            source = hashes + start;
-        else
-            bk_hash_keys(filter->hasher, keys + start, n, chunk);
         size_t added = 0;
-        status = add_hash_chunk(filter, source, n, &added);
+        status = add_hash_chunk(filter, source_hashes(filter, source, start, n, chunk), n,
+                                &added);
         fresh += added;
     }
     if (new_count != NULL)
@@ -371,12 +391,38 @@ static bk_status add_in_chunks(bk_filter *filter, const bk_key *keys, const bk_h
     return status;
 }
 
+/* The query loop of the key forms: each chunk hashed, then the kind's hash
+ * batch, whose prefetch pipeline runs over the chunk. */
+static size_t contains_in_chunks(const bk_filter *filter, const batch_source *source,
+                                 size_t count, bool *results)
+{
+    size_t present = 0;
+    bk_hash chunk[BK_KEY_CHUNK];
+    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
+        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
+        present += filter->ops->contains_hash_batch(
+            filter->object, source_hashes(filter, source, start, n, chunk), n,
+            results != NULL ? results + start : NULL);
+    }
+    return present;
+}
+
 bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t count,
                               size_t *new_count)
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
-    return add_in_chunks(filter, keys, NULL, count, new_count);
+    batch_source source = { .keys = keys };
+    return add_in_chunks(filter, &source, count, new_count);
+}
+
+bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_len,
+                               size_t count, size_t *new_count)
+{
+    if (filter == NULL || !bk_packed_valid(keys, key_len, count))
+        return BK_EINVAL;
+    batch_source source = { .packed = keys, .key_len = key_len };
+    return add_in_chunks(filter, &source, count, new_count);
 }
 
 bk_status bk_filter_add_hash_batch(bk_filter *filter, const bk_hash *hashes, size_t count,
@@ -384,15 +430,8 @@ bk_status bk_filter_add_hash_batch(bk_filter *filter, const bk_hash *hashes, siz
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return BK_EINVAL;
-    return add_in_chunks(filter, NULL, hashes, count, new_count);
-}
-
-/* A chunk of a key batch, hashed (bk_keys_by_chunks), to the kind's batch. */
-static size_t contains_hash_chunk(const void *handle, const bk_hash *hashes, size_t n,
-                                  bool *results)
-{
-    const bk_filter *filter = handle;
-    return filter->ops->contains_hash_batch(filter->object, hashes, n, results);
+    batch_source source = { .hashes = hashes };
+    return add_in_chunks(filter, &source, count, new_count);
 }
 
 size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, size_t count,
@@ -400,7 +439,17 @@ size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, siz
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
-    return bk_keys_by_chunks(filter, filter->hasher, keys, count, results, contains_hash_chunk);
+    batch_source source = { .keys = keys };
+    return contains_in_chunks(filter, &source, count, results);
+}
+
+size_t bk_filter_contains_packed(const bk_filter *filter, const void *keys, size_t key_len,
+                                 size_t count, bool *results)
+{
+    if (filter == NULL || !bk_packed_valid(keys, key_len, count))
+        return 0;
+    batch_source source = { .packed = keys, .key_len = key_len };
+    return contains_in_chunks(filter, &source, count, results);
 }
 
 size_t bk_filter_contains_hash_batch(const bk_filter *filter, const bk_hash *hashes,

@@ -186,6 +186,17 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
     return out;
 }
 
+bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len,
+                         size_t count, bk_hash *hashes)
+{
+    if (hasher == NULL || (hashes == NULL && count != 0) ||
+        !bk_packed_valid(keys, key_len, count))
+        return BK_EINVAL;
+    if (count != 0)
+        bk_hash_packed_keys(hasher, keys, key_len, count, hashes);
+    return BK_OK;
+}
+
 bool bk_hasher_equal(const bk_hasher *a, const bk_hasher *b)
 {
     return a->algorithm == b->algorithm && a->seed == b->seed;

@@ -34,6 +34,11 @@ static inline bool bk_hasher_inlinable(const bk_hasher *hasher)
  * (hash_avx512.c). */
 void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
 void bk_hash_keys_xxh64_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
+/* bk_hash_packed_keys for XXH3 and XXH64 when key_len is 8 or 16. */
+void bk_hash_packed_xxh3_avx512(const void *keys, size_t key_len, size_t count, uint64_t seed,
+                                bk_hash *hashes);
+void bk_hash_packed_xxh64_avx512(const void *keys, size_t key_len, size_t count, uint64_t seed,
+                                 bk_hash *hashes);
 #endif
 
 /* Hashes keys[0..count) into hashes[0..count): the first step of every
@@ -65,6 +70,28 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_key(hasher, keys[i].data, keys[i].len);
     }
+}
+
+/* Hashes `count` keys of `key_len` bytes stored back to back at `keys`
+ * (packed: a column of fixed-width values) into hashes[0..count): what
+ * bk_hash_keys gives for the same keys as bk_key descriptors. */
+static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *keys,
+                                       size_t key_len, size_t count, bk_hash *hashes)
+{
+#ifdef BK_HAVE_AVX512_SOURCES
+    if ((key_len == 8 || key_len == 16) && count >= 8 && bk_cpu()->avx512dqbw) {
+        if (hasher->algorithm == BK_HASH_XXH3) {
+            bk_hash_packed_xxh3_avx512(keys, key_len, count, hasher->seed, hashes);
+            return;
+        }
+        if (hasher->algorithm == BK_HASH_XXH64) {
+            bk_hash_packed_xxh64_avx512(keys, key_len, count, hasher->seed, hashes);
+            return;
+        }
+    }
+#endif
+    for (size_t i = 0; i < count; i++)
+        hashes[i] = bk_hash_inline(hasher, keys + i * key_len, key_len);
 }
 
 /* The key form of a kind's hash batch: keys are hashed BK_KEY_CHUNK at a
@@ -107,6 +134,16 @@ static inline bool bk_keys_valid(const bk_key *keys, size_t count)
         if (keys[i].data == NULL && keys[i].len != 0)
             return false;
     return true;
+}
+
+/* True when `count` packed keys of `key_len` bytes can be read at `keys`:
+ * keys may be NULL only when there are no bytes to read, and count *
+ * key_len must fit a size_t. */
+static inline bool bk_packed_valid(const void *keys, size_t key_len, size_t count)
+{
+    if (key_len != 0 && count > SIZE_MAX / key_len)
+        return false;
+    return keys != NULL || key_len == 0 || count == 0;
 }
 
 #endif /* BK_SRC_HASH_H */

@@ -217,17 +217,47 @@ static inline __attribute__((always_inline)) bk_hash one_key(const bk_key *key, 
                  : bk_hash_xxh3(key->data, key->len, seed);
 }
 
+/* The constants of XXH3's short-key branches under one seed. */
+typedef struct xxh3_flips {
+    __m512i bitflip;          /* 8-byte keys */
+    __m512i flip_lo, flip_hi; /* 16-byte keys */
+} xxh3_flips;
+
+static inline xxh3_flips flips_for(uint64_t seed)
+{
+    xxh3_flips flips;
+    flips.bitflip = _mm512_set1_epi64((long long)bitflip_for(seed));
+    flips.flip_lo = _mm512_set1_epi64((long long)((secret_word(32) ^ secret_word(40)) - seed));
+    flips.flip_hi = _mm512_set1_epi64((long long)((secret_word(48) ^ secret_word(56)) + seed));
+    return flips;
+}
+
+/* Eight keys of `width` (8 or 16) bytes, as words: words_lo holds their
+ * first 8 bytes, words_hi (16-byte keys only) their second 8. */
+static inline __attribute__((always_inline)) void
+hash_words(__m512i words_lo, __m512i words_hi, size_t width, uint64_t seed,
+           const xxh3_flips *flips, bk_hash *hashes, bool xxh64)
+{
+    if (width == 8) {
+        if (xxh64)
+            hash_xxh64(words_lo, NULL, seed, hashes);
+        else
+            hash_eight(words_lo, flips->bitflip, hashes);
+    } else {
+        if (xxh64)
+            hash_xxh64(words_lo, &words_hi, seed, hashes);
+        else
+            hash_sixteen(words_lo, words_hi, flips->flip_lo, flips->flip_hi, hashes);
+    }
+}
+
 /* The loop of both algorithms (`xxh64` a constant where it is inlined):
  * each group of eight keys of one width is read into vectors of words and
  * hashed eight at a time; other groups one key at a time. */
 static inline __attribute__((always_inline)) void
 hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool xxh64)
 {
-    const __m512i bitflip = _mm512_set1_epi64((long long)bitflip_for(seed));
-    const uint64_t flip_low = (secret_word(32) ^ secret_word(40)) - seed;
-    const uint64_t flip_high = (secret_word(48) ^ secret_word(56)) + seed;
-    const __m512i flip_lo = _mm512_set1_epi64((long long)flip_low);
-    const __m512i flip_hi = _mm512_set1_epi64((long long)flip_high);
+    const xxh3_flips flips = flips_for(seed);
     size_t i = 0;
     for (; i + LANES <= count; i += LANES) {
         size_t width = common_width(keys + i);
@@ -237,18 +267,8 @@ hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool
             continue;
         }
         __m512i words_lo = words_at(keys + i, 0);
-        if (width == 8) {
-            if (xxh64)
-                hash_xxh64(words_lo, NULL, seed, hashes + i);
-            else
-                hash_eight(words_lo, bitflip, hashes + i);
-        } else {
-            __m512i words_hi = words_at(keys + i, 8);
-            if (xxh64)
-                hash_xxh64(words_lo, &words_hi, seed, hashes + i);
-            else
-                hash_sixteen(words_lo, words_hi, flip_lo, flip_hi, hashes + i);
-        }
+        __m512i words_hi = width == 16 ? words_at(keys + i, 8) : words_lo;
+        hash_words(words_lo, words_hi, width, seed, &flips, hashes + i, xxh64);
     }
     for (; i < count; i++)
         hashes[i] = one_key(&keys[i], seed, xxh64);
@@ -262,6 +282,52 @@ void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, b
 void bk_hash_keys_xxh64_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes)
 {
     hash_keys(keys, count, seed, hashes, true);
+}
+
+/* Packed keys (bk_hash_packed): eight 8-byte keys are one 64-byte load;
+ * eight 16-byte keys are two, their first and second halves separated by
+ * two VPERMT2Q.  No descriptor to read, no word assembled lane by lane. */
+static inline __attribute__((always_inline)) void
+hash_packed(const uint8_t *keys, size_t width, size_t count, uint64_t seed, bk_hash *hashes,
+            bool xxh64)
+{
+    const xxh3_flips flips = flips_for(seed);
+    const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+    const __m512i odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+    size_t i = 0;
+    for (; i + LANES <= count; i += LANES) {
+        const uint8_t *group = keys + i * width;
+        __m512i first = _mm512_loadu_si512((const void *)group);
+        if (width == 8) {
+            hash_words(first, first, 8, seed, &flips, hashes + i, xxh64);
+        } else {
+            __m512i second = _mm512_loadu_si512((const void *)(group + 64));
+            hash_words(_mm512_permutex2var_epi64(first, even, second),
+                       _mm512_permutex2var_epi64(first, odd, second), 16, seed, &flips,
+                       hashes + i, xxh64);
+        }
+    }
+    for (; i < count; i++)
+        hashes[i] = xxh64 ? bk_hash_xxh64(keys + i * width, width, seed)
+                          : bk_hash_xxh3(keys + i * width, width, seed);
+}
+
+void bk_hash_packed_xxh3_avx512(const void *keys, size_t width, size_t count, uint64_t seed,
+                                bk_hash *hashes)
+{
+    if (width == 8)
+        hash_packed(keys, 8, count, seed, hashes, false);
+    else
+        hash_packed(keys, 16, count, seed, hashes, false);
+}
+
+void bk_hash_packed_xxh64_avx512(const void *keys, size_t width, size_t count, uint64_t seed,
+                                 bk_hash *hashes)
+{
+    if (width == 8)
+        hash_packed(keys, 8, count, seed, hashes, true);
+    else
+        hash_packed(keys, 16, count, seed, hashes, true);
 }
 
 #endif /* __AVX512F__ && __AVX512DQ__ && __AVX512BW__ */

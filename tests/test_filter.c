@@ -299,6 +299,148 @@ static void test_batch_with_a_bad_key_changes_nothing(void **state)
     bk_filter_free(filter);
 }
 
+/* Packed keys for the packed batches: key i is `width` bytes of a mix of
+ * i, stored back to back, with a bk_key of each for the key batches. */
+enum { PACKED_KEYS = 2 * KEYS, PACKED_MAX_WIDTH = 16 };
+static uint8_t packed_bytes[PACKED_KEYS * PACKED_MAX_WIDTH];
+static bk_key packed_keys[PACKED_KEYS];
+
+static void make_packed_keys(size_t width)
+{
+    for (size_t i = 0; i < PACKED_KEYS * width; i++) {
+        uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL; /* splitmix64's finaliser */
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        packed_bytes[i] = (uint8_t)(x ^ (x >> 31));
+    }
+    for (size_t i = 0; i < PACKED_KEYS; i++)
+        packed_keys[i] = (bk_key){ packed_bytes + i * width, width };
+}
+
+/* Packed batches answer as key batches over the same keys, for every kind
+ * (filters holding the first KEYS keys), widths that take the vector paths
+ * (8, 16) and one that does not (5), and lengths around the eight-key step
+ * and the key chunk. */
+static void test_packed_batches_match_key_batches(void **state)
+{
+    (void)state;
+    static bool by_key[2 * KEYS], by_packed[2 * KEYS];
+    const size_t widths[] = { 5, 8, 16 };
+    const size_t lengths[] = { 0, 1, 7, 8, 9, 1023, 1024, 1025, 2 * KEYS - 1, 2 * KEYS };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        make_packed_keys(widths[w]);
+        for (size_t i = 0; i < KIND_COUNT; i++) {
+            bk_params params = { .capacity = KEYS, .fpr = 0.01, .window_keys = KEYS };
+            bk_filter *filter;
+            assert_int_equal(bk_filter_build(every_kind[i], &params, packed_keys, KEYS, &filter),
+                             BK_OK);
+            for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+                size_t first = (2 * KEYS - lengths[l]) / 2; /* present and absent keys */
+                size_t present = bk_filter_contains_batch(filter, packed_keys + first,
+                                                          lengths[l], by_key);
+                memset(by_packed, 0, sizeof by_packed);
+                assert_int_equal(bk_filter_contains_packed(filter, packed_keys[first].data,
+                                                           widths[w], lengths[l], by_packed),
+                                 present);
+                assert_memory_equal(by_key, by_packed, lengths[l]);
+                assert_int_equal(bk_filter_contains_packed(filter, packed_keys[first].data,
+                                                           widths[w], lengths[l], NULL),
+                                 present);
+            }
+            assert_true(bk_filter_contains_packed(filter, packed_bytes, widths[w], KEYS, NULL) ==
+                        KEYS); /* no false negative */
+            bk_filter_free(filter);
+        }
+    }
+}
+
+/* Two filters' serialized forms are the same bytes. */
+static void assert_same_bytes(const bk_filter *a, const bk_filter *b)
+{
+    size_t size_a = 0, size_b = 0;
+    assert_int_equal(bk_filter_serialized_size(a, &size_a), BK_OK);
+    assert_int_equal(bk_filter_serialized_size(b, &size_b), BK_OK);
+    assert_int_equal(size_a, size_b);
+    uint8_t *bytes_a = malloc(size_a), *bytes_b = malloc(size_b);
+    assert_non_null(bytes_a);
+    assert_non_null(bytes_b);
+    size_t written = 0;
+    assert_int_equal(bk_filter_serialize(a, bytes_a, size_a, &written), BK_OK);
+    assert_int_equal(bk_filter_serialize(b, bytes_b, size_b, &written), BK_OK);
+    assert_memory_equal(bytes_a, bytes_b, size_a);
+    free(bytes_a);
+    free(bytes_b);
+}
+
+/* add_packed fills a filter exactly as add_batch does (the same bytes and
+ * the same count of new keys), for the dynamic kinds, small and past the
+ * caches (bloom's gather batches, the one-line kinds' prefetch). */
+static void test_add_packed_matches_add_batch(void **state)
+{
+    (void)state;
+    const bk_kind kinds[] = { BK_KIND_BLOOM,  BK_KIND_BLOCKED,  BK_KIND_SBBF,  BK_KIND_COUNTING,
+                              BK_KIND_CUCKOO, BK_KIND_SCALABLE, BK_KIND_WINDOW };
+    const uint64_t bits[] = { 0, (uint64_t)1 << 24 };
+    make_packed_keys(8);
+    for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++) {
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+            if (bits[b] != 0 && i > 2)
+                break; /* sized by bits: the three Bloom kinds */
+            bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01, .window_keys = PACKED_KEYS };
+            if (bits[b] != 0)
+                params = (bk_params){ .capacity = PACKED_KEYS, .bits = bits[b], .hashes = 8 };
+            bk_filter *by_key, *by_packed;
+            assert_int_equal(bk_filter_create(kinds[i], &params, &by_key), BK_OK);
+            assert_int_equal(bk_filter_create(kinds[i], &params, &by_packed), BK_OK);
+            size_t fresh_key = 0, fresh_packed = 0;
+            assert_int_equal(bk_filter_add_batch(by_key, packed_keys, PACKED_KEYS, &fresh_key),
+                             BK_OK);
+            assert_int_equal(bk_filter_add_packed(by_packed, packed_bytes, 8, PACKED_KEYS,
+                                                  &fresh_packed),
+                             BK_OK);
+            assert_int_equal(fresh_key, fresh_packed);
+            assert_true(fresh_key > PACKED_KEYS * 9 / 10);
+            assert_same_bytes(by_key, by_packed);
+            bk_filter_free(by_key);
+            bk_filter_free(by_packed);
+        }
+    }
+}
+
+/* Packed batches refuse what they cannot read, changing nothing; a static
+ * kind refuses adds as for every other form. */
+static void test_packed_refusals_change_nothing(void **state)
+{
+    (void)state;
+    bk_params params = { .capacity = 100, .fpr = 0.01 };
+    bk_filter *filter;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &params, &filter), BK_OK);
+    uint64_t values[4] = { 1, 2, 3, 4 };
+    size_t fresh = 12345;
+    assert_int_equal(bk_filter_add_packed(NULL, values, 8, 4, &fresh), BK_EINVAL);
+    assert_int_equal(bk_filter_add_packed(filter, NULL, 8, 4, &fresh), BK_EINVAL);
+    assert_int_equal(bk_filter_add_packed(filter, values, 16, SIZE_MAX / 8, &fresh), BK_EINVAL);
+    assert_int_equal(fresh, 12345);
+    bool results[4] = { true, true, true, true };
+    assert_int_equal(bk_filter_contains_packed(NULL, values, 8, 4, results), 0);
+    assert_int_equal(bk_filter_contains_packed(filter, NULL, 8, 4, results), 0);
+    assert_int_equal(bk_filter_contains_packed(filter, values, 16, SIZE_MAX / 8, results), 0);
+    assert_true(results[0] && results[3]);
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+    assert_int_equal(stats.keys_added, 0);
+    assert_true(stats.fill_ratio == 0.0);
+    /* empty keys need no bytes: NULL keys with key_len 0 add the empty key */
+    assert_int_equal(bk_filter_add_packed(filter, NULL, 0, 3, &fresh), BK_OK);
+    assert_int_equal(fresh, 1);
+    assert_true(bk_filter_contains(filter, "", 0));
+    assert_int_equal(bk_filter_contains_packed(filter, NULL, 0, 2, results), 2);
+    bk_filter_free(filter);
+    bk_filter *fuse = filter_of(BK_KIND_FUSE8);
+    assert_int_equal(bk_filter_add_packed(fuse, values, 8, 4, NULL), BK_EIMMUTABLE);
+    bk_filter_free(fuse);
+}
+
 static void test_refusals_by_kind(void **state)
 {
     (void)state;
@@ -334,6 +476,9 @@ int main(void)
         cmocka_unit_test(test_batches_of_big_filters),
         cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
         cmocka_unit_test(test_refusals_by_kind),
+        cmocka_unit_test(test_packed_batches_match_key_batches),
+        cmocka_unit_test(test_add_packed_matches_add_batch),
+        cmocka_unit_test(test_packed_refusals_change_nothing),
     };
     return cmocka_run_group_tests(tests, make_keys, NULL);
 }
