@@ -27,6 +27,8 @@
  *                view   the same through the inline view
  *                batch  bk_filter_contains_batch, 1024 keys per call
  *                hbat   bk_filter_contains_hash_batch on the hashes
+ *                pack   bk_filter_contains_packed on the same keys read as
+ *                       one packed array (no bk_key), 1024 per call
  *              A present key reported absent is a false negative: counted,
  *              and an error.  The forms must agree on the counts; a
  *              disagreement is flagged.
@@ -124,6 +126,10 @@ typedef struct subject {
 } subject;
 
 /* One line of a table: medians over the repetitions. */
+/* The batch columns compared with the read floor: +batch, -batch, +hbat,
+ * -hbat, +pack, -pack. */
+#define BATCH_FORMS 6
+
 typedef struct row {
     char name[NAME_BYTES];
     bool ok;
@@ -141,12 +147,14 @@ typedef struct row {
     double insert_single_ns, insert_batch_ns, build_ns;
     double pos_hash_ns, neg_hash_ns, pos_raw_ns, neg_raw_ns, pos_batch_ns, neg_batch_ns;
     double pos_hbatch_ns, neg_hbatch_ns;
+    double pos_packed_ns, neg_packed_ns; /* bk_filter_contains_packed */
     double pos_view_ns, neg_view_ns;   /* inline view (bench/views.h) from the key: bloom, */
     double pos_hview_ns, neg_hview_ns; /* sbbf, static kinds, else NAN; from the hash */
     double own_read_ns; /* independent line read in the filter's own bit array, or NAN */
-    /* +batch, -batch, +hbat, -hbat over own_read, repetition by repetition
-     * (the median of the ratios), or NAN where own_read is not measured */
-    double per_own_read[4];
+    /* +batch, -batch, +hbat, -hbat, +pack, -pack over own_read, repetition
+     * by repetition (the median of the ratios), or NAN where own_read is not
+     * measured */
+    double per_own_read[BATCH_FORMS];
     double huge_mb;
     memory_limits limits;
 } row;
@@ -612,6 +620,31 @@ static double time_contains_hash_batch(const bk_filter *filter, const bk_hash *h
     return slice_times_median(&times);
 }
 
+/* bk_filter_contains_packed over the first `count` keys of `keys`, which
+ * sit back to back (bench/keys.c), QUERY_BATCH per call. */
+static double time_contains_packed(const bk_filter *filter, const key_set *keys, size_t count,
+                                   uint64_t *hits)
+{
+    const uint8_t *bytes = keys->keys[0].data;
+    size_t width = key_type_bytes(keys->type);
+    bool results[QUERY_BATCH];
+    slice_times times;
+    slice_times_init(&times, count);
+    uint64_t found = 0;
+    for (size_t slice = 0; slice < count; slice = slice_end(slice, count)) {
+        size_t slice_stop = slice_end(slice, count);
+        uint64_t begin = bench_now_ns();
+        for (size_t start = slice; start < slice_stop; start += QUERY_BATCH) {
+            size_t n = slice_stop - start < QUERY_BATCH ? slice_stop - start : QUERY_BATCH;
+            found += bk_filter_contains_packed(filter, bytes + start * width, width, n, results);
+        }
+        slice_times_add(&times, begin, bench_now_ns(), slice_stop - slice);
+    }
+    sink += results[0];
+    *hits = found;
+    return slice_times_median(&times);
+}
+
 static void hash_keys(const bk_hasher *hasher, const key_set *keys, bk_hash *out)
 {
     for (size_t i = 0; i < keys->count; i++)
@@ -633,6 +666,7 @@ static void ensure_hashes(hash_cache *cache, const bk_hasher *hasher, const work
 typedef struct rep_figures {
     double insert_single, insert_batch, build;
     double pos_hash, neg_hash, pos_raw, neg_raw, pos_batch, neg_batch, pos_hbatch, neg_hbatch;
+    double pos_packed, neg_packed;
     double pos_view, neg_view, pos_hview, neg_hview;
     double own_read, fpr, huge_mb;
 } rep_figures;
@@ -652,7 +686,7 @@ static void set_hugepage_env(bool no_hugepage)
 static void query_passes(const bk_filter *filter, const workload *w, const hash_cache *hashes,
                          rep_figures *fig, row *out)
 {
-    uint64_t pos[6], neg[6], pos_all, neg_all;
+    uint64_t pos[7], neg[7], pos_all, neg_all;
     fig->pos_hash = time_hash_slices(filter, hashes->sample, w->sample.count, count_hash_calls,
                                      &pos[0]);
     fig->neg_hash = time_hash_slices(filter, hashes->absent, w->absent_timed.count,
@@ -665,6 +699,8 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     fig->pos_hbatch = time_contains_hash_batch(filter, hashes->sample, w->sample.count, &pos[3]);
     fig->neg_hbatch = time_contains_hash_batch(filter, hashes->absent, w->absent_timed.count,
                                                &neg[3]);
+    fig->pos_packed = time_contains_packed(filter, &w->sample, w->sample.count, &pos[6]);
+    fig->neg_packed = time_contains_packed(filter, &w->absent, w->absent_timed.count, &neg[6]);
     bench_view view;
     fig->pos_view = fig->neg_view = fig->pos_hview = fig->neg_hview = NAN;
     pos[4] = pos[5] = pos[0];
@@ -677,7 +713,7 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
         fig->neg_hview = time_hash_slices(&view, hashes->absent, w->absent_timed.count,
                                           count_hash_view, &neg[5]);
     }
-    for (int form = 1; form < 6; form++)
+    for (int form = 1; form < 7; form++)
         if (pos[form] != pos[0] || neg[form] != neg[0])
             out->forms_disagree = true;
     out->false_negatives += w->sample.count - pos[0];
@@ -801,16 +837,19 @@ static void finish_kind(kind_run *k, const workload *w)
     out->neg_batch_ns = median_of(figs, done, offsetof(rep_figures, neg_batch));
     out->pos_hbatch_ns = median_of(figs, done, offsetof(rep_figures, pos_hbatch));
     out->neg_hbatch_ns = median_of(figs, done, offsetof(rep_figures, neg_hbatch));
+    out->pos_packed_ns = median_of(figs, done, offsetof(rep_figures, pos_packed));
+    out->neg_packed_ns = median_of(figs, done, offsetof(rep_figures, neg_packed));
     out->pos_view_ns = median_of(figs, done, offsetof(rep_figures, pos_view));
     out->neg_view_ns = median_of(figs, done, offsetof(rep_figures, neg_view));
     out->pos_hview_ns = median_of(figs, done, offsetof(rep_figures, pos_hview));
     out->neg_hview_ns = median_of(figs, done, offsetof(rep_figures, neg_hview));
     out->own_read_ns = median_of(figs, done, offsetof(rep_figures, own_read));
-    for (int column = 0; column < 4; column++) {
+    for (int column = 0; column < BATCH_FORMS; column++) {
         double ratios[MAX_REPS];
         for (int r = 0; r < done; r++) {
-            const double batch[4] = { figs[r].pos_batch, figs[r].neg_batch, figs[r].pos_hbatch,
-                                      figs[r].neg_hbatch };
+            const double batch[BATCH_FORMS] = { figs[r].pos_batch,  figs[r].neg_batch,
+                                                figs[r].pos_hbatch, figs[r].neg_hbatch,
+                                                figs[r].pos_packed, figs[r].neg_packed };
             ratios[r] = batch[column] / figs[r].own_read;
         }
         out->per_own_read[column] = bench_median(ratios, (size_t)done);
@@ -823,7 +862,7 @@ static void finish_kind(kind_run *k, const workload *w)
         snprintf(out->note, sizeof out->note, "FALSE NEGATIVES: %llu",
                  (unsigned long long)out->false_negatives);
     else if (out->forms_disagree)
-        snprintf(out->note, sizeof out->note, "hash/raw/view/batch answers disagree");
+        snprintf(out->note, sizeof out->note, "hash/raw/view/batch/packed answers disagree");
 }
 
 /* libbloom under measurement, in the same rotation of repetitions as the
@@ -884,6 +923,7 @@ static void finish_libbloom(peer_run *p, const workload *w)
     out->insert_batch_ns = out->build_ns = NAN;
     out->pos_hash_ns = out->neg_hash_ns = out->pos_batch_ns = out->neg_batch_ns = NAN;
     out->pos_hbatch_ns = out->neg_hbatch_ns = out->pos_view_ns = out->neg_view_ns = NAN;
+    out->pos_packed_ns = out->neg_packed_ns = NAN;
     out->pos_hview_ns = out->neg_hview_ns = out->huge_mb = NAN;
     out->ok = out->false_negatives == 0;
     if (!out->ok)
@@ -983,15 +1023,15 @@ static double read_floor_ns(const row *r)
     return isnan(r->own_read_ns) ? r->limits.independent_ns : r->own_read_ns;
 }
 
-/* A batch time over the read floor; column 0-3: +batch, -batch, +hbat,
- * -hbat.  With rd own, the median over repetitions of each repetition's
+/* A batch time over the read floor; column 0-5: +batch, -batch, +hbat,
+ * -hbat, +pack, -pack.  With rd own, the median over repetitions of each repetition's
  * time over the read timed right after it (the memory's speed drifts
  * between repetitions; a ratio of two medians can pair a fast pass with a
  * slow read); else the median time over rd ind. */
 static double batch_per_read(const row *r, int column)
 {
-    const double batch[4] = { r->pos_batch_ns, r->neg_batch_ns, r->pos_hbatch_ns,
-                              r->neg_hbatch_ns };
+    const double batch[BATCH_FORMS] = { r->pos_batch_ns,  r->neg_batch_ns,  r->pos_hbatch_ns,
+                                        r->neg_hbatch_ns, r->pos_packed_ns, r->neg_packed_ns };
     if (r->own_read_ns > 0 && !isnan(r->per_own_read[column]))
         return r->per_own_read[column];
     return ratio(batch[column], r->limits.independent_ns);
@@ -1026,12 +1066,12 @@ static void print_block(const block *b)
            " query passes; rd key: one key hashed and\nits line read; x/rd: batch time over"
            " rd own (rd ind where rd own is -)\n",
            peer ? "; lb/x: libbloom's time over ours (x faster)" : "");
-    printf("%-12s %7s %7s %6s %6s %7s %7s %6s %6s %7s %7s %6s %6s | %7s %7s %6s %6s |"
-           " %6s %6s %6s %6s | %6s %6s %6s %6s\n",
+    printf("%-12s %7s %7s %6s %6s %7s %7s %6s %6s %7s %7s %6s %6s %6s %6s | %7s %7s %6s %6s |"
+           " %6s %6s %6s %6s %6s %6s | %6s %6s %6s %6s\n",
            "kind", "+hash", "-hash", "+hview", "-hview", "+raw", "-raw", "+view", "-view",
-           "+batch", "-batch", "+hbat", "-hbat",
+           "+batch", "-batch", "+hbat", "-hbat", "+pack", "-pack",
            "rd dep", "rd ind", "rd own", "rd key", "+B/rd", "-B/rd", "+hB/rd", "-hB/rd",
-           "lb/+raw", "lb/-raw", "lb/+B", "lb/-B");
+           "+pB/rd", "-pB/rd", "lb/+raw", "lb/-raw", "lb/+B", "lb/-B");
     for (size_t i = 0; i < b->count; i++) {
         const row *r = &b->rows[i];
         printf("%-12s", r->name);
@@ -1047,13 +1087,15 @@ static void print_block(const block *b)
         print_number(r->neg_batch_ns, 7, 1);
         print_number(r->pos_hbatch_ns, 6, 1);
         print_number(r->neg_hbatch_ns, 6, 1);
+        print_number(r->pos_packed_ns, 6, 1);
+        print_number(r->neg_packed_ns, 6, 1);
         printf(" |");
         print_number(r->limits.dependent_ns, 7, 1);
         print_number(r->limits.independent_ns, 7, 1);
         print_number(r->own_read_ns, 6, 1);
         print_number(keyed_read_ns(b, r), 6, 1);
         printf(" |");
-        for (int column = 0; column < 4; column++)
+        for (int column = 0; column < BATCH_FORMS; column++)
             print_number(batch_per_read(r, column), 6, 2);
         printf(" |");
         double lb_pos = peer ? peer->pos_raw_ns : NAN, lb_neg = peer ? peer->neg_raw_ns : NAN;
@@ -1106,6 +1148,8 @@ static void csv_block(FILE *csv, const block *b)
         csv_value(csv, b, k, "neg_batch_ns", r->neg_batch_ns);
         csv_value(csv, b, k, "pos_hash_batch_ns", r->pos_hbatch_ns);
         csv_value(csv, b, k, "neg_hash_batch_ns", r->neg_hbatch_ns);
+        csv_value(csv, b, k, "pos_packed_batch_ns", r->pos_packed_ns);
+        csv_value(csv, b, k, "neg_packed_batch_ns", r->neg_packed_ns);
         csv_value(csv, b, k, "huge_mb", r->huge_mb);
         csv_value(csv, b, k, "read_dependent_ns", r->limits.dependent_ns);
         csv_value(csv, b, k, "read_independent_ns", r->limits.independent_ns);
@@ -1115,6 +1159,8 @@ static void csv_block(FILE *csv, const block *b)
         csv_value(csv, b, k, "neg_batch_per_read", batch_per_read(r, 1));
         csv_value(csv, b, k, "pos_hash_batch_per_read", batch_per_read(r, 2));
         csv_value(csv, b, k, "neg_hash_batch_per_read", batch_per_read(r, 3));
+        csv_value(csv, b, k, "pos_packed_batch_per_read", batch_per_read(r, 4));
+        csv_value(csv, b, k, "neg_packed_batch_per_read", batch_per_read(r, 5));
         if (peer != NULL) {
             csv_value(csv, b, k, "speedup_pos_raw", ratio(peer->pos_raw_ns, r->pos_raw_ns));
             csv_value(csv, b, k, "speedup_neg_raw", ratio(peer->neg_raw_ns, r->neg_raw_ns));
@@ -1156,13 +1202,17 @@ static void summarise_blocked(const block *b, const char *name)
     const row *ours = find_row(b, name), *peer = find_row(b, "libbloom");
     if (ours == NULL || b->n < 10000000)
         return;
-    double floor = read_floor_ns(ours);
-    double pos = batch_per_read(ours, 0), neg = batch_per_read(ours, 1);
-    double hpos = batch_per_read(ours, 2), hneg = batch_per_read(ours, 3);
-    printf("  [%s] %-7s batch <= 1.1x random read, %s n=%-9llu: keys +%.2fx -%.2fx, hashes"
-           " +%.2fx -%.2fx of %.1f ns (rd own; rd ind %.1f)\n",
-           verdict(pos <= 1.1 && neg <= 1.1), name, key_type_name(b->type),
-           (unsigned long long)b->n, pos, neg, hpos, hneg, floor, ours->limits.independent_ns);
+    /* one line per batch form: bk_key descriptors, packed keys, hashes */
+    static const char *const forms[] = { "keys", "packed keys", "hashes" };
+    static const int columns[] = { 0, 4, 2 };
+    for (int f = 0; f < 3; f++) {
+        double pos = batch_per_read(ours, columns[f]), neg = batch_per_read(ours, columns[f] + 1);
+        printf("  [%s] %-7s batch <= 1.1x random read, %s n=%-9llu: %-11s +%.2fx -%.2fx of"
+               " %.1f ns (rd own; rd ind %.1f)\n",
+               verdict(pos <= 1.1 && neg <= 1.1), name, key_type_name(b->type),
+               (unsigned long long)b->n, forms[f], pos, neg, read_floor_ns(ours),
+               ours->limits.independent_ns);
+    }
     if (peer != NULL && b->n >= 100000000) {
         double sp = peer->pos_raw_ns / ours->pos_batch_ns, sn = peer->neg_raw_ns / ours->neg_batch_ns;
         printf("  [%s] %-7s >= 6x libbloom, %s n=%-9llu: +%.2fx -%.2fx (batch)\n",
@@ -1236,7 +1286,8 @@ static void summarise_hugepages(const block *b)
 static void print_summary(const block *blocks, size_t count)
 {
     printf("\n== Targets (issue 4); MET/MISS as measured in this run.  single = one raw key per\n"
-           "   call (hashing included, as libbloom's bloom_check); batch = bk_filter_contains_batch\n");
+           "   call (hashing included, as libbloom's bloom_check); batch = bk_filter_contains_batch\n"
+           "   (keys: bk_key array; packed keys: bk_filter_contains_packed; hashes: precomputed)\n");
     for (size_t i = 0; i < count; i++)
         summarise_bloom_vs_libbloom(&blocks[i]);
     for (size_t i = 0; i < count; i++) {
