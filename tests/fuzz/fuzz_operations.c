@@ -5,8 +5,9 @@
  *
  * The input picks a kind and its parameters (capacity, FPR or bits per key
  * or explicit m and k, hash algorithm and seed, the concurrent flag, the
- * kind's own options), then up to MAX_STEPS operations: add, batch add,
- * query, batch query, remove, union with another filter of the same
+ * kind's own options), then up to MAX_STEPS operations: add, batch add
+ * (of bk_key descriptors, or packed when the keys share a length), query,
+ * batch query, remove, union with another filter of the same
  * parameters, intersection with a copy holding more keys, clear, and a
  * round trip through the file format.  Static kinds (xor, fuse) are built
  * from keys taken from the input, repeats included, and then only queried
@@ -20,7 +21,8 @@
  *     and in a batch; for the window kind, the keys added within the last
  *     W insertions (the window's guarantee).  A refused add (BK_EFULL)
  *     therefore changes nothing the model can see;
- *   - a batch query answers exactly as the single queries;
+ *   - a batch query answers exactly as the single queries, and so does a
+ *     packed batch of the model's keys of one length;
  *   - a round trip through bk_filter_serialize and bk_filter_deserialize
  *     gives a filter that answers every probe as the original did and
  *     serialises to the same bytes; later steps use the reloaded filter;
@@ -150,6 +152,28 @@ static bool must_be_present(const model *m, const model_key *key)
     return true;
 }
 
+/* The model's keys of the first key's length, packed back to back, answer
+ * as they do one at a time (bk_filter_contains_packed). */
+static void check_packed(const bk_filter *filter, const model *m, const bool *single)
+{
+    if (m->count == 0)
+        return;
+    static uint8_t packed[MAX_KEYS * MAX_KEY_LEN];
+    bool expected[MAX_KEYS], answers[MAX_KEYS];
+    size_t width = m->keys[0].len, n = 0, present = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        if (m->keys[i].len != width)
+            continue;
+        memcpy(packed + n * width, m->keys[i].bytes, width);
+        expected[n] = single[i];
+        present += single[i];
+        n++;
+    }
+    CHECK(bk_filter_contains_packed(filter, packed, width, n, answers) == present);
+    for (size_t i = 0; i < n; i++)
+        CHECK(answers[i] == expected[i]);
+}
+
 /* Every key the model holds is found, singly and in batches of every
  * length up to MAX_BATCH, and batch answers equal single answers. */
 static void check_model(const bk_filter *filter, const model *m)
@@ -167,6 +191,7 @@ static void check_model(const bk_filter *filter, const model *m)
     CHECK(bk_filter_contains_batch(filter, batch, m->count, batched) == present);
     for (size_t i = 0; i < m->count; i++)
         CHECK(batched[i] == single[i]);
+    check_packed(filter, m, single);
     size_t step = 1 + m->count % MAX_BATCH;
     for (size_t start = 0; start < m->count; start += step) {
         size_t n = m->count - start < step ? m->count - start : step;
@@ -281,8 +306,18 @@ static void add_batch(bk_filter *filter, model *m, input *in)
         taken[i] = take_key(in, m);
         keys[i] = (bk_key){ taken[i].bytes, taken[i].len };
     }
+    /* keys of one length and an odd count: the packed form */
+    bool one_length = true;
+    static uint8_t packed[MAX_BATCH * MAX_KEY_LEN];
+    for (size_t i = 0; i < n; i++) {
+        one_length = one_length && keys[i].len == keys[0].len;
+        if (one_length)
+            memcpy(packed + i * keys[0].len, keys[i].data, keys[0].len);
+    }
     size_t fresh = 0;
-    bk_status status = bk_filter_add_batch(filter, keys, n, &fresh);
+    bk_status status = n % 2 == 1 && one_length
+                           ? bk_filter_add_packed(filter, packed, keys[0].len, n, &fresh)
+                           : bk_filter_add_batch(filter, keys, n, &fresh);
     check_status(status);
     /* On an error the keys before the failing one are in; which one failed
      * is not reported, so the model takes none of them (fewer checks). */
