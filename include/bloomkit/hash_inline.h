@@ -164,7 +164,7 @@ uint64_t bk_xxh64_any_length(const void *key, size_t len, uint64_t seed);
  *     acc   = seed + P5 + len
  *     lane  : acc ^= rotl(lane * P2, 31) * P1;  acc = rotl(acc, 27) * P1 + P4
  *     final : acc ^= acc >> 33; acc *= P2; acc ^= acc >> 29; acc *= P3;
- *             acc ^= acc >> 32
+ *             acc ^= acc >> 32   (the last step: bk_xxh64_finish)
  * with the lanes read little-endian.
  */
 #define BK_XXH64_P1 0x9E3779B185EBCA87ULL
@@ -190,32 +190,40 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_lane(uint64_t acc, uint64_t lane)
     return ((acc << 27) | (acc >> 37)) * BK_XXH64_P1 + BK_XXH64_P4;
 }
 
-static BK_ALWAYS_INLINE uint64_t bk_xxh64_final(uint64_t acc)
+/* The avalanche but for its last step, acc ^= acc >> 32. */
+static BK_ALWAYS_INLINE uint64_t bk_xxh64_avalanche(uint64_t acc)
 {
     acc ^= acc >> 33;
     acc *= BK_XXH64_P2;
     acc ^= acc >> 29;
-    acc *= BK_XXH64_P3;
-    return acc ^ (acc >> 32);
+    return acc * BK_XXH64_P3;
 }
 
-static BK_ALWAYS_INLINE uint64_t bk_xxh64_8(const void *key, uint64_t seed)
+/* The last step.  It leaves the upper half as it is, so a caller that needs
+ * that half first (the sbbf's block, bloomkit/sbbf_inline.h) can take it from
+ * the unfinished hash without waiting for the xor: gcc 12 does not see this
+ * by itself. */
+static BK_ALWAYS_INLINE uint64_t bk_xxh64_finish(uint64_t unfinished)
 {
-    return bk_xxh64_final(bk_xxh64_lane(seed + BK_XXH64_P5 + 8, bk_xxh64_read(key)));
+    return unfinished ^ (unfinished >> 32);
 }
 
-static BK_ALWAYS_INLINE uint64_t bk_xxh64_16(const void *key, uint64_t seed)
+/* XXH64 of an 8- or 16-byte key (len 8 or 16), but for the last step. */
+static BK_ALWAYS_INLINE uint64_t bk_xxh64_unfinished_8_or_16(const void *key, size_t len,
+                                                            uint64_t seed)
 {
-    uint64_t acc = bk_xxh64_lane(seed + BK_XXH64_P5 + 16, bk_xxh64_read(key));
-    return bk_xxh64_final(bk_xxh64_lane(acc, bk_xxh64_read((const char *)key + 8)));
+    uint64_t acc = bk_xxh64_lane(seed + BK_XXH64_P5 + len, bk_xxh64_read(key));
+    if (len == 16)
+        acc = bk_xxh64_lane(acc, bk_xxh64_read((const char *)key + 8));
+    return bk_xxh64_avalanche(acc);
 }
 
 /* XXH64 of the key (the Parquet hash), h2 derived by mixing. */
 static BK_ALWAYS_INLINE bk_hash bk_hash_xxh64(const void *key, size_t len, uint64_t seed)
 {
-    uint64_t h1 = len == 8    ? bk_xxh64_8(key, seed)
-                  : len == 16 ? bk_xxh64_16(key, seed)
-                              : bk_xxh64_any_length(key, len, seed);
+    uint64_t h1 = len == 8 || len == 16
+                      ? bk_xxh64_finish(bk_xxh64_unfinished_8_or_16(key, len, seed))
+                      : bk_xxh64_any_length(key, len, seed);
     bk_hash out = { h1, bk_mix64(h1) };
     return out;
 }
