@@ -45,11 +45,13 @@
  * against 6.9-7.2 (16-byte keys); libbloom's bloom_check took 19.2-19.4 /
  * 28.0-28.4 ns (8-byte keys, present / absent) and 23.0-23.4 / 31.0-32.1
  * (16-byte) in the same runs; from a precomputed hash (contains_hash64)
- * 1.2 ns.  What the loop must not hold: with a run-time length, or a call
- * anywhere in it even if never taken (as the SipHash branch of a view
- * serving every hash was), the same loop took 5.0-5.3 ns per 8-byte key
- * instead of 3.9-4.1 (a driver, paired passes; at 10^4 keys, in L1,
- * 3.0-3.2 against 2.6).  Our reading, without counters on this host: the
+ * 1.2 ns.  Since the block is read from the unfinished hash
+ * (bk_sbbf_view_contains below): 4.4 ns per 16-byte key against
+ * libbloom's 23.0 / 31.4 (2026-12-04).  What the loop must not hold: with
+ * a run-time length, or a call anywhere in it even if never taken (as the
+ * SipHash branch of a view serving every hash was), the same loop took
+ * 5.0-5.3 ns per 8-byte key instead of 3.9-4.1 (a driver, paired passes;
+ * at 10^4 keys, in L1, 3.0-3.2 against 2.6).  Our reading, without counters on this host: the
  * extra branches, spills and reloads leave fewer queries in flight while
  * the block loads wait on L2 and L3.
  *
