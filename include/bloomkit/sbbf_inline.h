@@ -51,9 +51,9 @@
  * a run-time length, or a call anywhere in it even if never taken (as the
  * SipHash branch of a view serving every hash was), the same loop took
  * 5.0-5.3 ns per 8-byte key instead of 3.9-4.1 (a driver, paired passes;
- * at 10^4 keys, in L1, 3.0-3.2 against 2.6).  Our reading, without counters on this host: the
- * extra branches, spills and reloads leave fewer queries in flight while
- * the block loads wait on L2 and L3.
+ * at 10^4 keys, in L1, 3.0-3.2 against 2.6).  Our reading, without
+ * counters on this host: the extra branches, spills and reloads leave
+ * fewer queries in flight while the block loads wait on L2 and L3.
  *
  * A view holds the filter's word pointer: it is valid while the filter
  * lives (bk_sbbf_clear and every add keep the words in place) and sees
