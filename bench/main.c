@@ -453,6 +453,17 @@ static uint64_t count_hash_view(const void *view, const bk_hash *hashes, size_t 
     return bench_view_hash_hits(view, hashes, count);
 }
 
+/* bk_filter_contains_hash_batch over a slice of hashes, QUERY_BATCH per call. */
+static uint64_t count_hash_batches(const void *filter, const bk_hash *hashes, size_t count)
+{
+    uint64_t found = 0;
+    for (size_t start = 0; start < count; start += QUERY_BATCH) {
+        size_t n = count - start < QUERY_BATCH ? count - start : QUERY_BATCH;
+        found += bk_filter_contains_hash_batch(filter, hashes + start, n, NULL);
+    }
+    return found;
+}
+
 /* Times `count_slice` over keys->keys in slices: the median ns per key;
  * *hits gets the total it counted. */
 typedef uint64_t (*slice_counter)(const void *queried, const bk_key *keys, size_t count);
@@ -486,6 +497,23 @@ static uint64_t count_raw(const void *filter, const bk_key *keys, size_t count)
 static uint64_t count_view(const void *view, const bk_key *keys, size_t count)
 {
     return bench_view_hits(view, keys, count);
+}
+
+/* bk_filter_contains_packed over a slice of keys, QUERY_BATCH per call: the
+ * keys sit back to back (bench/keys.c), so the first one's bytes and
+ * length are the packed array and its width. */
+static uint64_t count_packed_batches(const void *filter, const bk_key *keys, size_t count)
+{
+    const uint8_t *bytes = keys[0].data;
+    size_t width = keys[0].len;
+    bool results[QUERY_BATCH];
+    uint64_t found = 0;
+    for (size_t start = 0; start < count; start += QUERY_BATCH) {
+        size_t n = count - start < QUERY_BATCH ? count - start : QUERY_BATCH;
+        found += bk_filter_contains_packed(filter, bytes + start * width, width, n, results);
+    }
+    sink += results[0];
+    return found;
 }
 
 /* Also counts the hits among the first `prefix` keys (to compare with the
@@ -600,51 +628,6 @@ static bk_status make_filter(const subject *s, const workload *w, const options 
     return BK_EFULL;
 }
 
-/* bk_filter_contains_hash_batch over precomputed hashes, QUERY_BATCH per call. */
-static double time_contains_hash_batch(const bk_filter *filter, const bk_hash *hashes,
-                                       size_t count, uint64_t *hits)
-{
-    slice_times times;
-    slice_times_init(&times, count);
-    uint64_t found = 0;
-    for (size_t slice = 0; slice < count; slice = slice_end(slice, count)) {
-        size_t slice_stop = slice_end(slice, count);
-        uint64_t begin = bench_now_ns();
-        for (size_t start = slice; start < slice_stop; start += QUERY_BATCH) {
-            size_t n = slice_stop - start < QUERY_BATCH ? slice_stop - start : QUERY_BATCH;
-            found += bk_filter_contains_hash_batch(filter, hashes + start, n, NULL);
-        }
-        slice_times_add(&times, begin, bench_now_ns(), slice_stop - slice);
-    }
-    *hits = found;
-    return slice_times_median(&times);
-}
-
-/* bk_filter_contains_packed over the first `count` keys of `keys`, which
- * sit back to back (bench/keys.c), QUERY_BATCH per call. */
-static double time_contains_packed(const bk_filter *filter, const key_set *keys, size_t count,
-                                   uint64_t *hits)
-{
-    const uint8_t *bytes = keys->keys[0].data;
-    size_t width = key_type_bytes(keys->type);
-    bool results[QUERY_BATCH];
-    slice_times times;
-    slice_times_init(&times, count);
-    uint64_t found = 0;
-    for (size_t slice = 0; slice < count; slice = slice_end(slice, count)) {
-        size_t slice_stop = slice_end(slice, count);
-        uint64_t begin = bench_now_ns();
-        for (size_t start = slice; start < slice_stop; start += QUERY_BATCH) {
-            size_t n = slice_stop - start < QUERY_BATCH ? slice_stop - start : QUERY_BATCH;
-            found += bk_filter_contains_packed(filter, bytes + start * width, width, n, results);
-        }
-        slice_times_add(&times, begin, bench_now_ns(), slice_stop - slice);
-    }
-    sink += results[0];
-    *hits = found;
-    return slice_times_median(&times);
-}
-
 static void hash_keys(const bk_hasher *hasher, const key_set *keys, bk_hash *out)
 {
     for (size_t i = 0; i < keys->count; i++)
@@ -696,11 +679,12 @@ static void query_passes(const bk_filter *filter, const workload *w, const hash_
     fig->pos_batch = time_contains_batch(filter, &w->sample, &pos_all, w->sample.count, &pos[2]);
     fig->neg_batch = time_contains_batch(filter, &w->absent, &neg_all, w->absent_timed.count,
                                          &neg[2]);
-    fig->pos_hbatch = time_contains_hash_batch(filter, hashes->sample, w->sample.count, &pos[3]);
-    fig->neg_hbatch = time_contains_hash_batch(filter, hashes->absent, w->absent_timed.count,
-                                               &neg[3]);
-    fig->pos_packed = time_contains_packed(filter, &w->sample, w->sample.count, &pos[6]);
-    fig->neg_packed = time_contains_packed(filter, &w->absent, w->absent_timed.count, &neg[6]);
+    fig->pos_hbatch = time_hash_slices(filter, hashes->sample, w->sample.count,
+                                       count_hash_batches, &pos[3]);
+    fig->neg_hbatch = time_hash_slices(filter, hashes->absent, w->absent_timed.count,
+                                       count_hash_batches, &neg[3]);
+    fig->pos_packed = time_key_slices(filter, &w->sample, count_packed_batches, &pos[6]);
+    fig->neg_packed = time_key_slices(filter, &w->absent_timed, count_packed_batches, &neg[6]);
     bench_view view;
     fig->pos_view = fig->neg_view = fig->pos_hview = fig->neg_hview = NAN;
     pos[4] = pos[5] = pos[0];
