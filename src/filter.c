@@ -347,33 +347,8 @@ static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t
     return status;
 }
 
-/* Where a batch's keys are: bk_key descriptors, packed keys (count keys
- * of key_len bytes back to back) or hashes made already.  One of keys,
- * packed, hashes is set. */
-typedef struct batch_source {
-    const bk_key *keys;
-    const uint8_t *packed;
-    size_t key_len;
-    const bk_hash *hashes;
-} batch_source;
-
-/* The hashes of the source's keys start .. start + n - 1 (n <= BK_KEY_CHUNK):
- * its own when it has them, else hashed into `chunk`. */
-static const bk_hash *source_hashes(const bk_filter *filter, const batch_source *source,
-                                    size_t start, size_t n, bk_hash *chunk)
-{
-    if (source->hashes != NULL)
-        return source->hashes + start;
-    if (source->keys != NULL)
-        bk_hash_keys(filter->hasher, source->keys + start, n, chunk);
-    else
-        bk_hash_packed_keys(filter->hasher, source->packed + start * source->key_len,
-                            source->key_len, n, chunk);
-    return chunk;
-}
-
 /* The add loop of every batch form, a chunk at a time. */
-static bk_status add_in_chunks(bk_filter *filter, const batch_source *source, size_t count,
+static bk_status add_in_chunks(bk_filter *filter, const bk_batch_source *source, size_t count,
                                size_t *new_count)
 {
     size_t fresh = 0;
@@ -381,9 +356,9 @@ static bk_status add_in_chunks(bk_filter *filter, const batch_source *source, si
     bk_hash chunk[BK_KEY_CHUNK];
     for (size_t start = 0; start < count && status == BK_OK; start += BK_KEY_CHUNK) {
         size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
+        const bk_hash *hashes = bk_source_hashes(filter->hasher, source, start, n, chunk);
         size_t added = 0;
-        status = add_hash_chunk(filter, source_hashes(filter, source, start, n, chunk), n,
-                                &added);
+        status = add_hash_chunk(filter, hashes, n, &added);
         fresh += added;
     }
     if (new_count != NULL)
@@ -391,20 +366,12 @@ static bk_status add_in_chunks(bk_filter *filter, const batch_source *source, si
     return status;
 }
 
-/* The query loop of the key forms: each chunk hashed, then the kind's hash
- * batch, whose prefetch pipeline runs over the chunk. */
-static size_t contains_in_chunks(const bk_filter *filter, const batch_source *source,
-                                 size_t count, bool *results)
+/* A chunk of a key batch, hashed (bk_source_by_chunks), to the kind's batch. */
+static size_t contains_hash_chunk(const void *handle, const bk_hash *hashes, size_t n,
+                                  bool *results)
 {
-    size_t present = 0;
-    bk_hash chunk[BK_KEY_CHUNK];
-    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
-        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
-        present += filter->ops->contains_hash_batch(
-            filter->object, source_hashes(filter, source, start, n, chunk), n,
-            results != NULL ? results + start : NULL);
-    }
-    return present;
+    const bk_filter *filter = handle;
+    return filter->ops->contains_hash_batch(filter->object, hashes, n, results);
 }
 
 bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t count,
@@ -412,7 +379,7 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
-    batch_source source = { .keys = keys };
+    bk_batch_source source = { .keys = keys };
     return add_in_chunks(filter, &source, count, new_count);
 }
 
@@ -421,7 +388,7 @@ bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_l
 {
     if (filter == NULL || !bk_packed_valid(keys, key_len, count))
         return BK_EINVAL;
-    batch_source source = { .packed = keys, .key_len = key_len };
+    bk_batch_source source = { .packed = keys, .key_len = key_len };
     return add_in_chunks(filter, &source, count, new_count);
 }
 
@@ -430,7 +397,7 @@ bk_status bk_filter_add_hash_batch(bk_filter *filter, const bk_hash *hashes, siz
 {
     if (filter == NULL || (hashes == NULL && count != 0))
         return BK_EINVAL;
-    batch_source source = { .hashes = hashes };
+    bk_batch_source source = { .hashes = hashes };
     return add_in_chunks(filter, &source, count, new_count);
 }
 
@@ -439,8 +406,9 @@ size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, siz
 {
     if (filter == NULL || !bk_keys_valid(keys, count))
         return 0;
-    batch_source source = { .keys = keys };
-    return contains_in_chunks(filter, &source, count, results);
+    bk_batch_source source = { .keys = keys };
+    return bk_source_by_chunks(filter, filter->hasher, &source, count, results,
+                               contains_hash_chunk);
 }
 
 size_t bk_filter_contains_packed(const bk_filter *filter, const void *keys, size_t key_len,
@@ -448,8 +416,9 @@ size_t bk_filter_contains_packed(const bk_filter *filter, const void *keys, size
 {
     if (filter == NULL || !bk_packed_valid(keys, key_len, count))
         return 0;
-    batch_source source = { .packed = keys, .key_len = key_len };
-    return contains_in_chunks(filter, &source, count, results);
+    bk_batch_source source = { .packed = keys, .key_len = key_len };
+    return bk_source_by_chunks(filter, filter->hasher, &source, count, results,
+                               contains_hash_chunk);
 }
 
 size_t bk_filter_contains_hash_batch(const bk_filter *filter, const bk_hash *hashes,

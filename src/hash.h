@@ -12,7 +12,9 @@
  *
  * Key bytes are hashed by bk_hash_inline (include/bloomkit/hash_inline.h,
  * XXH3 and XXH64 inlined from libxxhash-dev) and, a chunk at a time, by
- * bk_hash_keys below.
+ * bk_hash_keys (bk_key descriptors) and bk_hash_packed_keys (keys of one
+ * width back to back) below; bk_source_by_chunks is the loop of every key
+ * batch, from either form, into a kind's hash batch.
  */
 #ifndef BK_SRC_HASH_H
 #define BK_SRC_HASH_H
@@ -94,32 +96,67 @@ static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *k
         hashes[i] = bk_hash_inline(hasher, keys + i * key_len, key_len);
 }
 
-/* The key form of a kind's hash batch: keys are hashed BK_KEY_CHUNK at a
- * time and each chunk goes to `chunk_fn`, which returns a count (keys
- * present, or keys new) and fills results[0..n) when results != NULL.
- * Returns the sum of the counts.  An adding chunk_fn receives the filter
- * its caller passed as non-const (the cast back is the caller's). */
 /* 1024 keys (16 KiB of hashes) per chunk: the kind's prefetch pipeline
  * restarts at each chunk, and its first lines arrive one memory latency
  * after the chunk starts.  At 10^8 keys (Zen 5), key batches through the
  * handle took 8.9 ns per key with 1024-key chunks against 9.4 with 256. */
 #define BK_KEY_CHUNK 1024
 
+/* Where a batch's keys are: bk_key descriptors, packed keys (key_len bytes
+ * each, back to back) or hashes made already.  One of keys, packed and
+ * hashes is set. */
+typedef struct bk_batch_source {
+    const bk_key *keys;
+    const uint8_t *packed;
+    size_t key_len;
+    const bk_hash *hashes;
+} bk_batch_source;
+
+/* The hashes of the source's keys start .. start + n - 1 (n <= BK_KEY_CHUNK):
+ * its own when it has them, else hashed into `chunk`. */
+static inline const bk_hash *bk_source_hashes(const bk_hasher *hasher,
+                                              const bk_batch_source *source, size_t start,
+                                              size_t n, bk_hash *chunk)
+{
+    if (source->hashes != NULL)
+        return source->hashes + start;
+    if (source->keys != NULL)
+        bk_hash_keys(hasher, source->keys + start, n, chunk);
+    else
+        bk_hash_packed_keys(hasher, source->packed + start * source->key_len, source->key_len,
+                            n, chunk);
+    return chunk;
+}
+
+/* The key forms of a kind's hash batch: the source's keys are hashed
+ * BK_KEY_CHUNK at a time and each chunk goes to `chunk_fn`, which returns a
+ * count (keys present, or keys new) and fills results[0..n) when results
+ * != NULL.  Returns the sum of the counts.  An adding chunk_fn receives the
+ * filter its caller passed as non-const (the cast back is the caller's). */
 typedef size_t (*bk_hash_chunk_fn)(const void *filter, const bk_hash *hashes, size_t n,
                                    bool *results);
 
+static inline size_t bk_source_by_chunks(const void *filter, const bk_hasher *hasher,
+                                         const bk_batch_source *source, size_t count,
+                                         bool *results, bk_hash_chunk_fn chunk_fn)
+{
+    bk_hash chunk[BK_KEY_CHUNK];
+    size_t total = 0;
+    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
+        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
+        total += chunk_fn(filter, bk_source_hashes(hasher, source, start, n, chunk), n,
+                          results != NULL ? results + start : NULL);
+    }
+    return total;
+}
+
+/* bk_source_by_chunks over bk_key descriptors: the kinds' key batches. */
 static inline size_t bk_keys_by_chunks(const void *filter, const bk_hasher *hasher,
                                        const bk_key *keys, size_t count, bool *results,
                                        bk_hash_chunk_fn chunk_fn)
 {
-    bk_hash hashes[BK_KEY_CHUNK];
-    size_t total = 0;
-    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
-        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
-        bk_hash_keys(hasher, keys + start, n, hashes);
-        total += chunk_fn(filter, hashes, n, results != NULL ? results + start : NULL);
-    }
-    return total;
+    bk_batch_source source = { .keys = keys };
+    return bk_source_by_chunks(filter, hasher, &source, count, results, chunk_fn);
 }
 
 /* True when a batch of keys can be hashed: `keys` may be NULL only for an
