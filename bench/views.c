@@ -3,7 +3,7 @@
  * as is for the baseline, included by bench/views_avx2.c with
  * BENCH_VIEWS_AVX2 defined to make the -mavx2 copy of the sbbf loops, and
  * by bench/views_avx512.c with BENCH_VIEWS_AVX512 defined to make the
- * -mavx512f -mavx512dq copy of the classic bloom loops.
+ * -mavx512f -mavx512dq copy of the classic bloom and blocked loops.
  */
 #include "views.h"
 
@@ -15,11 +15,15 @@
 #elif defined(BENCH_VIEWS_AVX512)
 #define BLOOM_HITS bench_bloom_hits_avx512
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_avx512
+#define BLOCKED_HITS bench_blocked_hits_avx512
+#define BLOCKED_HASH_HITS bench_blocked_hash_hits_avx512
 #else
 #define SBBF_HITS bench_sbbf_hits_portable
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_portable
 #define BLOOM_HITS bench_bloom_hits_portable
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_portable
+#define BLOCKED_HITS bench_blocked_hits_portable
+#define BLOCKED_HASH_HITS bench_blocked_hash_hits_portable
 #define BENCH_VIEWS_BASELINE
 #endif
 
@@ -79,6 +83,11 @@ DEFINE_VIEW_LOOPS(BLOOM_HITS, BLOOM_HASH_HITS, bloom, bk_bloom_view, bk_bloom_vi
                   bk_bloom_view_contains_hash)
 #endif
 
+#ifdef BLOCKED_HITS
+DEFINE_VIEW_LOOPS(BLOCKED_HITS, BLOCKED_HASH_HITS, blocked, bk_blocked_view,
+                  bk_blocked_view_contains, bk_blocked_view_contains_hash)
+#endif
+
 #ifdef BENCH_VIEWS_BASELINE
 DEFINE_VIEW_LOOPS(bench_fuse_hits, bench_fuse_hash_hits, fuse, bk_fuse_view,
                   bk_fuse_view_contains, bk_fuse_view_contains_hash)
@@ -90,44 +99,75 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     out->kind = bk_filter_kind(filter);
     if (out->kind == BK_KIND_BLOOM)
         return bk_bloom_view_init(object, &out->bloom) == BK_OK;
+    if (out->kind == BK_KIND_BLOCKED)
+        return bk_blocked_view_init(object, &out->blocked) == BK_OK;
     if (out->kind == BK_KIND_SBBF)
         return bk_sbbf_view_init(object, &out->sbbf) == BK_OK;
     return bk_fuse_kind_valid(out->kind) && bk_fuse_view_init(object, &out->fuse) == BK_OK;
 }
 
+/* Which compiled copy of a kind's loops this CPU runs, as a program built
+ * for its own machine would: the bk_cpu() flags are false under
+ * BLOOMKIT_PORTABLE, and the AVX-512 ones under BLOOMKIT_NO_AVX512. */
+typedef enum view_copy { COPY_BASELINE, COPY_AVX2, COPY_AVX512 } view_copy;
+
+static view_copy copy_for(bk_kind kind)
+{
+#ifdef BENCH_HAVE_AVX512_VIEWS
+    if ((kind == BK_KIND_BLOOM && bk_cpu()->avx512dqbw) ||
+        (kind == BK_KIND_BLOCKED && bk_cpu()->avx512))
+        return COPY_AVX512;
+#endif
+#ifdef BENCH_HAVE_AVX2_VIEWS
+    if (kind == BK_KIND_SBBF && bk_cpu()->avx2)
+        return COPY_AVX2;
+#endif
+    return COPY_BASELINE;
+}
+
+/* The call of a kind's loop in the copy chosen for it. */
+#if defined(BENCH_HAVE_AVX512_VIEWS) && defined(BENCH_HAVE_AVX2_VIEWS)
+#define RUN_COPY(copy, avx2, avx512, baseline, ...)                                      \
+    ((copy) == COPY_AVX512 ? avx512(__VA_ARGS__)                                         \
+     : (copy) == COPY_AVX2 ? avx2(__VA_ARGS__)                                           \
+                           : baseline(__VA_ARGS__))
+#else
+#define RUN_COPY(copy, avx2, avx512, baseline, ...) baseline(__VA_ARGS__)
+#endif
+
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
-    if (view->kind == BK_KIND_BLOOM) {
-#ifdef BENCH_HAVE_AVX512_VIEWS
-        if (bk_cpu()->avx512dqbw) /* false under BLOOMKIT_PORTABLE, BLOOMKIT_NO_AVX512 */
-            return bench_bloom_hits_avx512(view, keys, count);
-#endif
-        return bench_bloom_hits_portable(view, keys, count);
-    }
-    if (view->kind != BK_KIND_SBBF)
+    view_copy copy = copy_for(view->kind);
+    switch (view->kind) {
+    case BK_KIND_BLOOM:
+        return RUN_COPY(copy, bench_bloom_hits_portable, bench_bloom_hits_avx512,
+                        bench_bloom_hits_portable, view, keys, count);
+    case BK_KIND_BLOCKED:
+        return RUN_COPY(copy, bench_blocked_hits_portable, bench_blocked_hits_avx512,
+                        bench_blocked_hits_portable, view, keys, count);
+    case BK_KIND_SBBF:
+        return RUN_COPY(copy, bench_sbbf_hits_avx2, bench_sbbf_hits_portable,
+                        bench_sbbf_hits_portable, view, keys, count);
+    default:
         return bench_fuse_hits(view, keys, count);
-#ifdef BENCH_HAVE_AVX2_VIEWS
-    if (bk_cpu()->avx2) /* false under BLOOMKIT_PORTABLE */
-        return bench_sbbf_hits_avx2(view, keys, count);
-#endif
-    return bench_sbbf_hits_portable(view, keys, count);
+    }
 }
 
 uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
 {
-    if (view->kind == BK_KIND_BLOOM) {
-#ifdef BENCH_HAVE_AVX512_VIEWS
-        if (bk_cpu()->avx512dqbw)
-            return bench_bloom_hash_hits_avx512(view, hashes, count);
-#endif
-        return bench_bloom_hash_hits_portable(view, hashes, count);
-    }
-    if (view->kind != BK_KIND_SBBF)
+    view_copy copy = copy_for(view->kind);
+    switch (view->kind) {
+    case BK_KIND_BLOOM:
+        return RUN_COPY(copy, bench_bloom_hash_hits_portable, bench_bloom_hash_hits_avx512,
+                        bench_bloom_hash_hits_portable, view, hashes, count);
+    case BK_KIND_BLOCKED:
+        return RUN_COPY(copy, bench_blocked_hash_hits_portable, bench_blocked_hash_hits_avx512,
+                        bench_blocked_hash_hits_portable, view, hashes, count);
+    case BK_KIND_SBBF:
+        return RUN_COPY(copy, bench_sbbf_hash_hits_avx2, bench_sbbf_hash_hits_portable,
+                        bench_sbbf_hash_hits_portable, view, hashes, count);
+    default:
         return bench_fuse_hash_hits(view, hashes, count);
-#ifdef BENCH_HAVE_AVX2_VIEWS
-    if (bk_cpu()->avx2)
-        return bench_sbbf_hash_hits_avx2(view, hashes, count);
-#endif
-    return bench_sbbf_hash_hits_portable(view, hashes, count);
+    }
 }
 #endif

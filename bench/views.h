@@ -1,7 +1,7 @@
 /*
  * bench/views.h -- one-key queries through the inline views of
- * bloomkit/sbbf_inline.h, bloomkit/fuse_inline.h and
- * bloomkit/bloom_inline.h: the cost of a query compiled into the caller's
+ * bloomkit/sbbf_inline.h, bloomkit/fuse_inline.h, bloomkit/bloom_inline.h
+ * and bloomkit/blocked_inline.h: the cost of a query compiled into the caller's
  * loop, from the key (`+view -view` columns) and from its precomputed hash
  * (`+hview -hview`).
  *
@@ -14,22 +14,25 @@
  * for its own machine would.  The classic bloom loops likewise, with
  * -mavx512f -mavx512dq (bench/views_avx512.c: the gather form of
  * bloomkit/bloom_inline.h) where the CPU has AVX-512 F, DQ and BW and
- * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set.  The static
- * kinds' views have no SIMD code.
+ * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set; the blocked
+ * loops too, where the CPU has AVX-512 F (the library's own condition for
+ * its AVX-512 block test).  The static kinds' views have no SIMD code.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
 
 #include "bloomkit.h"
+#include "bloomkit/blocked_inline.h"
 #include "bloomkit/bloom_inline.h"
 #include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
-/* A view of a classic, sbbf or static filter, and the length of every key
- * it will be asked about. */
+/* A view of a classic, blocked, sbbf or static filter, and the length of
+ * every key it will be asked about. */
 typedef struct bench_view {
     bk_kind kind;
     bk_bloom_view bloom;
+    bk_blocked_view blocked;
     bk_sbbf_view sbbf;
     bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
@@ -58,6 +61,15 @@ uint64_t bench_bloom_hash_hits_portable(const bench_view *view, const bk_hash *h
                                         size_t count);
 uint64_t bench_bloom_hash_hits_avx512(const bench_view *view, const bk_hash *hashes,
                                       size_t count);
+
+/* The blocked loops, for the baseline and with -mavx512f -mavx512dq (the
+ * second on x86-64 only). */
+uint64_t bench_blocked_hits_portable(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_blocked_hits_avx512(const bench_view *view, const bk_key *keys, size_t count);
+uint64_t bench_blocked_hash_hits_portable(const bench_view *view, const bk_hash *hashes,
+                                          size_t count);
+uint64_t bench_blocked_hash_hits_avx512(const bench_view *view, const bk_hash *hashes,
+                                        size_t count);
 
 /* The static kinds' loops (no SIMD copy). */
 uint64_t bench_fuse_hits(const bench_view *view, const bk_key *keys, size_t count);

@@ -7,8 +7,9 @@
  *
  * Not included here, since they need <xxhash.h> (libxxhash-dev) on the
  * include path: the inline one-key queries of bloomkit/bloom_inline.h,
- * bloomkit/sbbf_inline.h and bloomkit/fuse_inline.h, and the key hash they
- * inline, bloomkit/hash_inline.h.
+ * bloomkit/blocked_inline.h, bloomkit/sbbf_inline.h and
+ * bloomkit/fuse_inline.h, and the key hash they inline,
+ * bloomkit/hash_inline.h.
  */
 #ifndef BLOOMKIT_H
 #define BLOOMKIT_H

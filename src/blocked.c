@@ -21,16 +21,17 @@
  * Probes: the key is hashed once to (h1, h2) (src/hash.c).
  *     block       = bk_reduce(h1, block_count)   (multiply-shift, any count)
  *     position_i  = 9-bit slice i of h2, i < 7;  slices of bk_mix64(h2),
- *                   bk_mix64(bk_mix64(h2)), ... for k > 7   (src/blocked.h)
+ *                   bk_mix64(bk_mix64(h2)), ... for k > 7
+ *                   (the walk of bloomkit/blocked_inline.h)
  * The positions are independent and uniform on [0, 512) (with
- * replacement), exactly the model below.  The AVX2 path builds the block's
- * 512-bit mask in two 256-bit registers -- for each position p, lane w gets
- * 1 << (p - 64 w), which VPSLLVQ makes zero outside the one lane where
- * 0 <= p - 64 w < 64 -- and sets or tests the whole line at once
- * (src/blocked_avx2.c).  Where the CPU has AVX-512, queries instead look
- * all positions up at once in the block held in one register
- * (src/blocked_avx512.c).  The portable path below gives identical bits
- * and answers (tests/test_blocked.c checks all three); the path is chosen
+ * replacement), exactly the model below.  The AVX2 path builds the key's
+ * 512-bit mask in two 256-bit registers, the OR of k one-hot rows of a
+ * table, and sets or tests the whole line at once (src/blocked_avx2.c).
+ * Where the CPU has AVX-512, queries instead look seven positions up at
+ * once in the block held in one register (bloomkit/blocked_inline.h, whose
+ * inline view compiles the same test into a caller's loop; batches in
+ * src/blocked_avx512.c).  The portable path gives identical bits and
+ * answers (tests/test_blocked.c checks all three); the path is chosen
  * once per filter (choose_query_path).
  *
  * Accuracy (src/sizing.c, bk_blocked_predicted_fpr): at c bits per key a
@@ -104,7 +105,7 @@ typedef struct blocked_design {
     double predicted_fpr;
 } blocked_design;
 
-static const uint64_t MAX_BLOCKS = BK_MAX_BITS / BK_BLOCK_BITS;
+static const uint64_t MAX_BLOCKS = BK_MAX_BITS / BK_BLOCKED_BLOCK_BITS;
 
 static bk_status design_from_bits(uint64_t capacity, double bits, unsigned hashes,
                                   blocked_design *out)
@@ -113,7 +114,7 @@ static bk_status design_from_bits(uint64_t capacity, double bits, unsigned hashe
         return BK_EINVAL;
     if (hashes > BK_MAX_HASHES || !(bits <= (double)BK_MAX_BITS))
         return BK_ERANGE;
-    uint64_t blocks = (uint64_t)ceil(bits / BK_BLOCK_BITS);
+    uint64_t blocks = (uint64_t)ceil(bits / BK_BLOCKED_BLOCK_BITS);
     if (blocks == 0)
         blocks = 1;
     if (blocks > MAX_BLOCKS)
@@ -122,7 +123,7 @@ static bk_status design_from_bits(uint64_t capacity, double bits, unsigned hashe
     out->hashes = hashes;
     out->capacity = capacity;
     out->predicted_fpr = bk_blocked_predicted_fpr(
-        (double)blocks * BK_BLOCK_BITS / (double)capacity, hashes, BK_BLOCK_BITS);
+        (double)blocks * BK_BLOCKED_BLOCK_BITS / (double)capacity, hashes, BK_BLOCKED_BLOCK_BITS);
     return BK_OK;
 }
 
@@ -144,13 +145,13 @@ static bk_status design_from_params(const bk_params *params, blocked_design *out
             return BK_EINVAL;
         if (!(n * c <= (double)BK_MAX_BITS))
             return BK_ERANGE;
-        return design_from_bits(params->capacity, n * c, bk_blocked_best_hashes(c, BK_BLOCK_BITS),
+        return design_from_bits(params->capacity, n * c, bk_blocked_best_hashes(c, BK_BLOCKED_BLOCK_BITS),
                                 out);
     }
     double fpr = params->fpr == 0 ? 0.01 : params->fpr;
     double c;
     unsigned k;
-    bk_status status = bk_blocked_bits_per_key_for_fpr(fpr, BK_BLOCK_BITS, &c, &k);
+    bk_status status = bk_blocked_bits_per_key_for_fpr(fpr, BK_BLOCKED_BLOCK_BITS, &c, &k);
     if (status != BK_OK)
         return status;
     if (!(n * c <= (double)BK_MAX_BITS))
@@ -180,7 +181,7 @@ static void choose_query_path(bk_blocked *filter);
 
 static size_t payload_bytes(uint64_t block_count)
 {
-    return (size_t)block_count * (BK_BLOCK_BITS / 8);
+    return (size_t)block_count * (BK_BLOCKED_BLOCK_BITS / 8);
 }
 
 static bk_status create_from_design(const blocked_design *design, const bk_hasher *hasher,
@@ -191,7 +192,7 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     if (design->block_count == 0 || design->block_count > MAX_BLOCKS || design->hashes == 0 ||
         design->hashes > BK_MAX_HASHES || design->capacity == 0)
         return BK_ERANGE;
-    if (design->block_count > SIZE_MAX / (BK_BLOCK_BITS / 8))
+    if (design->block_count > SIZE_MAX / (BK_BLOCKED_BLOCK_BITS / 8))
         return BK_ERANGE; /* 32-bit hosts */
     bk_blocked *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
@@ -314,7 +315,7 @@ bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
     ONE_HOT_ROWS_8(p), ONE_HOT_ROWS_8(p + 8), ONE_HOT_ROWS_8(p + 16), ONE_HOT_ROWS_8(p + 24), \
         ONE_HOT_ROWS_8(p + 32), ONE_HOT_ROWS_8(p + 40), ONE_HOT_ROWS_8(p + 48),            \
         ONE_HOT_ROWS_8(p + 56)
-const uint64_t bk_blocked_one_hot[BK_BLOCK_BITS][BK_BLOCK_WORDS] __attribute__((aligned(64))) = {
+const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS] __attribute__((aligned(64))) = {
     ONE_HOT_ROWS_64(0),   ONE_HOT_ROWS_64(64),  ONE_HOT_ROWS_64(128), ONE_HOT_ROWS_64(192),
     ONE_HOT_ROWS_64(256), ONE_HOT_ROWS_64(320), ONE_HOT_ROWS_64(384), ONE_HOT_ROWS_64(448),
 };
@@ -329,12 +330,12 @@ bk_hash bk_blocked_hash(const bk_blocked *filter, const void *key, size_t len)
 }
 
 /* The block's 512-bit mask of the key's k positions. */
-static inline void build_mask(uint64_t h2, unsigned hashes, uint64_t mask[BK_BLOCK_WORDS])
+static inline void build_mask(uint64_t h2, unsigned hashes, uint64_t mask[BK_BLOCKED_BLOCK_WORDS])
 {
-    memset(mask, 0, BK_BLOCK_WORDS * sizeof mask[0]);
-    bk_position_walk walk = bk_position_walk_start(h2);
+    memset(mask, 0, BK_BLOCKED_BLOCK_WORDS * sizeof mask[0]);
+    bk_blocked_walk walk = bk_blocked_walk_start(h2);
     for (unsigned i = 0; i < hashes; i++) {
-        unsigned position = bk_position_next(&walk);
+        unsigned position = bk_blocked_walk_next(&walk);
         mask[position >> 6] |= (uint64_t)1 << (position & 63);
     }
 }
@@ -343,35 +344,21 @@ static inline void build_mask(uint64_t h2, unsigned hashes, uint64_t mask[BK_BLO
 static inline bool set_block_portable(uint64_t *block, uint64_t h2, unsigned hashes,
                                       bool concurrent)
 {
-    uint64_t mask[BK_BLOCK_WORDS];
+    uint64_t mask[BK_BLOCKED_BLOCK_WORDS];
     build_mask(h2, hashes, mask);
     uint64_t flipped = 0;
     if (concurrent) { /* an atomic only where the mask has bits */
-        for (unsigned w = 0; w < BK_BLOCK_WORDS; w++) {
+        for (unsigned w = 0; w < BK_BLOCKED_BLOCK_WORDS; w++) {
             if (mask[w] != 0)
                 flipped |= ~__atomic_fetch_or(&block[w], mask[w], __ATOMIC_RELAXED) & mask[w];
         }
     } else { /* branch-free: a data-dependent branch per word mispredicts */
-        for (unsigned w = 0; w < BK_BLOCK_WORDS; w++) {
+        for (unsigned w = 0; w < BK_BLOCKED_BLOCK_WORDS; w++) {
             flipped |= ~block[w] & mask[w];
             block[w] |= mask[w];
         }
     }
     return flipped != 0;
-}
-
-/* Stops at the first clear bit: an absent key usually needs one or two.
- * Loads are relaxed atomics, race-free against concurrent adds. */
-static inline bool test_block_portable(const uint64_t *block, uint64_t h2, unsigned hashes)
-{
-    bk_position_walk walk = bk_position_walk_start(h2);
-    for (unsigned i = 0; i < hashes; i++) {
-        unsigned position = bk_position_next(&walk);
-        uint64_t word = __atomic_load_n(&block[position >> 6], __ATOMIC_RELAXED);
-        if (!((word >> (position & 63)) & 1))
-            return false;
-    }
-    return true;
 }
 
 static inline bool set_bits(bk_blocked *filter, bk_hash hash)
@@ -392,7 +379,7 @@ static inline bool set_bits(bk_blocked *filter, bk_hash hash)
 /* One call through the pointer instead of re-deciding the path per query. */
 static void choose_query_path(bk_blocked *filter)
 {
-    filter->test_block = test_block_portable;
+    filter->test_block = bk_blocked_block_test_portable;
     filter->contains_key = bk_blocked_contains;
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter))
@@ -440,6 +427,21 @@ bk_status bk_blocked_add(bk_blocked *filter, const void *key, size_t len, bool *
     return bk_blocked_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
 }
 
+bk_status bk_blocked_view_init(const bk_blocked *filter, bk_blocked_view *view)
+{
+    if (filter == NULL || view == NULL)
+        return BK_EINVAL;
+    if (!bk_hasher_inlinable(&filter->hasher))
+        return BK_EUNSUPPORTED;
+    view->words = filter->words;
+    view->block_count = filter->block_count;
+    view->hashes = filter->hashes;
+    view->hash_algorithm = filter->hasher.algorithm;
+    view->hash_seed = filter->hasher.seed;
+    view->word_by_word = !bk_blocked_uses_simd(filter);
+    return BK_OK;
+}
+
 bool bk_blocked_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
     return filter != NULL && test_bits(filter, hash);
@@ -477,7 +479,7 @@ static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size
 /* The batch probe; context: k. */
 static inline bool probe_portable(const void *k, const void *block, const bk_hash *hash)
 {
-    return test_block_portable(block, hash->h2, *(const unsigned *)k);
+    return bk_blocked_block_test_portable(block, hash->h2, *(const unsigned *)k);
 }
 
 static size_t test_batch_portable(const bk_blocked *filter, const bk_hash *hashes, size_t count,
@@ -574,7 +576,7 @@ size_t bk_blocked_contains_batch(const bk_blocked *filter, const bk_key *keys, s
 /* Parameters, fill, statistics                                             */
 /* ------------------------------------------------------------------------ */
 
-uint64_t bk_blocked_bits(const bk_blocked *filter) { return filter->block_count * BK_BLOCK_BITS; }
+uint64_t bk_blocked_bits(const bk_blocked *filter) { return filter->block_count * BK_BLOCKED_BLOCK_BITS; }
 uint64_t bk_blocked_block_count(const bk_blocked *filter) { return filter->block_count; }
 unsigned bk_blocked_hashes(const bk_blocked *filter) { return filter->hashes; }
 uint64_t bk_blocked_capacity(const bk_blocked *filter) { return filter->capacity; }
@@ -585,7 +587,7 @@ const uint64_t *bk_blocked_words(const bk_blocked *filter) { return filter->word
 
 uint64_t bk_blocked_bits_set(const bk_blocked *filter)
 {
-    return bk_popcount_words(filter->words, (size_t)filter->block_count * BK_BLOCK_WORDS);
+    return bk_popcount_words(filter->words, (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS);
 }
 
 double bk_blocked_fill_ratio(const bk_blocked *filter)
@@ -595,7 +597,7 @@ double bk_blocked_fill_ratio(const bk_blocked *filter)
 
 static double estimate_from_fill(const bk_blocked *filter, double fill)
 {
-    return bk_blocked_estimate_keys(filter->block_count, filter->hashes, BK_BLOCK_BITS, fill);
+    return bk_blocked_estimate_keys(filter->block_count, filter->hashes, BK_BLOCKED_BLOCK_BITS, fill);
 }
 
 double bk_blocked_estimate_keys_now(const bk_blocked *filter)
@@ -623,15 +625,15 @@ void bk_blocked_stats(const bk_blocked *filter, bk_stats *out)
     s.fill_ratio = (double)bk_blocked_bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter, s.fill_ratio);
     s.design_fill_ratio = bk_blocked_expected_fill(
-        keys_per_block(filter, (double)filter->capacity), filter->hashes, BK_BLOCK_BITS);
+        keys_per_block(filter, (double)filter->capacity), filter->hashes, BK_BLOCKED_BLOCK_BITS);
     s.current_fpr = s.keys_estimated > 0
                         ? bk_blocked_predicted_fpr(bits / s.keys_estimated, filter->hashes,
-                                                   BK_BLOCK_BITS)
+                                                   BK_BLOCKED_BLOCK_BITS)
                         : 0.0;
     s.bits_per_key = bits / (double)filter->capacity;
     double margin_fill = bk_blocked_expected_fill(
         keys_per_block(filter, (double)filter->capacity * BK_DESIGN_MARGIN), filter->hashes,
-        BK_BLOCK_BITS);
+        BK_BLOCKED_BLOCK_BITS);
     s.past_design_point = s.fill_ratio > margin_fill;
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;
@@ -659,7 +661,7 @@ bk_status bk_blocked_union(bk_blocked *dst, const bk_blocked *src)
         return status;
     if (dst->borrowed)
         return BK_EIMMUTABLE;
-    size_t words = (size_t)dst->block_count * BK_BLOCK_WORDS;
+    size_t words = (size_t)dst->block_count * BK_BLOCKED_BLOCK_WORDS;
     for (size_t i = 0; i < words; i++)
         dst->words[i] |= src->words[i];
     dst->keys_added += src->keys_added;
@@ -673,7 +675,7 @@ bk_status bk_blocked_intersect(bk_blocked *dst, const bk_blocked *src)
         return status;
     if (dst->borrowed)
         return BK_EIMMUTABLE;
-    size_t words = (size_t)dst->block_count * BK_BLOCK_WORDS;
+    size_t words = (size_t)dst->block_count * BK_BLOCKED_BLOCK_WORDS;
     for (size_t i = 0; i < words; i++)
         dst->words[i] &= src->words[i];
     if (src->keys_added < dst->keys_added)
@@ -689,7 +691,7 @@ bk_status bk_blocked_estimate_sets(const bk_blocked *a, const bk_blocked *b,
     bk_status status = bk_blocked_compatible(a, b);
     if (status != BK_OK)
         return status;
-    size_t words = (size_t)a->block_count * BK_BLOCK_WORDS;
+    size_t words = (size_t)a->block_count * BK_BLOCKED_BLOCK_WORDS;
     uint64_t union_bits = 0;
     for (size_t i = 0; i < words; i++)
         union_bits += (uint64_t)__builtin_popcountll(a->words[i] | b->words[i]);
@@ -731,7 +733,7 @@ static void ops_write_params(const void *object, uint8_t *out)
     const bk_blocked *filter = object;
     bk_store_le64(out, filter->block_count);
     bk_store_le32(out + 8, filter->hashes);
-    bk_store_le32(out + 12, BK_BLOCK_BITS);
+    bk_store_le32(out + 12, BK_BLOCKED_BLOCK_BITS);
     bk_store_le64(out + 16, filter->capacity);
     bk_store_le_double(out + 24, filter->target_fpr);
 }
@@ -744,7 +746,7 @@ static uint64_t ops_payload_size(const void *object)
 static void ops_write_payload(const void *object, uint8_t *out)
 {
     const bk_blocked *filter = object;
-    bk_store_le64_array(out, filter->words, (size_t)filter->block_count * BK_BLOCK_WORDS);
+    bk_store_le64_array(out, filter->words, (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS);
 }
 
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
@@ -759,12 +761,12 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     uint32_t block_bits = bk_load_le32(params + 12);
     design.capacity = bk_load_le64(params + 16);
     design.predicted_fpr = bk_load_le_double(params + 24);
-    if (block_bits != BK_BLOCK_BITS || design.block_count == 0 || design.hashes == 0 ||
+    if (block_bits != BK_BLOCKED_BLOCK_BITS || design.block_count == 0 || design.hashes == 0 ||
         design.capacity == 0 || !(design.predicted_fpr >= 0 && design.predicted_fpr <= 1))
         return BK_ECORRUPT;
     if (design.block_count > MAX_BLOCKS || design.hashes > BK_MAX_HASHES)
         return BK_ERANGE;
-    if (payload_size != (uint64_t)design.block_count * (BK_BLOCK_BITS / 8))
+    if (payload_size != (uint64_t)design.block_count * (BK_BLOCKED_BLOCK_BITS / 8))
         return BK_ECORRUPT;
     bk_blocked *filter;
     uint64_t *borrowed = in_place ? (uint64_t *)(uintptr_t)payload : NULL;
@@ -772,7 +774,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (status != BK_OK)
         return status;
     if (!in_place)
-        bk_load_le64_array(filter->words, payload, (size_t)design.block_count * BK_BLOCK_WORDS);
+        bk_load_le64_array(filter->words, payload, (size_t)design.block_count * BK_BLOCKED_BLOCK_WORDS);
     filter->keys_added = keys_added;
     *out = filter;
     return BK_OK;
@@ -837,17 +839,17 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     bk_status status = design_from_params(params, &design);
     if (status != BK_OK)
         return status;
-    double bits = (double)design.block_count * BK_BLOCK_BITS;
+    double bits = (double)design.block_count * BK_BLOCKED_BLOCK_BITS;
     memset(out, 0, sizeof *out);
     out->kind = BK_KIND_BLOCKED;
-    out->bits = design.block_count * BK_BLOCK_BITS;
+    out->bits = design.block_count * BK_BLOCKED_BLOCK_BITS;
     out->hashes = design.hashes;
     out->bytes = payload_bytes(design.block_count);
     out->capacity = design.capacity;
     out->target_fpr = design.predicted_fpr;
     out->bits_per_key = bits / (double)design.capacity;
     out->design_fill_ratio = bk_blocked_expected_fill(
-        (double)design.capacity / (double)design.block_count, design.hashes, BK_BLOCK_BITS);
+        (double)design.capacity / (double)design.block_count, design.hashes, BK_BLOCKED_BLOCK_BITS);
     out->hash_algorithm = params->hash_algorithm;
     return BK_OK;
 }

@@ -1,20 +1,18 @@
 /*
- * src/blocked.h -- the cache-line blocked filter's structure and its probe
- * arithmetic, shared by the portable path (blocked.c) and the AVX2 path
- * (blocked_avx2.c).  Callers outside the library use the opaque bk_blocked
- * of bloomkit/blocked.h.
+ * src/blocked.h -- the cache-line blocked filter's structure, shared by
+ * the portable path (blocked.c), the AVX2 path (blocked_avx2.c) and the
+ * AVX-512 path (blocked_avx512.c).  The block arithmetic and the block
+ * test are in bloomkit/blocked_inline.h, which the inline view shares.
+ * Callers outside the library use the opaque bk_blocked of
+ * bloomkit/blocked.h.
  */
 #ifndef BK_SRC_BLOCKED_H
 #define BK_SRC_BLOCKED_H
 
 #include "bloomkit/blocked.h"
+#include "bloomkit/blocked_inline.h"
 #include "hash.h"
 #include "prefetch.h"
-
-#define BK_BLOCK_BITS 512u                        /* one 64-byte cache line */
-#define BK_BLOCK_WORDS (BK_BLOCK_BITS / 64u)      /* 8 words of 64 bits */
-#define BK_POSITION_BITS 9u                       /* log2(512) */
-#define BK_POSITIONS_PER_WORD 7u                  /* 7 x 9 = 63 bits of a 64-bit word */
 
 struct bk_blocked {
     uint64_t *words;      /* block_count * 8 words, 64-byte aligned */
@@ -35,43 +33,11 @@ struct bk_blocked {
     bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
 };
 
-/* The block of a hash: multiply-shift of h1 over the block count. */
+/* The block of a hash (bloomkit/blocked_inline.h: multiply-shift of h1). */
 static inline uint64_t *bk_blocked_block(const bk_blocked *filter, bk_hash hash)
 {
-    return filter->words + bk_reduce(hash.h1, filter->block_count) * BK_BLOCK_WORDS;
-}
-
-/*
- * The bit positions inside the block: successive 9-bit slices of h2, seven
- * per 64-bit word; when k > 7 the word is refilled with bk_mix64 of the
- * previous one.  The walk over positions is:
- *
- *     bk_position_walk walk = bk_position_walk_start(hash.h2);
- *     for (unsigned i = 0; i < k; i++) use(bk_position_next(&walk));
- */
-typedef struct bk_position_walk {
-    uint64_t bits;        /* unused slices of the current word, lowest first */
-    uint64_t word;        /* the current word, for the next refill */
-    unsigned left;        /* slices left in bits */
-} bk_position_walk;
-
-static inline bk_position_walk bk_position_walk_start(uint64_t h2)
-{
-    bk_position_walk walk = { h2, h2, BK_POSITIONS_PER_WORD };
-    return walk;
-}
-
-static inline unsigned bk_position_next(bk_position_walk *walk)
-{
-    if (walk->left == 0) {
-        walk->word = bk_mix64(walk->word);
-        walk->bits = walk->word;
-        walk->left = BK_POSITIONS_PER_WORD;
-    }
-    unsigned position = (unsigned)(walk->bits & (BK_BLOCK_BITS - 1));
-    walk->bits >>= BK_POSITION_BITS;
-    walk->left--;
-    return position;
+    return filter->words +
+           bk_blocked_block_index(hash.h1, filter->block_count) * BK_BLOCKED_BLOCK_WORDS;
 }
 
 /* The AVX2 path (blocked_avx2.c): same bits and answers as the portable one. */
@@ -84,7 +50,7 @@ size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashe
 
 /* Row p is the block with only bit p set: a key's mask is the OR of its k
  * rows (the AVX2 and AVX-512 paths; 32 KiB, 64-byte aligned rows). */
-extern const uint64_t bk_blocked_one_hot[BK_BLOCK_BITS][BK_BLOCK_WORDS];
+extern const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS];
 
 /* The AVX-512 path (blocked_avx512.c): same bits and answers again. */
 bool bk_blocked_avx512_set(uint64_t *block, uint64_t h2, unsigned hashes);
@@ -117,7 +83,7 @@ bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
 
 /* A key's block, for the query batches' ring of src/prefetch.h.  With the
  * ring (the block's address computed once per key, not twice) and the mask
- * test of blocked_avx512.c's test_round, AVX-512 hash batches (k = 6, Zen 5,
+ * test of bk_blocked_round_test (bloomkit/blocked_inline.h), AVX-512 hash batches (k = 6, Zen 5,
  * median of 9 passes of 4e6 keys) went from 1.54 to 1.35 ns per key at
  * 10^6 keys; the AVX2 (3.9 ns) and portable (8.4 ns) batches, bound by
  * their probe's arithmetic, did not change. */

@@ -10,7 +10,7 @@
  *
  * 512 rows of 64 bytes (32 KiB), so each position costs two loads and two
  * ORs; the positions themselves are the successive 9-bit slices of h2
- * (src/blocked.h).
+ * (bloomkit/blocked_inline.h).
  *
  *     set:   block |= mask                     (two loads, ORs, stores)
  *     test:  (mask & ~block) == 0              (VPTEST's carry flag)
@@ -44,9 +44,9 @@ typedef struct block_mask {
 static inline __attribute__((always_inline)) block_mask build_mask(uint64_t h2, unsigned hashes)
 {
     block_mask mask = { _mm256_setzero_si256(), _mm256_setzero_si256() };
-    bk_position_walk walk = bk_position_walk_start(h2);
+    bk_blocked_walk walk = bk_blocked_walk_start(h2);
     for (unsigned i = 0; i < hashes; i++) {
-        const __m256i *row = (const __m256i *)(const void *)bk_blocked_one_hot[bk_position_next(&walk)];
+        const __m256i *row = (const __m256i *)(const void *)bk_blocked_one_hot[bk_blocked_walk_next(&walk)];
         mask.low = _mm256_or_si256(mask.low, _mm256_load_si256(row));
         mask.high = _mm256_or_si256(mask.high, _mm256_load_si256(row + 1));
     }

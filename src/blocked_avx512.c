@@ -3,25 +3,11 @@
  * with -mavx512f; called only when bk_cpu()->avx512, see src/blocked.c).
  *
  * A query needs k bits of one 512-bit block.  The AVX2 path builds the
- * block's whole 512-bit mask, position by position (seven vector
- * operations per position).  With AVX-512 the block fits one register, and
- * a query can instead look up all of its positions at once, seven per
- * round (the seven 9-bit slices of one hash word, src/blocked.h):
- *
- *     lane j (j < 7):   p_j   = (word >> 9 j) & 511         (the slice)
- *                       w_j   = line[p_j >> 6]               VPSRLVQ by 9 j + 6, VPERMQ
- *                       bit_j = (w_j >> (p_j & 63)) & 1      VPSRLVQ, VPANDQ, VPSRLVQ
- *     present:          no lane j < k with bit_j = 0         VPTESTNMQ, mask test
- *
- * VPERMQ reads its eight indices' low three bits, so the word shifted right
- * by 9 j + 6 selects lane p_j >> 6 of the loaded line: a gather from a
- * register, with no mask (at 10^7 keys 4-6% off a hash batch, Zen 5).
- * Lane 7 and lanes past k test slice 0 again (their shifts are 0 and 6), a
- * bit the key needs anyway, so the final test needs no lane mask.  For
- * k > 7 the next round takes
- * the next word of the walk, bk_mix64 of the previous one, exactly as the
- * portable path does.  About ten instructions for k <= 7, against some
- * fifty for the AVX2 mask.
+ * block's whole 512-bit mask, position by position.  With AVX-512 the
+ * block fits one register, and a query looks up seven positions at once
+ * with a permute from the register: bk_blocked_block_test_avx512 in
+ * bloomkit/blocked_inline.h, which the inline view compiles too, has the
+ * idea and the measurements.  This file runs it over batches.
  *
  * Inserts need the OR of all positions that fall in each word: the key's
  * whole 512-bit mask, here the OR of its k rows of bk_blocked_one_hot
@@ -46,13 +32,13 @@
 #include <immintrin.h>
 
 /* The key's 512-bit mask: the OR of its k rows of bk_blocked_one_hot, one
- * load-and-OR per position, over the positions' walk (src/blocked.h). */
+ * load-and-OR per position, over the positions' walk (bloomkit/blocked_inline.h). */
 static inline __attribute__((always_inline)) __m512i key_mask(uint64_t h2, unsigned hashes)
 {
     __m512i mask = _mm512_setzero_si512();
-    bk_position_walk walk = bk_position_walk_start(h2);
+    bk_blocked_walk walk = bk_blocked_walk_start(h2);
     for (unsigned i = 0; i < hashes; i++) {
-        const void *row = bk_blocked_one_hot[bk_position_next(&walk)];
+        const void *row = bk_blocked_one_hot[bk_blocked_walk_next(&walk)];
         mask = _mm512_or_si512(mask, _mm512_load_si512(row));
     }
     return mask;
@@ -119,59 +105,11 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
     return fresh;
 }
 
-/*
- * The shifts of a round of `positions` slices (1 to 7): 9 j in lane j <
- * positions, 0 in the other lanes, which thus test slice 0 again.  Every
- * lane then belongs to the key and the test takes no lane mask.  A mask
- * cost more than the lane it saves: gcc 12 moved it from a general register
- * into a mask register (KMOVW) on every key of a batch, and without it
- * hash batches (k = 6, the driver of the two loops in one process, 12 MB
- * filter, medians of 21 passes, Zen 5) went from 1.51-1.53 to 1.27-1.29 ns
- * per key, where the same loop with a one-instruction test takes 1.25-1.26.
- */
-static inline __m512i round_slice_shifts(unsigned positions)
-{
-    const __m512i every_slice = _mm512_setr_epi64(0, 9, 18, 27, 36, 45, 54, 0);
-    return _mm512_maskz_mov_epi64((__mmask8)((1u << positions) - 1), every_slice);
-}
-
-/* One round: the positions of hash word `word` at the lanes' slice shifts
- * (round_slice_shifts). */
-static inline __attribute__((always_inline)) bool test_round(__m512i line, uint64_t word,
-                                                             __m512i slice_shifts)
-{
-    const __m512i word_index_shifts = _mm512_add_epi64(slice_shifts, _mm512_set1_epi64(6));
-    const __m512i repeated = _mm512_set1_epi64((long long)word);
-    /* VPERMQ reads only the low three bits of each index: the word index
-     * p >> 6 of slice j is bits 9j + 6 .. 9j + 8 of the word, so the word
-     * shifted right by 9j + 6 selects it with no mask */
-    __m512i words = _mm512_permutexvar_epi64(_mm512_srlv_epi64(repeated, word_index_shifts), line);
-    __m512i bit_in_word = _mm512_and_si512(_mm512_srlv_epi64(repeated, slice_shifts),
-                                           _mm512_set1_epi64(63));
-    __m512i bits = _mm512_srlv_epi64(words, bit_in_word);
-    /* no lane with its bit clear: VPTESTNMQ and a test of the mask for
-     * zero, two instructions fewer per key than comparing the set lanes
-     * with a lane mask (see bk_blocked_line_of in blocked.h for the gain) */
-    return _mm512_testn_epi64_mask(bits, _mm512_set1_epi64(1)) == 0;
-}
-
-/* k <= 7 is one round in straight-line code; larger k loops over rounds. */
+/* The query: bloomkit/blocked_inline.h's AVX-512 test. */
 static inline __attribute__((always_inline)) bool test_block(const uint64_t *block, uint64_t h2,
                                                              unsigned hashes)
 {
-    const __m512i line = _mm512_load_si512((const void *)block);
-    if (hashes <= BK_POSITIONS_PER_WORD)
-        return test_round(line, h2, round_slice_shifts(hashes));
-    uint64_t word = h2;
-    bool present = true;
-    for (unsigned done = 0; done < hashes; done += BK_POSITIONS_PER_WORD) {
-        if (done != 0)
-            word = bk_mix64(word);
-        unsigned here = hashes - done < BK_POSITIONS_PER_WORD ? hashes - done
-                                                               : BK_POSITIONS_PER_WORD;
-        present &= test_round(line, word, round_slice_shifts(here));
-    }
-    return present;
+    return bk_blocked_block_test_avx512(block, h2, hashes);
 }
 
 bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes)
@@ -197,14 +135,15 @@ bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, s
     return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
-/* The batch probes.  k <= 7 (context: its slice shifts) is one
- * round, a loop without the round logic; larger k (context: k) loops. */
+/* The batch probes.  k <= 7 (context: the round's slice shifts) is one
+ * round, in a loop without the rounds' bookkeeping; larger k (context: k)
+ * loops over rounds, its last round's shifts computed once per batch. */
 static inline __attribute__((always_inline)) bool probe_one_round(const void *slice_shifts,
                                                                   const void *block,
                                                                   const bk_hash *hash)
 {
-    return test_round(_mm512_load_si512(block), hash->h2,
-                      _mm512_loadu_si512(slice_shifts));
+    return bk_blocked_round_test(_mm512_load_si512(block), hash->h2,
+                                 _mm512_loadu_si512(slice_shifts));
 }
 
 static inline __attribute__((always_inline)) bool probe_rounds(const void *k, const void *block,
@@ -217,8 +156,8 @@ size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *has
                                     size_t count, bool *results)
 {
     const unsigned k = filter->hashes;
-    if (k <= BK_POSITIONS_PER_WORD) {
-        const __m512i slice_shifts = round_slice_shifts(k);
+    if (k <= BK_BLOCKED_POSITIONS_PER_WORD) {
+        const __m512i slice_shifts = bk_blocked_round_shifts(k);
         return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of,
                                   probe_one_round, &slice_shifts);
     }

@@ -3,12 +3,13 @@
  * bloom) as tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
  * (what a caller with fixed-width keys compiles: only that length's XXH64
  * code is left).  tests/inline_avx2.c compiles the sbbf ones with -mavx2,
- * tests/inline_avx512.c the classic bloom ones with -mavx512f -mavx512dq
- * (the static kinds' views have no SIMD path).
+ * tests/inline_avx512.c the classic bloom and blocked ones with -mavx512f
+ * -mavx512dq (the static kinds' views have no SIMD path).
  */
 #ifndef BK_TESTS_INLINE_PATHS_H
 #define BK_TESTS_INLINE_PATHS_H
 
+#include "bloomkit/blocked_inline.h"
 #include "bloomkit/bloom_inline.h"
 #include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
@@ -46,6 +47,17 @@ static inline bool bloom_view_contains_constant_length(const bk_bloom_view *view
     }
 }
 
+/* bk_blocked_view_contains likewise. */
+static inline bool blocked_view_contains_constant_length(const bk_blocked_view *view,
+                                                         const void *key, size_t len)
+{
+    switch (len) {
+    case 8: return bk_blocked_view_contains(view, key, 8);
+    case 16: return bk_blocked_view_contains(view, key, 16);
+    default: return bk_blocked_view_contains(view, key, len);
+    }
+}
+
 /* The two sbbf calls above, compiled with -mavx2 (x86-64 only). */
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);
 bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
@@ -60,5 +72,12 @@ bool avx512_bloom_view_contains_constant_length(const bk_bloom_view *view, const
 bool avx512_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash);
 void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8]);
 void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8]);
+
+/* The blocked view compiled with -mavx512f (its AVX-512 block test), from
+ * the key and from the hash (x86-64 only). */
+bool avx512_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len);
+bool avx512_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+                                                  size_t len);
+bool avx512_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
 
 #endif

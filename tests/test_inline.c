@@ -17,6 +17,11 @@
  * view compiled for the baseline and with -mavx512f -mavx512dq
  * (tests/inline_avx512.c: the gather form) when the CPU has those, and
  * that form's range reduction and probe walk against the scalar ones.
+ * Blocked: several sizes, k (1 to 255, within and across the AVX-512
+ * test's rounds of seven positions) and hashes, filters on the portable
+ * path and concurrent ones, later adds, loaded copies; with the view
+ * compiled for the baseline and with -mavx512f (tests/inline_avx512.c:
+ * the AVX-512 block test) when the CPU has it.
  * SipHash filters have no view.
  */
 #include <setjmp.h>
@@ -31,6 +36,7 @@
 #include "bloomkit.h"
 #include "bloomkit/sbbf_inline.h"
 #include "inline_paths.h"
+#include "blocked.h"
 #include "sbbf.h"
 
 #define MAX_KEY_BYTES 40
@@ -536,6 +542,159 @@ static void test_bloom_view_init_errors(void **state)
     bk_bloom_free(keyed);
 }
 
+/* ---- blocked ------------------------------------------------------------- */
+
+#ifdef BK_TEST_AVX512_VIEWS
+static bool cpu_has_avx512f(void)
+{
+    return __builtin_cpu_supports("avx512f");
+}
+#endif
+
+/* Every key of `keys` answers as bk_blocked_contains says, through the view
+ * from the key (run-time and constant length) and from its hash, in every
+ * compiled form; returns how many were present. */
+static size_t check_blocked_view(const bk_blocked *filter, const key_list *keys)
+{
+    bk_blocked_view view;
+    assert_int_equal(bk_blocked_view_init(filter, &view), BK_OK);
+    size_t present = 0;
+    for (size_t i = 0; i < keys->count; i++) {
+        const bk_key *key = &keys->keys[i];
+        bool expected = bk_blocked_contains(filter, key->data, key->len);
+        assert_int_equal(bk_blocked_view_contains(&view, key->data, key->len), expected);
+        assert_int_equal(blocked_view_contains_constant_length(&view, key->data, key->len),
+                         expected);
+        bk_hash hash = bk_blocked_hash(filter, key->data, key->len);
+        assert_int_equal(bk_blocked_view_contains_hash(&view, hash), expected);
+#ifdef BK_TEST_AVX512_VIEWS
+        if (cpu_has_avx512f()) {
+            assert_int_equal(avx512_blocked_view_contains(&view, key->data, key->len), expected);
+            assert_int_equal(
+                avx512_blocked_view_contains_constant_length(&view, key->data, key->len),
+                expected);
+            assert_int_equal(avx512_blocked_view_contains_hash(&view, hash), expected);
+        }
+#endif
+        present += expected;
+    }
+    return present;
+}
+
+static bk_blocked *create_blocked(const bk_params *params)
+{
+    bk_blocked *filter = NULL;
+    assert_int_equal(bk_blocked_create(params, &filter), BK_OK);
+    return filter;
+}
+
+/* Adds `count` keys, then checks them and absent keys through the view:
+ * every added key present, and both answers seen. */
+static void check_blocked_filter(bk_blocked *filter, size_t count, uint64_t seed)
+{
+    key_list added = random_keys(count, seed), absent = random_keys(ABSENT_KEYS, seed + 1);
+    assert_int_equal(bk_blocked_add_batch(filter, added.keys, added.count, NULL), BK_OK);
+    assert_int_equal(check_blocked_view(filter, &added), count);
+    assert_true(check_blocked_view(filter, &absent) < ABSENT_KEYS / 2);
+    free_keys(&added);
+    free_keys(&absent);
+}
+
+/* Several sizes and hashes, and k at every place of the AVX-512 test's
+ * rounds of seven: one round (1, 6, 7), a full round and one more
+ * position (8), two full rounds (14), and the largest k. */
+static void test_blocked_view_matches_library(void **state)
+{
+    (void)state;
+    const bk_params filters[] = {
+        { .capacity = 1, .fpr = 0.01 },
+        { .capacity = 5000, .fpr = 0.01, .seed = 0x5eed },
+        { .capacity = 100000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64, .seed = 3 },
+        { .bits = 512 * 64, .hashes = 1, .capacity = 3000 },
+        { .bits = 512 * 300, .hashes = 7, .capacity = 10000 },
+        { .bits = 512 * 300, .hashes = 8, .capacity = 10000, .seed = 8 },
+        { .bits = 512 * 1000, .hashes = 14, .capacity = 10000 },
+        { .bits = 512 * 4000, .hashes = BK_MAX_HASHES, .capacity = 2000 },
+    };
+    for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+        bk_blocked *filter = create_blocked(&filters[f]);
+        bk_blocked_view view;
+        assert_int_equal(bk_blocked_view_init(filter, &view), BK_OK);
+        assert_int_equal(view.hashes, filters[f].hashes ? filters[f].hashes : view.hashes);
+        assert_int_equal(view.block_count, bk_blocked_block_count(filter));
+        check_blocked_filter(filter, (size_t)(filters[f].capacity < 50000 ? filters[f].capacity
+                                                                           : 50000),
+                             900 + f);
+        bk_blocked_free(filter);
+    }
+}
+
+/* A filter on the portable path (as BLOOMKIT_PORTABLE=1 or a CPU without
+ * AVX2 leaves it) and a concurrent one give views that test word by word;
+ * a filter on a SIMD path, one that tests the block at once where the
+ * including file has AVX-512. */
+static void test_blocked_view_word_by_word(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 20000, .fpr = 0.01 };
+    bk_params concurrent = p;
+    concurrent.flags = BK_FLAG_CONCURRENT;
+    bk_blocked *filters[2] = { create_blocked(&p), create_blocked(&concurrent) };
+    bk_blocked_view view;
+    assert_int_equal(bk_blocked_view_init(filters[0], &view), BK_OK);
+    assert_int_equal(view.word_by_word, !bk_blocked_uses_simd(filters[0]));
+    bk_blocked_set_simd(filters[0], false);
+    for (int f = 0; f < 2; f++) {
+        assert_int_equal(bk_blocked_view_init(filters[f], &view), BK_OK);
+        assert_true(view.word_by_word);
+        check_blocked_filter(filters[f], 20000, 177 + (uint64_t)f);
+        bk_blocked_free(filters[f]);
+    }
+}
+
+/* Keys added after the view was taken, and a loaded copy's view. */
+static void test_blocked_view_sees_later_adds_and_loaded_copies(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 10000, .fpr = 0.01 };
+    bk_blocked *filter = create_blocked(&p);
+    bk_blocked_view early;
+    assert_int_equal(bk_blocked_view_init(filter, &early), BK_OK);
+    key_list keys = random_keys(10000, 41), absent = random_keys(ABSENT_KEYS, 42);
+    assert_int_equal(bk_blocked_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
+    for (size_t i = 0; i < keys.count; i++)
+        assert_true(bk_blocked_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
+
+    bk_filter *handle = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &handle), BK_OK);
+    assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
+    bk_filter *copy = loaded_copy(handle);
+    assert_int_equal(check_blocked_view(bk_filter_object(copy), &keys), keys.count);
+    check_blocked_view(bk_filter_object(copy), &absent);
+    bk_filter_free(copy);
+    bk_filter_free(handle);
+    bk_blocked_free(filter);
+    free_keys(&keys);
+    free_keys(&absent);
+}
+
+/* NULL arguments and SipHash filters: an error, *view untouched. */
+static void test_blocked_view_init_errors(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
+                    .secret_key = secret_key };
+    bk_blocked *keyed = create_blocked(&p);
+    bk_blocked_view view, untouched;
+    memset(&view, 0xa5, sizeof view);
+    untouched = view;
+    assert_int_equal(bk_blocked_view_init(keyed, &view), BK_EUNSUPPORTED);
+    assert_int_equal(bk_blocked_view_init(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_blocked_view_init(keyed, NULL), BK_EINVAL);
+    assert_memory_equal(&view, &untouched, sizeof view);
+    bk_blocked_free(keyed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +713,10 @@ int main(void)
 #endif
         cmocka_unit_test(test_bloom_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_bloom_view_init_errors),
+        cmocka_unit_test(test_blocked_view_matches_library),
+        cmocka_unit_test(test_blocked_view_word_by_word),
+        cmocka_unit_test(test_blocked_view_sees_later_adds_and_loaded_copies),
+        cmocka_unit_test(test_blocked_view_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

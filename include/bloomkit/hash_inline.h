@@ -6,7 +6,8 @@
  * is compiled into the caller, so a loop that queries one key per step pays
  * no call for the hash.  The library's own one-key queries use it.
  * SipHash, several times slower anyway, stays an out-of-line call; the
- * inline views (bloomkit/bloom_inline.h, sbbf_inline.h, fuse_inline.h)
+ * inline views (bloomkit/bloom_inline.h, blocked_inline.h, sbbf_inline.h,
+ * fuse_inline.h)
  * therefore serve XXH3 and XXH64 only, through bk_hash_xxh3_or_xxh64,
  * which holds no call.  Also here: the probe sequence of the classic
  * filters (bk_probe_*).
