@@ -1,6 +1,7 @@
 /* A program outside the project that links the installed library, and
  * compiles the inline views (which need xxhash.h on the include path). */
 #include <bloomkit.h>
+#include <bloomkit/blocked_inline.h>
 #include <bloomkit/fuse_inline.h>
 #include <bloomkit/sbbf_inline.h>
 #include <stdio.h>
@@ -25,6 +26,17 @@ int main(void)
          bk_sbbf_view_contains(&view, "dave", 4) == bk_sbbf_contains(sbbf, "dave", 4) &&
          bk_sbbf_view_contains(&view, "carol", 5);
     bk_sbbf_free(sbbf);
+
+    bk_blocked *blocked;
+    bk_blocked_view blocked_view;
+    if (bk_blocked_create(&params, &blocked) != BK_OK)
+        return 1;
+    bk_blocked_add(blocked, "hank", 4, NULL);
+    ok = ok && bk_blocked_view_init(blocked, &blocked_view) == BK_OK &&
+         bk_blocked_view_contains(&blocked_view, "hank", 4) &&
+         bk_blocked_view_contains(&blocked_view, "ivy", 3) ==
+             bk_blocked_contains(blocked, "ivy", 3);
+    bk_blocked_free(blocked);
 
     bk_key keys[2] = { { "erin", 4 }, { "frank", 5 } };
     bk_fuse *fuse;
