@@ -11,7 +11,9 @@
  * has it).  Each writer adds its own keys in order (singly, or in batches
  * of 32) and after each add (batch) publishes how many it has finished
  * with a release store; readers load that count with acquire and check
- * keys below it.
+ * keys below it: one reader through bk_filter_contains, the other through
+ * the kind's inline view (bloomkit/bloom_inline.h, blocked_inline.h,
+ * sbbf_inline.h), whose loads must be as race-free as the library's.
  */
 #include <math.h>
 #include <pthread.h>
@@ -24,11 +26,48 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "bloomkit/blocked_inline.h"
+#include "bloomkit/bloom_inline.h"
+#include "bloomkit/sbbf_inline.h"
 
 enum { WRITERS = 4, READERS = 2, KEYS_PER_WRITER = 6000, BATCH = 32 };
 
+/* The inline view of a bloom, blocked or sbbf filter. */
+typedef struct kind_view {
+    bk_kind kind;
+    bk_bloom_view bloom;
+    bk_blocked_view blocked;
+    bk_sbbf_view sbbf;
+} kind_view;
+
+static void view_init(const bk_filter *filter, kind_view *view)
+{
+    const void *object = bk_filter_object(filter);
+    view->kind = bk_filter_kind(filter);
+    switch (view->kind) {
+    case BK_KIND_BLOOM: assert_int_equal(bk_bloom_view_init(object, &view->bloom), BK_OK); break;
+    case BK_KIND_BLOCKED:
+        assert_int_equal(bk_blocked_view_init(object, &view->blocked), BK_OK);
+        assert_true(view->blocked.word_by_word); /* a concurrent filter */
+        break;
+    default:
+        assert_int_equal(bk_sbbf_view_init(object, &view->sbbf), BK_OK);
+        assert_true(view->sbbf.word_by_word);
+    }
+}
+
+static bool view_contains(const kind_view *view, const void *key, size_t len)
+{
+    switch (view->kind) {
+    case BK_KIND_BLOOM: return bk_bloom_view_contains(&view->bloom, key, len);
+    case BK_KIND_BLOCKED: return bk_blocked_view_contains(&view->blocked, key, len);
+    default: return bk_sbbf_view_contains(&view->sbbf, key, len);
+    }
+}
+
 typedef struct shared {
     bk_filter *filter;
+    kind_view view;
     bool batched;
     uint64_t finished[WRITERS];   /* keys of writer w whose add returned */
     int writers_done;
@@ -71,9 +110,15 @@ static void *writer_main(void *argument)
     return NULL;
 }
 
+typedef struct reader_arg {
+    shared *shared;
+    bool through_view;
+} reader_arg;
+
 static void *reader_main(void *argument)
 {
-    shared *s = argument;
+    const reader_arg *arg = argument;
+    shared *s = arg->shared;
     uint64_t rng = 0x1234567 ^ (uint64_t)(uintptr_t)&rng;
     uint64_t misses = 0, checks = 0;
     for (;;) {
@@ -86,7 +131,8 @@ static void *reader_main(void *argument)
             uint64_t probes[2] = { finished - 1, (rng >> 33) % finished };
             for (int p = 0; p < 2; p++) {
                 uint64_t value = key_of(w, probes[p]);
-                misses += !bk_filter_contains(s->filter, &value, sizeof value);
+                misses += arg->through_view ? !view_contains(&s->view, &value, sizeof value)
+                                            : !bk_filter_contains(s->filter, &value, sizeof value);
                 checks++;
             }
         }
@@ -113,10 +159,14 @@ static void hammer(const char *kind_name, bool batched, uint64_t bits)
     memset(&s, 0, sizeof s);
     s.batched = batched;
     assert_int_equal(bk_filter_create(kind, &params, &s.filter), BK_OK);
+    view_init(s.filter, &s.view);
     pthread_t writers[WRITERS], readers[READERS];
     writer_arg args[WRITERS];
-    for (unsigned r = 0; r < READERS; r++)
-        assert_int_equal(pthread_create(&readers[r], NULL, reader_main, &s), 0);
+    reader_arg reader_args[READERS];
+    for (unsigned r = 0; r < READERS; r++) {
+        reader_args[r] = (reader_arg){ &s, r % 2 == 1 };
+        assert_int_equal(pthread_create(&readers[r], NULL, reader_main, &reader_args[r]), 0);
+    }
     for (unsigned w = 0; w < WRITERS; w++) {
         args[w] = (writer_arg){ &s, w };
         assert_int_equal(pthread_create(&writers[w], NULL, writer_main, &args[w]), 0);
