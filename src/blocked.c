@@ -145,8 +145,8 @@ static bk_status design_from_params(const bk_params *params, blocked_design *out
             return BK_EINVAL;
         if (!(n * c <= (double)BK_MAX_BITS))
             return BK_ERANGE;
-        return design_from_bits(params->capacity, n * c, bk_blocked_best_hashes(c, BK_BLOCKED_BLOCK_BITS),
-                                out);
+        return design_from_bits(params->capacity, n * c,
+                                bk_blocked_best_hashes(c, BK_BLOCKED_BLOCK_BITS), out);
     }
     double fpr = params->fpr == 0 ? 0.01 : params->fpr;
     double c;
@@ -315,7 +315,8 @@ bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
     ONE_HOT_ROWS_8(p), ONE_HOT_ROWS_8(p + 8), ONE_HOT_ROWS_8(p + 16), ONE_HOT_ROWS_8(p + 24), \
         ONE_HOT_ROWS_8(p + 32), ONE_HOT_ROWS_8(p + 40), ONE_HOT_ROWS_8(p + 48),            \
         ONE_HOT_ROWS_8(p + 56)
-const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS] __attribute__((aligned(64))) = {
+const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS]
+    __attribute__((aligned(64))) = {
     ONE_HOT_ROWS_64(0),   ONE_HOT_ROWS_64(64),  ONE_HOT_ROWS_64(128), ONE_HOT_ROWS_64(192),
     ONE_HOT_ROWS_64(256), ONE_HOT_ROWS_64(320), ONE_HOT_ROWS_64(384), ONE_HOT_ROWS_64(448),
 };
@@ -576,7 +577,10 @@ size_t bk_blocked_contains_batch(const bk_blocked *filter, const bk_key *keys, s
 /* Parameters, fill, statistics                                             */
 /* ------------------------------------------------------------------------ */
 
-uint64_t bk_blocked_bits(const bk_blocked *filter) { return filter->block_count * BK_BLOCKED_BLOCK_BITS; }
+uint64_t bk_blocked_bits(const bk_blocked *filter)
+{
+    return filter->block_count * BK_BLOCKED_BLOCK_BITS;
+}
 uint64_t bk_blocked_block_count(const bk_blocked *filter) { return filter->block_count; }
 unsigned bk_blocked_hashes(const bk_blocked *filter) { return filter->hashes; }
 uint64_t bk_blocked_capacity(const bk_blocked *filter) { return filter->capacity; }
@@ -597,7 +601,8 @@ double bk_blocked_fill_ratio(const bk_blocked *filter)
 
 static double estimate_from_fill(const bk_blocked *filter, double fill)
 {
-    return bk_blocked_estimate_keys(filter->block_count, filter->hashes, BK_BLOCKED_BLOCK_BITS, fill);
+    return bk_blocked_estimate_keys(filter->block_count, filter->hashes, BK_BLOCKED_BLOCK_BITS,
+                                    fill);
 }
 
 double bk_blocked_estimate_keys_now(const bk_blocked *filter)
@@ -774,7 +779,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (status != BK_OK)
         return status;
     if (!in_place)
-        bk_load_le64_array(filter->words, payload, (size_t)design.block_count * BK_BLOCKED_BLOCK_WORDS);
+        bk_load_le64_array(filter->words, payload,
+                           (size_t)design.block_count * BK_BLOCKED_BLOCK_WORDS);
     filter->keys_added = keys_added;
     *out = filter;
     return BK_OK;

@@ -46,7 +46,8 @@ static inline __attribute__((always_inline)) block_mask build_mask(uint64_t h2, 
     block_mask mask = { _mm256_setzero_si256(), _mm256_setzero_si256() };
     bk_blocked_walk walk = bk_blocked_walk_start(h2);
     for (unsigned i = 0; i < hashes; i++) {
-        const __m256i *row = (const __m256i *)(const void *)bk_blocked_one_hot[bk_blocked_walk_next(&walk)];
+        const void *one_hot = bk_blocked_one_hot[bk_blocked_walk_next(&walk)];
+        const __m256i *row = (const __m256i *)one_hot;
         mask.low = _mm256_or_si256(mask.low, _mm256_load_si256(row));
         mask.high = _mm256_or_si256(mask.high, _mm256_load_si256(row + 1));
     }
