@@ -92,11 +92,54 @@ DEFINE_VIEW_LOOPS(BLOCKED_HITS, BLOCKED_HASH_HITS, blocked, bk_blocked_view,
 DEFINE_VIEW_LOOPS(bench_fuse_hits, bench_fuse_hash_hits, fuse, bk_fuse_view,
                   bk_fuse_view_contains, bk_fuse_view_contains_hash)
 
+/* A kind's two loops in the compiled copy this CPU runs, as a program
+ * built for its own machine would: the bk_cpu() flags are false under
+ * BLOOMKIT_PORTABLE, and the AVX-512 ones under BLOOMKIT_NO_AVX512. */
+static void choose_loops(bench_view *view)
+{
+    const bk_cpu_features *cpu = bk_cpu();
+    (void)cpu; /* unused in a build without the SIMD copies */
+    bench_key_loop key_loop;
+    bench_hash_loop hash_loop;
+#define SET_LOOPS(kind, copy) (key_loop = bench_##kind##_hits_##copy, \
+                               hash_loop = bench_##kind##_hash_hits_##copy)
+    switch (view->kind) {
+    case BK_KIND_BLOOM:
+        SET_LOOPS(bloom, portable);
+#ifdef BENCH_HAVE_AVX512_VIEWS
+        if (cpu->avx512dqbw)
+            SET_LOOPS(bloom, avx512);
+#endif
+        break;
+    case BK_KIND_BLOCKED:
+        SET_LOOPS(blocked, portable);
+#ifdef BENCH_HAVE_AVX512_VIEWS
+        if (cpu->avx512)
+            SET_LOOPS(blocked, avx512);
+#endif
+        break;
+    case BK_KIND_SBBF:
+        SET_LOOPS(sbbf, portable);
+#ifdef BENCH_HAVE_AVX2_VIEWS
+        if (cpu->avx2)
+            SET_LOOPS(sbbf, avx2);
+#endif
+        break;
+    default:
+        key_loop = bench_fuse_hits;
+        hash_loop = bench_fuse_hash_hits;
+    }
+#undef SET_LOOPS
+    view->key_loop = key_loop;
+    view->hash_loop = hash_loop;
+}
+
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 {
     const void *object = bk_filter_object(filter);
     out->key_bytes = key_bytes;
     out->kind = bk_filter_kind(filter);
+    choose_loops(out);
     if (out->kind == BK_KIND_BLOOM)
         return bk_bloom_view_init(object, &out->bloom) == BK_OK;
     if (out->kind == BK_KIND_BLOCKED)
@@ -106,68 +149,13 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     return bk_fuse_kind_valid(out->kind) && bk_fuse_view_init(object, &out->fuse) == BK_OK;
 }
 
-/* Which compiled copy of a kind's loops this CPU runs, as a program built
- * for its own machine would: the bk_cpu() flags are false under
- * BLOOMKIT_PORTABLE, and the AVX-512 ones under BLOOMKIT_NO_AVX512. */
-typedef enum view_copy { COPY_BASELINE, COPY_AVX2, COPY_AVX512 } view_copy;
-
-static view_copy copy_for(bk_kind kind)
-{
-#ifdef BENCH_HAVE_AVX512_VIEWS
-    if ((kind == BK_KIND_BLOOM && bk_cpu()->avx512dqbw) ||
-        (kind == BK_KIND_BLOCKED && bk_cpu()->avx512))
-        return COPY_AVX512;
-#endif
-#ifdef BENCH_HAVE_AVX2_VIEWS
-    if (kind == BK_KIND_SBBF && bk_cpu()->avx2)
-        return COPY_AVX2;
-#endif
-    return COPY_BASELINE;
-}
-
-/* The call of a kind's loop in the copy chosen for it. */
-#if defined(BENCH_HAVE_AVX512_VIEWS) && defined(BENCH_HAVE_AVX2_VIEWS)
-#define RUN_COPY(copy, avx2, avx512, baseline, ...)                                      \
-    ((copy) == COPY_AVX512 ? avx512(__VA_ARGS__)                                         \
-     : (copy) == COPY_AVX2 ? avx2(__VA_ARGS__)                                           \
-                           : baseline(__VA_ARGS__))
-#else
-#define RUN_COPY(copy, avx2, avx512, baseline, ...) baseline(__VA_ARGS__)
-#endif
-
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
-    view_copy copy = copy_for(view->kind);
-    switch (view->kind) {
-    case BK_KIND_BLOOM:
-        return RUN_COPY(copy, bench_bloom_hits_portable, bench_bloom_hits_avx512,
-                        bench_bloom_hits_portable, view, keys, count);
-    case BK_KIND_BLOCKED:
-        return RUN_COPY(copy, bench_blocked_hits_portable, bench_blocked_hits_avx512,
-                        bench_blocked_hits_portable, view, keys, count);
-    case BK_KIND_SBBF:
-        return RUN_COPY(copy, bench_sbbf_hits_avx2, bench_sbbf_hits_portable,
-                        bench_sbbf_hits_portable, view, keys, count);
-    default:
-        return bench_fuse_hits(view, keys, count);
-    }
+    return view->key_loop(view, keys, count);
 }
 
 uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)
 {
-    view_copy copy = copy_for(view->kind);
-    switch (view->kind) {
-    case BK_KIND_BLOOM:
-        return RUN_COPY(copy, bench_bloom_hash_hits_portable, bench_bloom_hash_hits_avx512,
-                        bench_bloom_hash_hits_portable, view, hashes, count);
-    case BK_KIND_BLOCKED:
-        return RUN_COPY(copy, bench_blocked_hash_hits_portable, bench_blocked_hash_hits_avx512,
-                        bench_blocked_hash_hits_portable, view, hashes, count);
-    case BK_KIND_SBBF:
-        return RUN_COPY(copy, bench_sbbf_hash_hits_avx2, bench_sbbf_hash_hits_portable,
-                        bench_sbbf_hash_hits_portable, view, hashes, count);
-    default:
-        return bench_fuse_hash_hits(view, hashes, count);
-    }
+    return view->hash_loop(view, hashes, count);
 }
 #endif

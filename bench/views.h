@@ -27,8 +27,15 @@
 #include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
-/* A view of a classic, blocked, sbbf or static filter, and the length of
- * every key it will be asked about. */
+struct bench_view;
+typedef uint64_t (*bench_key_loop)(const struct bench_view *view, const bk_key *keys,
+                                   size_t count);
+typedef uint64_t (*bench_hash_loop)(const struct bench_view *view, const bk_hash *hashes,
+                                    size_t count);
+
+/* A view of a classic, blocked, sbbf or static filter, the length of every
+ * key it will be asked about, and the kind's two loops in the compiled copy
+ * this CPU runs. */
 typedef struct bench_view {
     bk_kind kind;
     bk_bloom_view bloom;
@@ -36,6 +43,8 @@ typedef struct bench_view {
     bk_sbbf_view sbbf;
     bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
+    bench_key_loop key_loop;
+    bench_hash_loop hash_loop;
 } bench_view;
 
 /* False for kinds without an inline view. */
