@@ -36,7 +36,13 @@
  *
  * - Portable: the walk, one relaxed atomic load per position (a plain move
  *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
- *   filter), stopping at the first clear bit.
+ *   filter), the k bits ANDed without a branch on any of them.  Stopping
+ *   at the first clear bit mispredicted on absent keys: with the library
+ *   on this path (BLOOMKIT_PORTABLE=1, 10^6 keys, k = 6, Zen 5, ns present
+ *   / absent) one hash per call took 6.8 / 14.3 ns against 7.4-8.1 /
+ *   7.5-8.1 now, hash batches 4.6 / 9.9 against 5.3 / 5.3; the view built
+ *   without AVX-512 took 9.9 / 15.2 ns per 8-byte key, now 9.2-9.7 for
+ *   both, as fast as the library's AVX2 call (9.2-10.2).
  *
  * - AVX-512 (chosen at compile time: the including file is built with
  *   -mavx512f or a -march that implies it).  The block fits one register,
@@ -148,19 +154,18 @@ static inline unsigned bk_blocked_walk_next(bk_blocked_walk *walk)
     return position;
 }
 
-/* The portable test: stops at the first clear bit (an absent key usually
- * needs one or two).  Loads are relaxed atomics. */
+/* The portable test: the AND of the k bits, without a branch on them.
+ * Loads are relaxed atomics. */
 static inline bool bk_blocked_block_test_portable(const uint64_t *block, uint64_t h2,
                                                   unsigned hashes)
 {
     bk_blocked_walk walk = bk_blocked_walk_start(h2);
+    uint64_t all = 1;
     for (unsigned i = 0; i < hashes; i++) {
         unsigned position = bk_blocked_walk_next(&walk);
-        uint64_t word = __atomic_load_n(&block[position >> 6], __ATOMIC_RELAXED);
-        if (!((word >> (position & 63)) & 1))
-            return false;
+        all &= __atomic_load_n(&block[position >> 6], __ATOMIC_RELAXED) >> (position & 63);
     }
-    return true;
+    return all & 1;
 }
 
 #if defined(__AVX512F__)
