@@ -109,7 +109,13 @@ static inline uint32_t bk_sbbf_word_mask(uint32_t x, unsigned word)
     return (uint32_t)1 << ((uint32_t)(x * salts[word]) >> 27);
 }
 
-/* The spec's block check, one word at a time. */
+/* The spec's block check, one word at a time, stopping at the first word
+ * without its bit.  ANDing the eight tests without a branch, as the
+ * blocked filter's portable test does, was tried (BLOOMKIT_PORTABLE=1,
+ * 10^6 keys, Zen 5, hash batches, ns present / absent): 5.3-5.6 / 11.2-11.3
+ * became 7.0-7.1 / 7.0-7.1, one hash per call 8.2-8.9 / 17.2-17.6 became
+ * 10.4-10.6 for both.  Absent keys gain, present keys lose a third, since
+ * all eight multiplies are then done: not kept. */
 static inline bool bk_sbbf_block_test_portable(const uint32_t *block, uint32_t x)
 {
     for (unsigned i = 0; i < BK_SBBF_WORDS; i++)
