@@ -1,9 +1,10 @@
 /*
  * bench/views.c -- the inline-view query loops (bench/views.h).  Compiled
  * as is for the baseline, included by bench/views_avx2.c with
- * BENCH_VIEWS_AVX2 defined to make the -mavx2 copy of the sbbf loops, and
- * by bench/views_avx512.c with BENCH_VIEWS_AVX512 defined to make the
- * -mavx512f -mavx512dq copy of the classic bloom and blocked loops.
+ * BENCH_VIEWS_AVX2 defined to make the -mavx2 copy of the sbbf and blocked
+ * loops, and by bench/views_avx512.c with BENCH_VIEWS_AVX512 defined to
+ * make the -mavx512f -mavx512dq copy of the classic bloom and blocked
+ * loops.
  */
 #include "views.h"
 
@@ -12,6 +13,8 @@
 #if defined(BENCH_VIEWS_AVX2)
 #define SBBF_HITS bench_sbbf_hits_avx2
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_avx2
+#define BLOCKED_HITS bench_blocked_hits_avx2
+#define BLOCKED_HASH_HITS bench_blocked_hash_hits_avx2
 #elif defined(BENCH_VIEWS_AVX512)
 #define BLOOM_HITS bench_bloom_hits_avx512
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_avx512
@@ -113,6 +116,10 @@ static void choose_loops(bench_view *view)
         break;
     case BK_KIND_BLOCKED:
         SET_LOOPS(blocked, portable);
+#ifdef BENCH_HAVE_AVX2_VIEWS
+        if (cpu->avx2)
+            SET_LOOPS(blocked, avx2);
+#endif
 #ifdef BENCH_HAVE_AVX512_VIEWS
         if (cpu->avx512)
             SET_LOOPS(blocked, avx512);

@@ -24,12 +24,12 @@
  *                   bk_mix64(bk_mix64(h2)), ... for k > 7
  *                   (the walk of bloomkit/blocked_inline.h)
  * The positions are independent and uniform on [0, 512) (with
- * replacement), exactly the model below.  The AVX2 path builds the key's
- * 512-bit mask in two 256-bit registers, the OR of k one-hot rows of a
- * table, and sets or tests the whole line at once (src/blocked_avx2.c).
- * Where the CPU has AVX-512, queries instead look seven positions up at
- * once in the block held in one register (bloomkit/blocked_inline.h, whose
- * inline view compiles the same test into a caller's loop; batches in
+ * replacement), exactly the model below.  Queries with AVX2 or AVX-512
+ * look seven positions up at once in the line held in registers, the
+ * words picked by a permute (bloomkit/blocked_inline.h, whose inline view
+ * compiles the same tests into a caller's loop; batches in
+ * src/blocked_avx2.c and src/blocked_avx512.c).  Inserts OR in the key's
+ * 512-bit mask, built from k one-hot rows of a table (src/blocked_avx2.c,
  * src/blocked_avx512.c).  The portable path gives identical bits and
  * answers (tests/test_blocked.c checks all three); the path is chosen
  * once per filter (choose_query_path).

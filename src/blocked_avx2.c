@@ -2,28 +2,28 @@
  * src/blocked_avx2.c -- the blocked filter's AVX2 path (compiled with
  * -mavx2; called only when bk_cpu()->avx2, see src/blocked.c).
  *
- * A block is one 512-bit cache line, held in two 256-bit registers of four
- * 64-bit lanes each: lanes 0-3 are words 0-3 (bits 0-255), lanes 4-7 words
- * 4-7.  A key's mask is the OR of k rows of a constant table (src/blocked.c),
+ * Queries take the AVX2 round of bloomkit/blocked_inline.h: the line in two
+ * registers of eight 32-bit words, the words of seven positions picked
+ * with VPERMD, one VPTEST (the header has the layout and the figures).
+ *
+ * Inserts need the OR of all positions that fall in each word: the key's
+ * whole 512-bit mask, the OR of k rows of a constant table (src/blocked.c),
  *
  *     bk_blocked_one_hot[p] = the block with only bit p set    (p in [0, 512))
  *
  * 512 rows of 64 bytes (32 KiB), so each position costs two loads and two
- * ORs; the positions themselves are the successive 9-bit slices of h2
- * (bloomkit/blocked_inline.h).
- *
- *     set:   block |= mask                     (two loads, ORs, stores)
- *     test:  (mask & ~block) == 0              (VPTEST's carry flag)
+ * ORs; the positions are the successive 9-bit slices of h2 (the walk of
+ * bloomkit/blocked_inline.h).  Then block |= mask, two loads, ORs and
+ * stores, and the key was new if (mask & ~block) != 0 (VPTEST's carry).
  *
  * The table replaced a computed mask (per position a broadcast, two
  * subtractions, two VPSLLVQ whose counts of 64 or more give 0, two ORs:
  * seven vector operations against two).  Measured on the Xeon of
  * docs/PERFORMANCE.md, k = 6, best of three runs: inserts from hashes
  * 6.7 -> 5.1 ns per key at 1e5 keys and 9.3 -> 8.0 ns at 1e7, from keys
- * 11.3 -> 10.4 ns at 1e7; AVX2 query batches (BLOOMKIT_NO_AVX512=1) of
- * hashes at 1e5 keys 6.1 -> 4.5 ns.  The table's rows compete with the
- * filter's lines for L1 (48 KiB here); at these sizes that costs less than
- * the arithmetic it saves.
+ * 11.3 -> 10.4 ns at 1e7.  The table's rows compete with the filter's lines
+ * for L1 (48 KiB here); at these sizes that costs less than the arithmetic
+ * it saves.
  *
  * The bits set and the answers are those of the portable path in
  * src/blocked.c; tests/test_blocked.c checks it on random filters.
@@ -39,7 +39,7 @@ typedef struct block_mask {
 } block_mask;
 
 /* Always inlined, so that callers passing a constant k (the specialised
- * batch loops below) get a straight run of instructions with no loop
+ * add loops below) get a straight run of instructions with no loop
  * bookkeeping. */
 static inline __attribute__((always_inline)) block_mask build_mask(uint64_t h2, unsigned hashes)
 {
@@ -66,14 +66,6 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
     return !present;
 }
 
-static inline __attribute__((always_inline)) bool test_block(const uint64_t *block, uint64_t h2, unsigned hashes)
-{
-    block_mask mask = build_mask(h2, hashes);
-    const __m256i *line = (const __m256i *)(const void *)block;
-    return _mm256_testc_si256(_mm256_load_si256(line), mask.low) &
-           _mm256_testc_si256(_mm256_load_si256(line + 1), mask.high);
-}
-
 /* Single keys: a switch on k reaches the same straight-line code (its jump
  * is predicted, k being fixed per filter). */
 #define CASES(CALL)                                                                     \
@@ -94,18 +86,15 @@ bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes)
 #undef SET
 }
 
+/* Queries: bloomkit/blocked_inline.h's AVX2 test, eight positions' words
+ * picked from the line with VPERMD. */
 bool bk_blocked_avx2_test(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
-#define TEST(K) test_block(block, h2, K)
-    switch (hashes) {
-    CASES(TEST);
-    default: return test_block(block, h2, hashes);
-    }
-#undef TEST
+    return bk_blocked_block_test_avx2(block, h2, hashes);
 }
 
 /*
- * The batch loops, specialised for each k up to 16 (a switch outside the
+ * The add loops, specialised for each k up to 16 (a switch outside the
  * loop picks one) so that the mask is built by straight-line code.
  */
 static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter,
@@ -123,47 +112,21 @@ static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter
     return fresh;
 }
 
-/* context: k, a constant in each specialised loop */
-static inline __attribute__((always_inline)) bool probe(const void *k, const void *block,
-                                                        const bk_hash *hash)
-{
-    return test_block(block, hash->h2, *(const unsigned *)k);
-}
-
-static inline __attribute__((always_inline)) size_t test_batch(const bk_blocked *filter,
-                                                               const bk_hash *hashes,
-                                                               size_t count, bool *results,
-                                                               unsigned k)
-{
-    return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe, &k);
-}
-
 #define SPECIALISE(K)                                                                   \
     static size_t add_batch_##K(bk_blocked *f, const bk_hash *h, size_t n)              \
     {                                                                                   \
         return add_batch(f, h, n, K);                                                   \
-    }                                                                                   \
-    static size_t test_batch_##K(const bk_blocked *f, const bk_hash *h, size_t n,       \
-                                 bool *r)                                               \
-    {                                                                                   \
-        return test_batch(f, h, n, r, K);                                               \
     }
 SPECIALISE(1) SPECIALISE(2) SPECIALISE(3) SPECIALISE(4) SPECIALISE(5) SPECIALISE(6)
 SPECIALISE(7) SPECIALISE(8) SPECIALISE(9) SPECIALISE(10) SPECIALISE(11) SPECIALISE(12)
 SPECIALISE(13) SPECIALISE(14) SPECIALISE(15) SPECIALISE(16)
 
 typedef size_t (*add_batch_fn)(bk_blocked *, const bk_hash *, size_t);
-typedef size_t (*test_batch_fn)(const bk_blocked *, const bk_hash *, size_t, bool *);
 
 static const add_batch_fn add_batches[17] = {
     NULL, add_batch_1, add_batch_2, add_batch_3, add_batch_4, add_batch_5, add_batch_6,
     add_batch_7, add_batch_8, add_batch_9, add_batch_10, add_batch_11, add_batch_12,
     add_batch_13, add_batch_14, add_batch_15, add_batch_16,
-};
-static const test_batch_fn test_batches[17] = {
-    NULL, test_batch_1, test_batch_2, test_batch_3, test_batch_4, test_batch_5, test_batch_6,
-    test_batch_7, test_batch_8, test_batch_9, test_batch_10, test_batch_11, test_batch_12,
-    test_batch_13, test_batch_14, test_batch_15, test_batch_16,
 };
 
 size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
@@ -175,12 +138,34 @@ size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size
     return fresh;
 }
 
+/* The query batch: k <= 7 (context: the round's slice shifts) is one
+ * round; larger k (context: k) loops over rounds. */
+static inline __attribute__((always_inline)) bool probe_one_round(const void *shifts,
+                                                                  const void *block,
+                                                                  const bk_hash *hash)
+{
+    const __m256i *line = block;
+    return bk_blocked_round_test_avx2(_mm256_load_si256(line), _mm256_load_si256(line + 1),
+                                      hash->h2, *(const bk_blocked_round_shifts_avx2 *)shifts);
+}
+
+static inline __attribute__((always_inline)) bool probe_rounds(const void *k, const void *block,
+                                                               const bk_hash *hash)
+{
+    return bk_blocked_block_test_avx2(block, hash->h2, *(const unsigned *)k);
+}
+
 size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
                                   bool *results)
 {
-    unsigned k = filter->hashes;
-    return k <= 16 ? test_batches[k](filter, hashes, count, results)
-                   : test_batch(filter, hashes, count, results, k);
+    const unsigned k = filter->hashes;
+    if (k <= BK_BLOCKED_POSITIONS_PER_WORD) {
+        const bk_blocked_round_shifts_avx2 shifts = bk_blocked_round_shifts_for_avx2(k);
+        return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of,
+                                  probe_one_round, &shifts);
+    }
+    return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe_rounds,
+                              &k);
 }
 
 #endif /* __AVX2__ */

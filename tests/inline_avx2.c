@@ -1,7 +1,7 @@
 /*
- * tests/inline_avx2.c -- the inline sbbf view compiled with -mavx2, so that
- * tests/test_inline.c (compiled for the baseline) can put the AVX2 and the
- * portable inline paths side by side.
+ * tests/inline_avx2.c -- the inline sbbf and blocked views compiled with
+ * -mavx2, so that tests/test_inline.c (compiled for the baseline) can put
+ * the AVX2 and the portable inline paths side by side.
  */
 #include "inline_paths.h"
 
@@ -14,4 +14,20 @@ bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const voi
                                              size_t len)
 {
     return view_contains_constant_length(view, key, len);
+}
+
+bool avx2_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len)
+{
+    return bk_blocked_view_contains(view, key, len);
+}
+
+bool avx2_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+                                                size_t len)
+{
+    return blocked_view_contains_constant_length(view, key, len);
+}
+
+bool avx2_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_contains_hash(view, hash);
 }

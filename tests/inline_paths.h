@@ -2,7 +2,8 @@
  * tests/inline_paths.h -- the inline views (sbbf, static kinds, classic
  * bloom) as tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
  * (what a caller with fixed-width keys compiles: only that length's XXH64
- * code is left).  tests/inline_avx2.c compiles the sbbf ones with -mavx2,
+ * code is left).  tests/inline_avx2.c compiles the sbbf and blocked ones
+ * with -mavx2,
  * tests/inline_avx512.c the classic bloom and blocked ones with -mavx512f
  * -mavx512dq (the static kinds' views have no SIMD path).
  */
@@ -72,6 +73,13 @@ bool avx512_bloom_view_contains_constant_length(const bk_bloom_view *view, const
 bool avx512_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash);
 void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8]);
 void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8]);
+
+/* The blocked view compiled with -mavx2 (its AVX2 block test), from the
+ * key and from the hash (x86-64 only). */
+bool avx2_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len);
+bool avx2_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+                                                size_t len);
+bool avx2_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
 
 /* The blocked view compiled with -mavx512f (its AVX-512 block test), from
  * the key and from the hash (x86-64 only). */

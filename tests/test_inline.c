@@ -20,8 +20,9 @@
  * Blocked: several sizes, k (1 to 255, within and across the AVX-512
  * test's rounds of seven positions) and hashes, filters on the portable
  * path and concurrent ones, later adds, loaded copies; with the view
- * compiled for the baseline and with -mavx512f (tests/inline_avx512.c:
- * the AVX-512 block test) when the CPU has it.
+ * compiled for the baseline, with -mavx2 (tests/inline_avx2.c: the AVX2
+ * block test) and with -mavx512f (tests/inline_avx512.c: the AVX-512 one)
+ * when the CPU has them.
  * SipHash filters have no view.
  */
 #include <setjmp.h>
@@ -567,6 +568,15 @@ static size_t check_blocked_view(const bk_blocked *filter, const key_list *keys)
                          expected);
         bk_hash hash = bk_blocked_hash(filter, key->data, key->len);
         assert_int_equal(bk_blocked_view_contains_hash(&view, hash), expected);
+#ifdef BK_TEST_AVX2_VIEWS
+        if (__builtin_cpu_supports("avx2")) {
+            assert_int_equal(avx2_blocked_view_contains(&view, key->data, key->len), expected);
+            assert_int_equal(
+                avx2_blocked_view_contains_constant_length(&view, key->data, key->len),
+                expected);
+            assert_int_equal(avx2_blocked_view_contains_hash(&view, hash), expected);
+        }
+#endif
 #ifdef BK_TEST_AVX512_VIEWS
         if (cpu_has_avx512f()) {
             assert_int_equal(avx512_blocked_view_contains(&view, key->data, key->len), expected);

@@ -31,7 +31,7 @@
  *     present  <=>  bit position_i of the block is set for every i < k
  *     bit p of a block: word p >> 6, bit p & 63
  *
- * Two forms of the test, same answers (tests/test_blocked.c runs the
+ * Three forms of the test, same answers (tests/test_blocked.c runs the
  * library's paths, tests/test_inline.c the view's, on random filters):
  *
  * - Portable: the walk, one relaxed atomic load per position (a plain move
@@ -42,10 +42,11 @@
  *   / absent) one hash per call took 6.8 / 14.3 ns against 7.4-8.1 /
  *   7.5-8.1 now, hash batches 4.6 / 9.9 against 5.3 / 5.3; the view built
  *   without AVX-512 took 9.9 / 15.2 ns per 8-byte key, now 9.2-9.7 for
- *   both, as fast as the library's AVX2 call (9.2-10.2).
+ *   both.
  *
- * - AVX-512 (chosen at compile time: the including file is built with
- *   -mavx512f or a -march that implies it).  The block fits one register,
+ * - AVX-512 (chosen at compile time, as the AVX2 form below: the including
+ *   file is built with -mavx512f, or -mavx2, or a -march that implies
+ *   them; AVX-512 wins where both are there).  The block fits one register,
  *   and one round looks up seven positions at once, the seven 9-bit slices
  *   of one hash word:
  *
@@ -60,10 +61,14 @@
  *   the lanes past k in a round of fewer than seven positions, test slice
  *   0 again (bk_blocked_round_shifts), a bit the key needs anyway.  For
  *   k > 7 the next round takes the next word of the walk.  About ten
- *   instructions for k <= 7, against some fifty for a 512-bit mask built
- *   with AVX2.  A view of a concurrent filter, or of a filter the library
- *   keeps on its portable path (BLOOMKIT_PORTABLE), takes the portable
- *   form, as the library does.
+ *   instructions for k <= 7.
+ *
+ * - AVX2: the same round over the line's sixteen 32-bit words, in two
+ *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
+ *
+ * A view of a concurrent filter, or of a filter the library keeps on its
+ * portable path (BLOOMKIT_PORTABLE), takes the portable form, as the
+ * library does.
  *
  * Measured on the Zen 5 host (2026-12-04, bloomkit-bench, 10^6 keys at
  * 1%, k = 6, 1.2 MB, three runs, the key width a constant): 4.6-4.7 ns
@@ -88,7 +93,7 @@
 #include "bloomkit/blocked.h"
 #include "bloomkit/hash_inline.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -224,6 +229,91 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx512(const uint64_t *block,
 }
 #endif
 
+#if defined(__AVX2__)
+/* The slice shifts of an AVX2 round of `positions` slices (1 to 7), in two
+ * vectors of four 64-bit lanes: slices 0-3 and slices 4-6 with lane 7, the
+ * lanes at and past `positions` shifted by 0 (slice 0 again). */
+typedef struct bk_blocked_round_shifts_avx2 {
+    __m256i first;  /* slices 0-3: 0, 9, 18, 27 */
+    __m256i second; /* slices 4-6 and a repeat of slice 0: 36, 45, 54, 0 */
+} bk_blocked_round_shifts_avx2;
+
+static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
+bk_blocked_round_shifts_for_avx2(unsigned positions)
+{
+    const __m256i count = _mm256_set1_epi64x((long long)positions);
+    const __m256i first_lanes = _mm256_cmpgt_epi64(count, _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256i second_lanes = _mm256_cmpgt_epi64(count, _mm256_setr_epi64x(4, 5, 6, 7));
+    bk_blocked_round_shifts_avx2 shifts = {
+        _mm256_and_si256(first_lanes, _mm256_setr_epi64x(0, 9, 18, 27)),
+        _mm256_and_si256(second_lanes, _mm256_setr_epi64x(36, 45, 54, 0)),
+    };
+    return shifts;
+}
+
+/*
+ * One AVX2 round.  The block is two registers of eight 32-bit words, and
+ * bit p of the block is bit p & 31 of 32-bit word p >> 5 (the 64-bit
+ * words are little-endian).  The seven slices go one per 32-bit lane:
+ *
+ *     slice    = the low 32 bits of word >> 9 j    VPSRLVQ twice, VPSLLQ, VPBLENDD
+ *     dword    = low or high [(slice >> 5) & 7]    VPSRLD, VPERMD from each half
+ *                 (bit 8 of the slice picks the half: VPSLLD by 23 moves
+ *                 it to the sign bit, which BLENDVPS reads)
+ *     present  = every lane has bit (slice & 31)   VPAND, VPSLLVD of ones, VPTEST
+ *
+ * VPERMD reads its indices' low three bits, as VPERMQ does in the AVX-512
+ * round.  Against the 512-bit mask ORed from k rows of a table (what the
+ * AVX2 path tested before, and still what its insert ORs in,
+ * src/blocked_avx2.c): hash batches at k = 6 (a driver with both loops in
+ * one process, medians of 15 passes of 4e6 keys, Zen 5) 1.6 against 4.0 ns
+ * per key at 1.2 and 12 MB, 4.7 against 8.3 at 124 MB; in bloomkit-bench
+ * (BLOOMKIT_NO_AVX512=1, 10^6 keys, int64) hash batches 3.6-3.9 -> 1.2-1.3
+ * ns, one key per call 9.2-10.2 -> 6.9-7.1, about what the AVX-512 round
+ * takes (a driver with both rounds: batches within 2% of each other at
+ * 1.2, 12 and 124 MB; one key per step, no prefetch, AVX-512 1.49 against
+ * 1.77 ns at 1.2 MB and 10.9 against 13.6 at 124 MB).
+ */
+static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
+                                                        bk_blocked_round_shifts_avx2 shifts)
+{
+    const __m256i repeated = _mm256_set1_epi64x((long long)word);
+    __m256i slices = _mm256_blend_epi32(
+        _mm256_srlv_epi64(repeated, shifts.first),
+        _mm256_slli_epi64(_mm256_srlv_epi64(repeated, shifts.second), 32), 0xAA);
+    __m256i dword_index = _mm256_srli_epi32(slices, 5);
+    __m256i from_low = _mm256_permutevar8x32_epi32(low, dword_index);
+    __m256i from_high = _mm256_permutevar8x32_epi32(high, dword_index);
+    __m256i dwords = _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(from_low), _mm256_castsi256_ps(from_high),
+        _mm256_castsi256_ps(_mm256_slli_epi32(slices, 23))));
+    __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1),
+                                     _mm256_and_si256(slices, _mm256_set1_epi32(31)));
+    return _mm256_testc_si256(dwords, bits);
+}
+
+/* The AVX2 test, in rounds as the AVX-512 one. */
+static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2,
+                                                        unsigned hashes)
+{
+    const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
+    const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
+    const unsigned full_rounds = (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
+    const bk_blocked_round_shifts_avx2 last_shifts = bk_blocked_round_shifts_for_avx2(
+        hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
+    if (__builtin_expect(full_rounds == 0, 1))
+        return bk_blocked_round_test_avx2(low, high, h2, last_shifts);
+    uint64_t word = h2;
+    bool present = true;
+    for (unsigned round = 0; round < full_rounds; round++) {
+        present &= bk_blocked_round_test_avx2(
+            low, high, word, bk_blocked_round_shifts_for_avx2(BK_BLOCKED_POSITIONS_PER_WORD));
+        word = bk_mix64(word);
+    }
+    return present & bk_blocked_round_test_avx2(low, high, word, last_shifts);
+}
+#endif
+
 /* bk_blocked_contains_hash(filter, hash), inline. */
 static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const bk_blocked_view *view,
                                                            bk_hash hash)
@@ -233,6 +323,9 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const bk_blocked_view
 #if defined(__AVX512F__)
     if (!view->word_by_word)
         return bk_blocked_block_test_avx512(block, hash.h2, view->hashes);
+#elif defined(__AVX2__)
+    if (!view->word_by_word)
+        return bk_blocked_block_test_avx2(block, hash.h2, view->hashes);
 #endif
     return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
 }
