@@ -159,6 +159,38 @@ static void test_inline_xxh64_matches_libxxhash(void **state)
     }
 }
 
+/* bk_hash_inline's own XXH3-128 of 8- and 16-byte keys
+ * (bloomkit/hash_inline.h) against libxxhash's, and the other lengths'
+ * path, over random keys, unaligned addresses and seeds (those that fold
+ * into the high half, and all ones). */
+static void test_inline_xxh3_matches_libxxhash(void **state)
+{
+    (void)state;
+    static const uint64_t seeds[] = { 0, 1, 0x5eed, 0x80000000ULL, 0xffffffff00000000ULL,
+                                      0xffffffffffffffffULL };
+    uint8_t bytes[64];
+    uint64_t x = 54321;
+    for (int round = 0; round < 3000; round++) {
+        for (size_t b = 0; b < sizeof bytes; b++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            bytes[b] = (uint8_t)(x >> 56);
+        }
+        const uint8_t *key = bytes + round % 8; /* every alignment */
+        size_t len = round % 3 == 0 ? (size_t)round % 41 : (round % 2 ? 8 : 16);
+        for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+            bk_hasher h;
+            assert_int_equal(bk_hasher_init(&h, BK_HASH_XXH3, seeds[s], NULL), BK_OK);
+            XXH128_hash_t expected = XXH3_128bits_withSeed(key, len, seeds[s]);
+            bk_hash inline_hash = bk_hash_inline(&h, key, len);
+            bk_hash library_hash = bk_hash_key(&h, key, len);
+            assert_int_equal(inline_hash.h1, expected.low64);
+            assert_int_equal(inline_hash.h2, expected.high64);
+            assert_int_equal(library_hash.h1, expected.low64);
+            assert_int_equal(library_hash.h2, expected.high64);
+        }
+    }
+}
+
 static void test_hasher_rejects_bad_arguments(void **state)
 {
     (void)state;
@@ -346,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_hasher_xxh3_seed),
         cmocka_unit_test(test_hasher_xxh64),
         cmocka_unit_test(test_inline_xxh64_matches_libxxhash),
+        cmocka_unit_test(test_inline_xxh3_matches_libxxhash),
         cmocka_unit_test(test_hasher_rejects_bad_arguments),
         cmocka_unit_test(test_reduce_and_probes_cover_range),
         cmocka_unit_test(test_strerror_names_every_code),

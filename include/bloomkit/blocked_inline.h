@@ -321,10 +321,10 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const bk_blocked_view
     const uint64_t *block = view->words + bk_blocked_block_index(hash.h1, view->block_count) *
                                               BK_BLOCKED_BLOCK_WORDS;
 #if defined(__AVX512F__)
-    if (!view->word_by_word)
+    if (__builtin_expect(!view->word_by_word, 1))
         return bk_blocked_block_test_avx512(block, hash.h2, view->hashes);
 #elif defined(__AVX2__)
-    if (!view->word_by_word)
+    if (__builtin_expect(!view->word_by_word, 1))
         return bk_blocked_block_test_avx2(block, hash.h2, view->hashes);
 #endif
     return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
