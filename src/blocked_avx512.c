@@ -105,23 +105,16 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
     return fresh;
 }
 
-/* The query: bloomkit/blocked_inline.h's AVX-512 test. */
-static inline __attribute__((always_inline)) bool test_block(const uint64_t *block, uint64_t h2,
-                                                             unsigned hashes)
-{
-    return bk_blocked_block_test_avx512(block, h2, hashes);
-}
-
 bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
-    return test_block(block, h2, hashes);
+    return bk_blocked_block_test_avx512(block, h2, hashes);
 }
 
 static BK_NOINLINE bool contains_key_general(const bk_blocked *filter, const void *key,
                                              size_t len)
 {
     bk_hash hash = bk_hash_inline(&filter->hasher, key, len);
-    return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
+    return bk_blocked_block_test_avx512(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
 /* The one-key query of the generic handle: the default hash of an 8- or
@@ -132,7 +125,7 @@ bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, s
         return contains_key_general(filter, key, len);
     bk_hash hash = len == 8 ? bk_hash_xxh3(key, 8, filter->hasher.seed)
                             : bk_hash_xxh3(key, 16, filter->hasher.seed);
-    return test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
+    return bk_blocked_block_test_avx512(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
 /* The batch probes.  k <= 7 (context: the round's slice shifts) is one
@@ -149,7 +142,7 @@ static inline __attribute__((always_inline)) bool probe_one_round(const void *sl
 static inline __attribute__((always_inline)) bool probe_rounds(const void *k, const void *block,
                                                                const bk_hash *hash)
 {
-    return test_block(block, hash->h2, *(const unsigned *)k);
+    return bk_blocked_block_test_avx512(block, hash->h2, *(const unsigned *)k);
 }
 
 size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
