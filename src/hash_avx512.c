@@ -131,20 +131,6 @@ static void hash_sixteen(__m512i words_lo, __m512i words_hi, __m512i flip_lo, __
     store_pairs(avalanche(h1), avalanche(h2), hashes);
 }
 
-static uint64_t secret_word(size_t offset)
-{
-    uint64_t word;
-    memcpy(&word, XXH3_kSecret + offset, 8);
-    return word;
-}
-
-/* XXH3's bitflip for 4- to 8-byte keys under `seed`. */
-static uint64_t bitflip_for(uint64_t seed)
-{
-    uint64_t folded = seed ^ ((uint64_t)__builtin_bswap32((uint32_t)seed) << 32);
-    return (secret_word(16) ^ secret_word(24)) + folded;
-}
-
 /* The length shared by keys[0..LANES), if it is 8 or 16; else 0. */
 static size_t common_width(const bk_key *keys)
 {
@@ -226,9 +212,9 @@ typedef struct xxh3_flips {
 static inline xxh3_flips flips_for(uint64_t seed)
 {
     xxh3_flips flips;
-    flips.bitflip = _mm512_set1_epi64((long long)bitflip_for(seed));
-    flips.flip_lo = _mm512_set1_epi64((long long)((secret_word(32) ^ secret_word(40)) - seed));
-    flips.flip_hi = _mm512_set1_epi64((long long)((secret_word(48) ^ secret_word(56)) + seed));
+    flips.bitflip = _mm512_set1_epi64((long long)bk_xxh3_bitflip_4to8(seed));
+    flips.flip_lo = _mm512_set1_epi64((long long)bk_xxh3_flip_9to16_low(seed));
+    flips.flip_hi = _mm512_set1_epi64((long long)bk_xxh3_flip_9to16_high(seed));
     return flips;
 }
 
