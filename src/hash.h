@@ -99,7 +99,13 @@ static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *k
 /* 1024 keys (16 KiB of hashes) per chunk: the kind's prefetch pipeline
  * restarts at each chunk, and its first lines arrive one memory latency
  * after the chunk starts.  At 10^8 keys (Zen 5), key batches through the
- * handle took 8.9 ns per key with 1024-key chunks against 9.4 with 256. */
+ * handle took 8.9 ns per key with 1024-key chunks against 9.4 with 256.
+ * Hashing inside the pipeline instead (the keys 64 ahead hashed 16 or 64
+ * at a time into a ring, so that no restart remains and the hashing could
+ * overlap the reads) was tried for `blocked` and not kept: at 10^8 keys
+ * (a driver, 11 alternating passes of 4e6 absent keys, medians) packed
+ * keys took 6.94 against 6.96 ns with groups of 64, bk_key arrays 8.30
+ * against 8.12; groups of 16 were slower (10.0 against 9.7). */
 #define BK_KEY_CHUNK 1024
 
 /* Where a batch's keys are: bk_key descriptors, packed keys (key_len bytes
