@@ -52,6 +52,14 @@
  * so that a stretch of slow memory spoils one repetition of several kinds
  * instead of every repetition of one; libbloom runs after them.
  *
+ * One CPU: the run pins itself (sched_setaffinity) to the CPU it starts on,
+ * or to --cpu N, so that a kind, its peer and the machine's limits in one
+ * block are all timed on the same core (--no-pin leaves the scheduler
+ * free).  On the two-CPU virtual machine of docs/PERFORMANCE.md the two
+ * CPUs differed by up to 1.6x in the same minute (2026-12-04: blocked at
+ * 10^6 keys, one key per call, 8.2-8.3 ns pinned to one CPU against
+ * 13.5-13.9 on the other), and a run that migrated mid-block compared
+ * figures taken on different cores.
  * Huge pages: how much of each filter the kernel backed with 2 MiB pages is
  * reported; the kinds "bloom:4k" and "blocked:4k" (int64 keys only, by
  * default) rerun those kinds with BLOOMKIT_NO_HUGEPAGE set, which src/memory.c
@@ -66,10 +74,10 @@
  * targets of issue 4, progress on stderr, and with --csv FILE a long-form
  * CSV (keytype,n,kind,metric,value) that scripts/plot-bench.sh plots.
  */
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* MCL_ONFAULT */
+#define _GNU_SOURCE /* MCL_ONFAULT, sched_setaffinity, sched_getcpu */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -113,6 +121,8 @@ typedef struct options {
     bool quick;
     bool rebuild;
     bool no_mlock;
+    bool no_pin;
+    int cpu; /* --cpu N; -1: the CPU the run starts on */
 } options;
 
 /* What is measured: a bloomkit kind (optionally without huge pages) or
@@ -195,6 +205,8 @@ static void usage(FILE *out)
           "  --queries N       keys per timed pass: present keys (at most n) and the\n"
           "                    absent keys of the one-at-a-time passes (default 4000000)\n"
           "  --csv FILE        write every figure to FILE (long-form CSV)\n"
+          "  --cpu N           run on CPU N (default: the CPU the run starts on)\n"
+          "  --no-pin          let the scheduler move the run between CPUs\n"
           "  --no-mlock        leave memory unlocked (by default every page is locked as\n"
           "                    it is first touched, so memory reclaim such as DAMON's\n"
           "                    pageout cannot evict a filter in the middle of a run)\n"
@@ -260,6 +272,7 @@ static int parse_options(int argc, char **argv, options *opts)
     opts->fpr = 0.01;
     opts->absent = 10000000;
     opts->queries = 4000000;
+    opts->cpu = -1;
     bool sizes_given = false, keys_given = false, reps_given = false, absent_given = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -277,6 +290,9 @@ static int parse_options(int argc, char **argv, options *opts)
             continue;
         } else if (strcmp(arg, "--no-mlock") == 0) {
             opts->no_mlock = true;
+            continue;
+        } else if (strcmp(arg, "--no-pin") == 0) {
+            opts->no_pin = true;
             continue;
         } else if (value == NULL) {
             ok = false;
@@ -303,6 +319,12 @@ static int parse_options(int argc, char **argv, options *opts)
         } else if (strcmp(arg, "--queries") == 0) {
             ok = parse_count(value, &number);
             opts->queries = (size_t)number;
+        } else if (strcmp(arg, "--cpu") == 0) {
+            char *end;
+            errno = 0;
+            long cpu = strtol(value, &end, 10);
+            ok = errno == 0 && end != value && *end == '\0' && cpu >= 0 && cpu < CPU_SETSIZE;
+            opts->cpu = (int)cpu;
         } else if (strcmp(arg, "--csv") == 0) {
             opts->csv_path = value;
         } else {
@@ -1335,6 +1357,31 @@ static void lock_memory(const options *opts)
 #endif
 }
 
+/* The CPU the run is pinned to, or -1. */
+static int pinned_cpu = -1;
+
+/* Pins the run to one CPU (the opening comment says why).  False when
+ * --cpu N was asked for and cannot be had; without --cpu, a failure to pin
+ * leaves the run free and the header says so. */
+static bool pin_to_cpu(const options *opts)
+{
+    if (opts->no_pin)
+        return true;
+    int cpu = opts->cpu >= 0 ? opts->cpu : sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return opts->cpu < 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        if (opts->cpu >= 0)
+            fprintf(stderr, "bloomkit-bench: cannot run on CPU %d: %s\n", cpu, strerror(errno));
+        return opts->cpu < 0;
+    }
+    pinned_cpu = cpu;
+    return true;
+}
+
 static void describe_run(const options *opts, FILE *csv)
 {
     char cpu[256], memory[128], thp[128], date[64];
@@ -1351,8 +1398,11 @@ static void describe_run(const options *opts, FILE *csv)
     char lines[8][1024];
     int n = 0;
     snprintf(lines[n++], sizeof lines[0], "bloomkit-bench %s, %s", BLOOMKIT_VERSION_STRING, date);
-    snprintf(lines[n++], sizeof lines[0], "cpu: %s; %ld online; memory %s", cpu,
-             sysconf_cpus(), memory);
+    char pinned[64] = "not pinned (the scheduler may move it)";
+    if (pinned_cpu >= 0)
+        snprintf(pinned, sizeof pinned, "run pinned to CPU %d", pinned_cpu);
+    snprintf(lines[n++], sizeof lines[0], "cpu: %s; %ld online; %s; memory %s", cpu,
+             sysconf_cpus(), pinned, memory);
     snprintf(lines[n++], sizeof lines[0], "kernel: %s %s; transparent huge pages: %s",
              uts.sysname, uts.release, thp);
     snprintf(lines[n++], sizeof lines[0], "compiler: %s; flags: %s", __VERSION__, BENCH_C_FLAGS);
@@ -1529,6 +1579,8 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opts) != 0)
         return 2;
     no_hugepage_everywhere = getenv("BLOOMKIT_NO_HUGEPAGE") != NULL;
+    if (!pin_to_cpu(&opts))
+        return 2;
     lock_memory(&opts);
     subject subjects[MAX_SUBJECTS];
     size_t subject_count;
