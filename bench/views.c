@@ -15,11 +15,15 @@
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_avx2
 #define BLOCKED_HITS bench_blocked_hits_avx2
 #define BLOCKED_HASH_HITS bench_blocked_hash_hits_avx2
+#define BLOCKED_ONE_ROUND_HITS bench_blocked_one_round_hits_avx2
+#define BLOCKED_ONE_ROUND_HASH_HITS bench_blocked_one_round_hash_hits_avx2
 #elif defined(BENCH_VIEWS_AVX512)
 #define BLOOM_HITS bench_bloom_hits_avx512
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_avx512
 #define BLOCKED_HITS bench_blocked_hits_avx512
 #define BLOCKED_HASH_HITS bench_blocked_hash_hits_avx512
+#define BLOCKED_ONE_ROUND_HITS bench_blocked_one_round_hits_avx512
+#define BLOCKED_ONE_ROUND_HASH_HITS bench_blocked_one_round_hash_hits_avx512
 #else
 #define SBBF_HITS bench_sbbf_hits_portable
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_portable
@@ -27,6 +31,8 @@
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_portable
 #define BLOCKED_HITS bench_blocked_hits_portable
 #define BLOCKED_HASH_HITS bench_blocked_hash_hits_portable
+#define BLOCKED_ONE_ROUND_HITS bench_blocked_one_round_hits_portable
+#define BLOCKED_ONE_ROUND_HASH_HITS bench_blocked_one_round_hash_hits_portable
 #define BENCH_VIEWS_BASELINE
 #endif
 
@@ -89,6 +95,9 @@ DEFINE_VIEW_LOOPS(BLOOM_HITS, BLOOM_HASH_HITS, bloom, bk_bloom_view, bk_bloom_vi
 #ifdef BLOCKED_HITS
 DEFINE_VIEW_LOOPS(BLOCKED_HITS, BLOCKED_HASH_HITS, blocked, bk_blocked_view,
                   bk_blocked_view_contains, bk_blocked_view_contains_hash)
+DEFINE_VIEW_LOOPS(BLOCKED_ONE_ROUND_HITS, BLOCKED_ONE_ROUND_HASH_HITS, blocked_one_round,
+                  bk_blocked_one_round_view, bk_blocked_one_round_view_contains,
+                  bk_blocked_one_round_view_contains_hash)
 #endif
 
 #ifdef BENCH_VIEWS_BASELINE
@@ -115,6 +124,19 @@ static void choose_loops(bench_view *view)
 #endif
         break;
     case BK_KIND_BLOCKED:
+        if (view->one_round) {
+            /* the one-round view's loops, as a caller that checks for it */
+            SET_LOOPS(blocked_one_round, portable);
+#ifdef BENCH_HAVE_AVX2_VIEWS
+            if (cpu->avx2)
+                SET_LOOPS(blocked_one_round, avx2);
+#endif
+#ifdef BENCH_HAVE_AVX512_VIEWS
+            if (cpu->avx512)
+                SET_LOOPS(blocked_one_round, avx512);
+#endif
+            break;
+        }
         SET_LOOPS(blocked, portable);
 #ifdef BENCH_HAVE_AVX2_VIEWS
         if (cpu->avx2)
@@ -146,6 +168,8 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     const void *object = bk_filter_object(filter);
     out->key_bytes = key_bytes;
     out->kind = bk_filter_kind(filter);
+    out->one_round = out->kind == BK_KIND_BLOCKED &&
+                     bk_blocked_one_round_view_init(object, &out->blocked_one_round) == BK_OK;
     choose_loops(out);
     if (out->kind == BK_KIND_BLOOM)
         return bk_bloom_view_init(object, &out->bloom) == BK_OK;

@@ -41,6 +41,8 @@ typedef struct bench_view {
     bk_kind kind;
     bk_bloom_view bloom;
     bk_blocked_view blocked;
+    bk_blocked_one_round_view blocked_one_round;
+    bool one_round; /* blocked_one_round is set: its loops are taken */
     bk_sbbf_view sbbf;
     bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
@@ -83,6 +85,20 @@ uint64_t bench_blocked_hash_hits_portable(const bench_view *view, const bk_hash 
                                           size_t count);
 uint64_t bench_blocked_hash_hits_avx512(const bench_view *view, const bk_hash *hashes,
                                         size_t count);
+
+/* The blocked one-round view's loops, likewise. */
+uint64_t bench_blocked_one_round_hits_portable(const bench_view *view, const bk_key *keys,
+                                               size_t count);
+uint64_t bench_blocked_one_round_hits_avx2(const bench_view *view, const bk_key *keys,
+                                           size_t count);
+uint64_t bench_blocked_one_round_hits_avx512(const bench_view *view, const bk_key *keys,
+                                             size_t count);
+uint64_t bench_blocked_one_round_hash_hits_portable(const bench_view *view,
+                                                    const bk_hash *hashes, size_t count);
+uint64_t bench_blocked_one_round_hash_hits_avx2(const bench_view *view, const bk_hash *hashes,
+                                                size_t count);
+uint64_t bench_blocked_one_round_hash_hits_avx512(const bench_view *view,
+                                                  const bk_hash *hashes, size_t count);
 
 /* The static kinds' loops (no SIMD copy). */
 uint64_t bench_fuse_hits(const bench_view *view, const bk_key *keys, size_t count);

@@ -443,6 +443,21 @@ bk_status bk_blocked_view_init(const bk_blocked *filter, bk_blocked_view *view)
     return BK_OK;
 }
 
+bk_status bk_blocked_one_round_view_init(const bk_blocked *filter,
+                                         bk_blocked_one_round_view *view)
+{
+    if (filter == NULL || view == NULL)
+        return BK_EINVAL;
+    if (filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD ||
+        filter->hasher.algorithm != BK_HASH_XXH3 || !bk_blocked_uses_simd(filter))
+        return BK_EUNSUPPORTED;
+    view->words = filter->words;
+    view->block_count = filter->block_count;
+    view->hashes = filter->hashes;
+    view->hash_seed = filter->hasher.seed;
+    return BK_OK;
+}
+
 bool bk_blocked_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
     return filter != NULL && test_bits(filter, hash);

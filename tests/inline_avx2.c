@@ -31,3 +31,14 @@ bool avx2_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_contains_hash(view, hash);
 }
+
+bool avx2_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
+                                  size_t len)
+{
+    return one_round_view_contains_constant_length(view, key, len);
+}
+
+bool avx2_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash)
+{
+    return bk_blocked_one_round_view_contains_hash(view, hash);
+}

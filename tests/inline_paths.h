@@ -59,6 +59,17 @@ static inline bool blocked_view_contains_constant_length(const bk_blocked_view *
     }
 }
 
+/* bk_blocked_one_round_view_contains likewise. */
+static inline bool one_round_view_contains_constant_length(const bk_blocked_one_round_view *view,
+                                                           const void *key, size_t len)
+{
+    switch (len) {
+    case 8: return bk_blocked_one_round_view_contains(view, key, 8);
+    case 16: return bk_blocked_one_round_view_contains(view, key, 16);
+    default: return bk_blocked_one_round_view_contains(view, key, len);
+    }
+}
+
 /* The two sbbf calls above, compiled with -mavx2 (x86-64 only). */
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);
 bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
@@ -87,5 +98,15 @@ bool avx512_blocked_view_contains(const bk_blocked_view *view, const void *key, 
 bool avx512_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
                                                   size_t len);
 bool avx512_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
+
+/* The blocked one-round view compiled with -mavx2 and with -mavx512f, from
+ * the key (its length a constant for 8 and 16) and from the hash (x86-64
+ * only). */
+bool avx2_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
+                                  size_t len);
+bool avx2_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash);
+bool avx512_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
+                                    size_t len);
+bool avx512_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash);
 
 #endif

@@ -705,6 +705,107 @@ static void test_blocked_view_init_errors(void **state)
     bk_blocked_free(keyed);
 }
 
+/* ---- blocked: the one-round view ------------------------------------------ */
+
+/* Every key of `keys` answers as bk_blocked_contains says, through the
+ * one-round view from the key (run-time and constant length) and from its
+ * hash, in every compiled form; returns how many were present. */
+static size_t check_one_round_view(const bk_blocked *filter, const key_list *keys)
+{
+    bk_blocked_one_round_view view;
+    assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_OK);
+    size_t present = 0;
+    for (size_t i = 0; i < keys->count; i++) {
+        const bk_key *key = &keys->keys[i];
+        bool expected = bk_blocked_contains(filter, key->data, key->len);
+        assert_int_equal(bk_blocked_one_round_view_contains(&view, key->data, key->len),
+                         expected);
+        assert_int_equal(one_round_view_contains_constant_length(&view, key->data, key->len),
+                         expected);
+        bk_hash hash = bk_blocked_hash(filter, key->data, key->len);
+        assert_int_equal(bk_blocked_one_round_view_contains_hash(&view, hash), expected);
+#ifdef BK_TEST_AVX2_VIEWS
+        if (__builtin_cpu_supports("avx2")) {
+            assert_int_equal(avx2_one_round_view_contains(&view, key->data, key->len), expected);
+            assert_int_equal(avx2_one_round_view_contains_hash(&view, hash), expected);
+        }
+#endif
+#ifdef BK_TEST_AVX512_VIEWS
+        if (cpu_has_avx512f()) {
+            assert_int_equal(avx512_one_round_view_contains(&view, key->data, key->len),
+                             expected);
+            assert_int_equal(avx512_one_round_view_contains_hash(&view, hash), expected);
+        }
+#endif
+        present += expected;
+    }
+    return present;
+}
+
+/* k from 1 to 7 (every one-round design) and the 1% design: where the
+ * library is on a SIMD path, the view is given and answers as the library;
+ * on its portable path (BLOOMKIT_PORTABLE=1, a CPU without AVX2) it is
+ * refused. */
+static void test_one_round_view_matches_library(void **state)
+{
+    (void)state;
+    for (unsigned k = 1; k <= BK_BLOCKED_POSITIONS_PER_WORD + 1; k++) {
+        bk_params p = { .bits = 512 * (100 + 40 * (uint64_t)k), .hashes = k, .capacity = 5000,
+                        .seed = k };
+        if (k > BK_BLOCKED_POSITIONS_PER_WORD) /* the 1% design, k = 6 */
+            p = (bk_params){ .capacity = 20000, .fpr = 0.01 };
+        bk_blocked *filter = create_blocked(&p);
+        bk_blocked_one_round_view view;
+        if (!bk_blocked_uses_simd(filter)) {
+            assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_EUNSUPPORTED);
+            bk_blocked_free(filter);
+            continue;
+        }
+        assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_OK);
+        assert_int_equal(view.hashes, bk_blocked_hashes(filter));
+        assert_int_equal(view.block_count, bk_blocked_block_count(filter));
+        key_list added = random_keys((size_t)p.capacity, 1300 + k);
+        key_list absent = random_keys(ABSENT_KEYS, 1400 + k);
+        assert_int_equal(bk_blocked_add_batch(filter, added.keys, added.count, NULL), BK_OK);
+        assert_int_equal(check_one_round_view(filter, &added), added.count);
+        assert_true(check_one_round_view(filter, &absent) < ABSENT_KEYS / 2);
+        free_keys(&added);
+        free_keys(&absent);
+        bk_blocked_free(filter);
+    }
+}
+
+/* The filters whose query is not one round of the SIMD test are refused,
+ * *view untouched: k = 8, XXH64, SipHash, a concurrent filter, a filter
+ * on its portable path; and NULL arguments. */
+static void test_one_round_view_init_errors(void **state)
+{
+    (void)state;
+    const bk_params refused[] = {
+        { .bits = 512 * 100, .hashes = BK_BLOCKED_POSITIONS_PER_WORD + 1, .capacity = 1000 },
+        { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64 },
+        { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
+          .secret_key = secret_key },
+        { .capacity = 1000, .fpr = 0.01, .flags = BK_FLAG_CONCURRENT },
+    };
+    bk_blocked_one_round_view view, untouched;
+    memset(&view, 0xa5, sizeof view);
+    untouched = view;
+    for (size_t f = 0; f < sizeof refused / sizeof refused[0]; f++) {
+        bk_blocked *filter = create_blocked(&refused[f]);
+        assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_EUNSUPPORTED);
+        bk_blocked_free(filter);
+    }
+    bk_params p = { .capacity = 1000, .fpr = 0.01 };
+    bk_blocked *portable = create_blocked(&p);
+    bk_blocked_set_simd(portable, false);
+    assert_int_equal(bk_blocked_one_round_view_init(portable, &view), BK_EUNSUPPORTED);
+    assert_int_equal(bk_blocked_one_round_view_init(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_blocked_one_round_view_init(portable, NULL), BK_EINVAL);
+    assert_memory_equal(&view, &untouched, sizeof view);
+    bk_blocked_free(portable);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -727,6 +828,8 @@ int main(void)
         cmocka_unit_test(test_blocked_view_word_by_word),
         cmocka_unit_test(test_blocked_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_blocked_view_init_errors),
+        cmocka_unit_test(test_one_round_view_matches_library),
+        cmocka_unit_test(test_one_round_view_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
