@@ -17,7 +17,10 @@
  * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set.  The blocked
  * loops are compiled three times (baseline, -mavx2, -mavx512f) and the run
  * takes the best the CPU has, under the library's own conditions for its
- * block tests.  The static kinds' views have no SIMD code.
+ * block tests; where the filter gives the one-round view (k <= 7, XXH3,
+ * a SIMD path: every blocked filter of the default run) the run takes
+ * that view's loops, as a caller that checks for it would.  The static
+ * kinds' views have no SIMD code.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
