@@ -29,6 +29,7 @@ int main(void)
 
     bk_blocked *blocked;
     bk_blocked_view blocked_view;
+    bk_blocked_one_round_view one_round;
     if (bk_blocked_create(&params, &blocked) != BK_OK)
         return 1;
     bk_blocked_add(blocked, "hank", 4, NULL);
@@ -36,6 +37,11 @@ int main(void)
          bk_blocked_view_contains(&blocked_view, "hank", 4) &&
          bk_blocked_view_contains(&blocked_view, "ivy", 3) ==
              bk_blocked_contains(blocked, "ivy", 3);
+    /* the one-round view: given on a SIMD path (refused on the portable one) */
+    if (bk_blocked_one_round_view_init(blocked, &one_round) == BK_OK)
+        ok = ok && bk_blocked_one_round_view_contains(&one_round, "hank", 4) &&
+             bk_blocked_one_round_view_contains(&one_round, "ivy", 3) ==
+                 bk_blocked_contains(blocked, "ivy", 3);
     bk_blocked_free(blocked);
 
     bk_key keys[2] = { { "erin", 4 }, { "frank", 5 } };
