@@ -37,6 +37,16 @@
  * batches at 10^7 keys took 0-10% less (medians, ns per key: `blocked`
  * 2.42 -> 2.43 and 1.85 -> 1.80, `sbbf` 1.86 -> 1.82 and 2.07 -> 1.87);
  * at 10^6 the two were within the host's noise of each other.
+ *
+ * The requests are PREFETCHT0 (into L1).  The hints for the outer levels
+ * were tried (`blocked`, a driver through the handle pinned to one CPU,
+ * medians of 11 passes of 4e6 absent keys, two runs each): at 10^8 keys
+ * PREFETCHT1, T2 and NTA all took 4-5% less than T0 (hash batches
+ * 7.27-7.43 against 7.63-7.66 ns per key, packed keys 8.48-8.69 against
+ * 8.93-8.95), but at 10^7 hash batches took 3.0-3.15 against 2.3-2.4 and
+ * at 10^6 2.5-2.7 against 1.6-1.9, since the line is then read from L2
+ * at its turn.  Switching hints by filter size would need a threshold
+ * that depends on the machine's caches: T0 kept for every size.
  */
 #ifndef BK_SRC_PREFETCH_H
 #define BK_SRC_PREFETCH_H
