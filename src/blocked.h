@@ -36,8 +36,7 @@ struct bk_blocked {
 /* The block of a hash (bloomkit/blocked_inline.h: multiply-shift of h1). */
 static inline uint64_t *bk_blocked_block(const bk_blocked *filter, bk_hash hash)
 {
-    return filter->words +
-           bk_blocked_block_index(hash.h1, filter->block_count) * BK_BLOCKED_BLOCK_WORDS;
+    return (uint64_t *)bk_blocked_block_of(filter->words, filter->block_count, hash.h1);
 }
 
 /* The AVX2 path (blocked_avx2.c): same bits and answers as the portable one. */

@@ -155,6 +155,13 @@ static inline uint64_t bk_blocked_block_index(uint64_t h1, uint64_t block_count)
     return bk_reduce(h1, block_count);
 }
 
+/* The block (8 words) of a key whose hash has first half h1. */
+static inline const uint64_t *bk_blocked_block_of(const uint64_t *words, uint64_t block_count,
+                                                  uint64_t h1)
+{
+    return words + bk_blocked_block_index(h1, block_count) * BK_BLOCKED_BLOCK_WORDS;
+}
+
 /* The walk over a key's positions:
  *
  *     bk_blocked_walk walk = bk_blocked_walk_start(hash.h2);
@@ -239,13 +246,21 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
  * seven left to the rounds' path, which took the library's one-key query
  * (10^6 keys, k = 6, Zen 5, pinned to one CPU, three alternating runs)
  * from 8.0-8.3 to 7.4-7.6 ns per 8-byte key, and from 4.8-4.9 to 4.1-4.2
- * per absent key's hash. */
+ * per absent key's hash.  bk_blocked_one_round_test_avx512 is the test of
+ * k <= 7 alone, one round. */
+static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block,
+                                                              uint64_t h2, unsigned hashes)
+{
+    return bk_blocked_round_test(_mm512_load_si512((const void *)block), h2,
+                                 bk_blocked_round_shifts(hashes));
+}
+
 static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx512(const uint64_t *block, uint64_t h2,
                                                           unsigned hashes)
 {
+    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1)) /* the 1% to 0.4% designs */
+        return bk_blocked_one_round_test_avx512(block, h2, hashes);
     const __m512i line = _mm512_load_si512((const void *)block);
-    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1)) /* the 1% to 0.5% designs */
-        return bk_blocked_round_test(line, h2, bk_blocked_round_shifts(hashes));
     const unsigned full_rounds = (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
     const __m512i last_shifts =
         bk_blocked_round_shifts(hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
@@ -323,14 +338,23 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i hig
     return _mm256_testc_si256(dwords, bits);
 }
 
+/* The AVX2 test of k <= 7, one round. */
+static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx2(const uint64_t *block, uint64_t h2,
+                                                            unsigned hashes)
+{
+    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
+                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
+                                      h2, bk_blocked_round_shifts_for_avx2(hashes));
+}
+
 /* The AVX2 test, in rounds as the AVX-512 one. */
 static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2,
                                                         unsigned hashes)
 {
+    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1))
+        return bk_blocked_one_round_test_avx2(block, h2, hashes);
     const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
     const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
-    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1))
-        return bk_blocked_round_test_avx2(low, high, h2, bk_blocked_round_shifts_for_avx2(hashes));
     const unsigned full_rounds = (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
     const bk_blocked_round_shifts_avx2 last_shifts = bk_blocked_round_shifts_for_avx2(
         hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
@@ -349,8 +373,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, u
 static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const bk_blocked_view *view,
                                                            bk_hash hash)
 {
-    const uint64_t *block = view->words + bk_blocked_block_index(hash.h1, view->block_count) *
-                                              BK_BLOCKED_BLOCK_WORDS;
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
     if (__builtin_expect(!view->word_by_word, 1))
         return bk_blocked_block_test_avx512(block, hash.h2, view->hashes);
@@ -402,16 +425,11 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const bk_blocked_view *vie
 static BK_ALWAYS_INLINE bool
 bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash)
 {
-    const uint64_t *block = view->words + bk_blocked_block_index(hash.h1, view->block_count) *
-                                              BK_BLOCKED_BLOCK_WORDS;
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
-    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
-                                 bk_blocked_round_shifts(view->hashes));
+    return bk_blocked_one_round_test_avx512(block, hash.h2, view->hashes);
 #elif defined(__AVX2__)
-    return bk_blocked_round_test_avx2(
-        _mm256_load_si256((const __m256i *)(const void *)block),
-        _mm256_load_si256((const __m256i *)(const void *)(block + 4)), hash.h2,
-        bk_blocked_round_shifts_for_avx2(view->hashes));
+    return bk_blocked_one_round_test_avx2(block, hash.h2, view->hashes);
 #else
     return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
 #endif
