@@ -324,7 +324,10 @@ static double block_fpr(const block_model *model, double keys)
     return total < 0 ? 0.0 : total;
 }
 
-/* sum_i Pois(i; lambda) block_fpr(i), from the mode outwards */
+/* sum_i Pois(i; lambda) block_fpr(i), from the mode outwards.  In a
+ * saturated filter every term is about 1 and the rounded sum of the
+ * Poisson weights can exceed 1 by about 1e-11; the result is clamped to 1,
+ * since a probability above 1 is refused when a file is loaded. */
 static double poisson_block_fpr(double lambda, const block_model *model)
 {
     if (!(lambda > 0))
@@ -348,7 +351,7 @@ static double poisson_block_fpr(double lambda, const block_model *model)
             break;
         pmf *= lambda / (i + 1.0);
     }
-    return total;
+    return total < 1.0 ? total : 1.0;
 }
 
 static double blocked_fpr(double bits_per_key, unsigned hashes, unsigned block_bits, bool exact)
