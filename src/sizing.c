@@ -324,14 +324,25 @@ static double block_fpr(const block_model *model, double keys)
     return total < 0 ? 0.0 : total;
 }
 
-/* sum_i Pois(i; lambda) block_fpr(i), from the mode outwards.  In a
- * saturated filter every term is about 1 and the rounded sum of the
- * Poisson weights can exceed 1 by about 1e-11; the result is clamped to 1,
- * since a probability above 1 is refused when a file is loaded. */
+/* sum_i Pois(i; lambda) block_fpr(i), from the mode outwards.
+ *
+ * Saturation: the sum takes about 15 sqrt(lambda) terms, and beyond 2^53
+ * keys per block i-- no longer moves i, so a filter with far more keys
+ * than bits (a huge capacity on a small explicit m, or a full filter's
+ * estimate) would never finish.  block_fpr grows with the keys, so when
+ * it is already 1 at lambda - 40 sqrt(lambda), below which the Poisson
+ * has mass under e^-800, the sum is 1.  For 512-bit blocks that holds from
+ * about 37 B / k keys per block on, which bounds the loop to a few
+ * thousand terms.  Rounding: with every term about 1 the rounded Poisson
+ * weights can sum to 1 + 1e-11; the result is clamped to 1, since a
+ * probability above 1 is refused when a file is loaded. */
 static double poisson_block_fpr(double lambda, const block_model *model)
 {
     if (!(lambda > 0))
         return 0.0;
+    double low = lambda - 40.0 * sqrt(lambda);
+    if (low > 0 && block_fpr(model, floor(low)) >= 1.0)
+        return 1.0;
     double mode = floor(lambda);
     double pmf_mode = exp(mode * log(lambda) - lambda - lgamma(mode + 1.0));
     double total = 0.0;

@@ -467,6 +467,45 @@ static void test_formulas(void **state)
     assert_true(fabs(c - 10.529) < 0.001);
 }
 
+/* Far more keys than bits: the models give exactly 1 without summing
+ * billions of Poisson terms (at 2^64 keys per block the sum never ended),
+ * stay within [0, 1] and keep rising as the bits per key fall; such a
+ * filter can be created, and its FPR is 1. */
+static void test_saturated_models(void **state)
+{
+    (void)state;
+    const unsigned ks[] = { 1, 6, 16, 40 };
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        assert_true(bk_blocked_predicted_fpr(1e-17, ks[i], 512) == 1.0);
+        double previous = 0.0;
+        for (double c = 64; c > 1e-6; c /= 1.5) {
+            double fpr = bk_blocked_predicted_fpr(c, ks[i], 512);
+            assert_true(fpr >= previous - 1e-9 && fpr <= 1.0); /* rounding: 1e-11 */
+            previous = fpr;
+        }
+        assert_true(previous == 1.0);
+    }
+    assert_true(bk_split_block_predicted_fpr(1e-17, 8, 32) == 1.0);
+    double previous = 0.0;
+    for (double c = 64; c > 1e-6; c /= 1.5) {
+        double fpr = bk_split_block_predicted_fpr(c, 8, 32);
+        assert_true(fpr >= previous - 1e-9 && fpr <= 1.0); /* rounding: 1e-11 */
+        previous = fpr;
+    }
+    assert_true(previous == 1.0);
+
+    const bk_kind kinds[] = { BK_KIND_BLOCKED, BK_KIND_SBBF };
+    for (size_t i = 0; i < 2; i++) {
+        bk_params p = { .capacity = UINT64_MAX, .bits = 512, .hashes = 8 };
+        bk_filter *filter = NULL;
+        assert_int_equal(bk_filter_create(kinds[i], &p, &filter), BK_OK);
+        bk_stats stats;
+        bk_filter_stats(filter, &stats);
+        assert_true(stats.target_fpr == 1.0);
+        bk_filter_free(filter);
+    }
+}
+
 static void test_fill_and_count_estimates(void **state)
 {
     (void)state;
@@ -704,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_fpr_near_theoretical_best),
         cmocka_unit_test(test_best_k_and_sizing),
         cmocka_unit_test(test_formulas),
+        cmocka_unit_test(test_saturated_models),
         cmocka_unit_test(test_fill_and_count_estimates),
         cmocka_unit_test(test_bad_params_rejected),
         cmocka_unit_test(test_set_algebra),
