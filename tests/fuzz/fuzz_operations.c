@@ -4,8 +4,9 @@
  * the filter must hold.
  *
  * The input picks a kind and its parameters (capacity, FPR or bits per key
- * or explicit m and k, hash algorithm and seed, the concurrent flag, the
- * kind's own options), then up to MAX_STEPS operations: add, batch add
+ * or explicit m and k -- then, for the Bloom family, any capacity up to
+ * 2^64 - 1 --, hash algorithm and seed, the concurrent flag, the kind's own
+ * options), then up to MAX_STEPS operations: add, batch add
  * (of bk_key descriptors, or packed when the keys share a length), query,
  * batch query, remove, union with another filter of the same
  * parameters, intersection with a copy holding more keys, clear, and a
@@ -256,6 +257,10 @@ static void choose_params(input *in, bk_kind kind, bk_params *p)
     default:
         p->bits = 1 + take_uint(in, 2);
         p->hashes = take_byte(in) % 20;
+        /* the Bloom family sizes from m alone, so any capacity is cheap:
+         * up to saturated designs of 2^64 - 1 keys on a few bits */
+        if (kind >= BK_KIND_BLOOM && kind <= BK_KIND_COUNTING && p->hashes % 4 == 0)
+            p->capacity = take_uint(in, 8) | 1;
     }
     p->hash_algorithm = (bk_hash_algorithm)(take_byte(in) % 3);
     p->seed = take_uint(in, 8);
