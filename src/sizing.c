@@ -114,7 +114,7 @@ double bk_predicted_fpr(uint64_t keys, uint64_t bits, unsigned hashes)
 
 double bk_lower_bound_bits(double fpr)
 {
-    return -log2(fpr);
+    return fpr >= 1.0 ? 0.0 : -log2(fpr); /* not -0 at p = 1 */
 }
 
 double bk_expected_fill(uint64_t keys, uint64_t bits, unsigned hashes)

@@ -128,6 +128,8 @@ static void test_estimates_invert_the_fill(void **state)
     assert_true(isfinite(bk_estimate_keys(m, k, m))); /* saturated: finite lower bound */
     assert_true(fabs(bk_fpr_from_fill(0.5, 7) - 0.0078125) < 1e-12);
     assert_true(fabs(bk_lower_bound_bits(0.01) - 6.643856) < 1e-6);
+    assert_false(signbit(bk_lower_bound_bits(1.0))); /* "0.00", not "-0.00" */
+    assert_true(bk_lower_bound_bits(1.0) == 0.0);
 }
 
 static void test_design_point(void **state)

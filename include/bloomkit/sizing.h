@@ -61,7 +61,8 @@ double bk_predicted_fpr(uint64_t keys, uint64_t bits, unsigned hashes);
 unsigned bk_optimal_hashes(double bits_per_key);
 
 /* log2(1/p): the information-theoretic lower bound on bits per key for an
- * approximate membership structure with FPR p (Carter et al. 1978). */
+ * approximate membership structure with FPR p (Carter et al. 1978); 0 for
+ * p >= 1. */
 double bk_lower_bound_bits(double fpr);
 
 /* 1 - e^{-kn/m}: the expected fraction of bits set after n keys. */
