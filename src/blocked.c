@@ -41,7 +41,7 @@
  *
  *     FPR = sum_i Pois(i; 512/c) E[(X_i/512)^k]
  *
- * The mean is computed exactly (a Stirling-number expansion, sizing.c);
+ * The mean is computed exactly (two stable recursions, sizing.c);
  * the usual shortcut (1 - (1 - 1/512)^{k i})^k is a few percent optimistic
  * at k >= 8, which measurement shows.  Uneven block loads make a blocked
  * filter worse than the classic (1 - e^{-k/c})^k, and its best k is

@@ -124,9 +124,9 @@ bk_status bk_size_for_fpr_at_most(uint64_t capacity, double fpr, bk_sizing *out)
 /* FPR of a blocked Bloom filter with `block_bits`-bit blocks, k probes
  * (positions with replacement) inside the key's block, at `bits_per_key`:
  * sum_i Pois(i; B/c) E[(X_i/B)^k], X_i the bits set by i keys' k i probes
- * (Putze, Sanders, Singler 2007; the mean computed exactly for k <= 32,
- * docs/BLOCKED.md).  Always in [0, 1]; 1.0 for a non-positive bits_per_key
- * or zero k or B. */
+ * (Putze, Sanders, Singler 2007; the mean computed exactly for k <= 64 and
+ * B <= 4096, to about 1e-12 relative, docs/BLOCKED.md).  Always in [0, 1];
+ * 1.0 for a non-positive bits_per_key or zero k or B. */
 double bk_blocked_predicted_fpr(double bits_per_key, unsigned hashes, unsigned block_bits);
 
 /* FPR of a split-block filter (blocks of `words` words of `word_bits` bits,
