@@ -303,6 +303,15 @@ mkdir -p directory.bf
 printf 'not a key' > badkey.hex
 printf '%s' ffffffffffffffffffffffffffffffff > wrongkey.hex
 
+# A design far past saturation (the most keys -n takes, on one block) is
+# made at once, with FPR 1: its FPR model once summed forever.
+"$BK" create sat.bf --kind blocked -n 72057594037927936 --bits 512 --hashes 6 > out 2> err
+check "saturated blocked design: create exits 0" test $? -eq 0
+check "saturated blocked design: design FPR 1" grep -q 'at FPR 1$' out
+"$BK" info sat.bf > out
+check "saturated blocked design: info's lower bound is 0.00, not -0.00" \
+    grep -q 'log2(1/FPR) = 0.00)' out
+
 expect_error() {
     message=$1
     shift
