@@ -782,7 +782,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     design.capacity = bk_load_le64(params + 16);
     design.predicted_fpr = bk_load_le_double(params + 24);
     if (block_bits != BK_BLOCKED_BLOCK_BITS || design.block_count == 0 || design.hashes == 0 ||
-        design.capacity == 0 || !(design.predicted_fpr >= 0 && design.predicted_fpr <= 1))
+        design.capacity == 0 || !bk_stored_fpr_valid(design.predicted_fpr))
         return BK_ECORRUPT;
     if (design.block_count > MAX_BLOCKS || design.hashes > BK_MAX_HASHES)
         return BK_ERANGE;

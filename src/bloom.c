@@ -793,7 +793,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     sizing.capacity = bk_load_le64(params + 16);
     sizing.predicted_fpr = bk_load_le_double(params + 24);
     if (bk_load_le32(params + 12) != 0 || sizing.bits == 0 || sizing.hashes == 0 ||
-        sizing.capacity == 0 || !(sizing.predicted_fpr >= 0 && sizing.predicted_fpr <= 1))
+        sizing.capacity == 0 || !bk_stored_fpr_valid(sizing.predicted_fpr))
         return BK_ECORRUPT;
     if (sizing.bits > BK_MAX_BITS || sizing.hashes > BK_MAX_HASHES)
         return BK_ERANGE;

@@ -689,7 +689,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     sizing.predicted_fpr = bk_load_le_double(params + 24);
     if (bk_load_le32(params + 12) != BK_COUNTING_COUNTER_BITS || sizing.bits == 0 ||
         sizing.hashes == 0 || sizing.capacity == 0 ||
-        !(sizing.predicted_fpr >= 0 && sizing.predicted_fpr <= 1))
+        !bk_stored_fpr_valid(sizing.predicted_fpr))
         return BK_ECORRUPT;
     if (check_sizing(&sizing) != BK_OK)
         return BK_ERANGE;

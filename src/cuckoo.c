@@ -852,7 +852,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     uint32_t stash_fingerprint = bk_load_le32(params + 40);
     if (!valid_fingerprint_bits(design.fingerprint_bits) || bk_load_le32(params + 12) != SLOTS ||
         bk_load_le32(params + 44) != 0 || design.buckets == 0 || design.capacity == 0 ||
-        !(design.target_fpr >= 0 && design.target_fpr <= 1))
+        !bk_stored_fpr_valid(design.target_fpr))
         return BK_ECORRUPT;
     if (design.buckets > BK_MAX_BITS / (SLOTS * design.fingerprint_bits))
         return BK_ERANGE;

@@ -86,6 +86,16 @@ typedef struct bk_kind_ops {
     bool (*past_design_point)(const void *filter);
 } bk_kind_ops;
 
+/* A design FPR read from a parameter block: in [0, 1], or at most 1e-9
+ * above 1, which the blocked and sbbf writers of bloomkit 0.1 before the
+ * clamp in sizing.c stored for saturated designs (1 + 1.2e-11 at most);
+ * such a file still loads and re-serialises to the same bytes.  NaN is
+ * refused. */
+static inline bool bk_stored_fpr_valid(double fpr)
+{
+    return fpr >= 0 && fpr <= 1 + 1e-9;
+}
+
 /* The ops of each kind this build implements. */
 extern const bk_kind_ops bk_bloom_ops;
 extern const bk_kind_ops bk_counting_ops;

@@ -519,6 +519,40 @@ static void test_kind_parameters(void **state)
     free(bytes);
 }
 
+/* bloomkit 0.1 before the clamp in sizing.c wrote saturated blocked and
+ * sbbf designs with a target FPR up to 1 + 1.2e-11: such files load, keep
+ * their bytes, and keep their keys; further above 1 is corrupt. */
+static void test_legacy_saturated_fpr(void **state)
+{
+    (void)state;
+    const bk_kind kinds[] = { BK_KIND_BLOCKED, BK_KIND_SBBF };
+    for (size_t i = 0; i < 2; i++) {
+        bk_params p = { .capacity = 1285, .bits = 256, .hashes = 8 };
+        bk_filter *filter = NULL;
+        assert_int_equal(bk_filter_create(kinds[i], &p, &filter), BK_OK);
+        assert_int_equal(bk_filter_add(filter, "kept", 4, NULL), BK_OK);
+        size_t size;
+        uint8_t *bytes = bk_rt_serialize(filter, &size);
+        bk_filter_free(filter);
+        const size_t fpr_offset = BK_FORMAT_PARAMS_OFFSET + 24;
+        bk_store_le_double(bytes + fpr_offset, 1 + 1.2e-11);
+        reseal(bytes, size);
+        bk_filter *legacy = NULL;
+        assert_int_equal(bk_filter_deserialize(bytes, size, NULL, &legacy), BK_OK);
+        assert_true(bk_filter_contains(legacy, "kept", 4));
+        size_t again_size;
+        uint8_t *again = bk_rt_serialize(legacy, &again_size);
+        assert_int_equal(again_size, size);
+        assert_memory_equal(again, bytes, size);
+        free(again);
+        bk_filter_free(legacy);
+        uint8_t le[8];
+        bk_store_le_double(le, 1 + 1e-8);
+        expect_edit_rejected(bytes, size, fpr_offset, le, 8, BK_ECORRUPT);
+        free(bytes);
+    }
+}
+
 static void test_checksum(void **state)
 {
     (void)state;
@@ -1236,6 +1270,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_reserved_and_algorithm),
         cmocka_unit_test(test_inconsistent_sizes),
         cmocka_unit_test(test_kind_parameters),
+        cmocka_unit_test(test_legacy_saturated_fpr),
         cmocka_unit_test(test_checksum),
         cmocka_unit_test(test_secret_key),
         cmocka_unit_test(test_bad_arguments),
