@@ -166,6 +166,10 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_read(const void *p)
  * is its choice: gcc 12 called it out of line in a caller's loop over the
  * blocked view built with -mavx2 (one call, and a VZEROUPPER, per key:
  * 5.9-6.0 ns per 8-byte key at 10^6 keys, 4.2-4.3 with this code; Zen 5).
+ * Tried, not kept: building the caller with -mbmi2, so that the 128-bit
+ * products are MULX rather than MUL with its fixed registers, moved the
+ * blocked one-round view's 16-byte keys from 4.46x / 4.24x libbloom to
+ * 4.67x / 4.28x (two alternating bench runs, 10^6 keys, one CPU): noise.
  */
 static BK_ALWAYS_INLINE void bk_multiply_128(uint64_t a, uint64_t b, uint64_t *low,
                                              uint64_t *high)
