@@ -316,6 +316,8 @@ static void block_model_init(block_model *model, unsigned probes, unsigned block
  * plain model, and a lower bound on it in the exact one. */
 static double jensen_block_fpr(const block_model *model, double keys)
 {
+    if (keys == 0)
+        return 0.0; /* and not 0 * log(0) when a key sets every bit (B = 1) */
     return power(-expm1(keys * log(model->clear)), model->probes);
 }
 

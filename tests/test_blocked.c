@@ -451,6 +451,9 @@ static void test_formulas(void **state)
     /* k = 1: a blocked filter is a classic one with k = 1, whatever the
      * block size, since one probe never meets the block structure */
     assert_true(fabs(bk_blocked_predicted_fpr(8, 1, 512) - (1 - exp(-1.0 / 8))) < 1e-4);
+    /* one-bit blocks (or words): a block is positive once it has a key */
+    assert_true(fabs(bk_blocked_predicted_fpr(10, 3, 1) - (1 - exp(-0.1))) < 1e-12);
+    assert_true(fabs(bk_split_block_predicted_fpr(10, 1, 1) - (1 - exp(-0.1))) < 1e-12);
     /* the exact mean (X/B)^k is above the Jensen form (1 - s^i)^k, and the
      * FPR falls with bits per key */
     assert_true(bk_blocked_predicted_fpr(16, 9, 512) > 0.000826);
@@ -461,6 +464,9 @@ static void test_formulas(void **state)
     assert_int_equal(bk_blocked_bits_per_key_for_fpr(0.001, 512, &c, &k), BK_OK);
     assert_true(bk_blocked_predicted_fpr(c, k, 512) <= 0.001);
     assert_true(bk_blocked_predicted_fpr(c * 0.999, k, 512) > 0.001);
+    /* one-bit blocks: 1 - e^{-1/c} = p */
+    assert_int_equal(bk_blocked_bits_per_key_for_fpr(0.01, 1, &c, &k), BK_OK);
+    assert_true(fabs(c - 1 / -log1p(-0.01)) < 1e-4 * c);
     assert_int_equal(bk_blocked_bits_per_key_for_fpr(0, 512, &c, &k), BK_EINVAL);
     assert_int_equal(bk_blocked_bits_per_key_for_fpr(1e-200, 512, &c, &k), BK_ERANGE);
     assert_int_equal(bk_split_block_bits_per_key_for_fpr(0.01, &c), BK_OK);
