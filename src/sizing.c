@@ -287,6 +287,7 @@ typedef struct block_model {
     double block_bits;      /* B */
     double clear;           /* s: one key leaves a given bit clear */
     bool exact;             /* E[(X/B)^k] rather than the Jensen form */
+    unsigned most_distinct; /* min(k, B): D_k(j) = 0 beyond it */
     double distinct[BLOCKED_EXACT_MAX_HASHES + 1]; /* D_k(j) */
 } block_model;
 
@@ -300,6 +301,7 @@ static void block_model_init(block_model *model, unsigned probes, unsigned block
                    block_bits <= BLOCKED_EXACT_MAX_BLOCK_BITS;
     if (!model->exact)
         return;
+    model->most_distinct = probes < block_bits ? probes : block_bits;
     double *d = model->distinct;
     d[0] = 1.0;
     for (unsigned j = 1; j <= probes; j++)
@@ -321,20 +323,20 @@ static double jensen_block_fpr(const block_model *model, double keys)
     return power(-expm1(keys * log(model->clear)), model->probes);
 }
 
-/* C_j(t) -> C_j(t + probes), for j = 1..k. */
+/* C_j(t) -> C_j(t + probes), for j = 1..min(k, B) (past B the weight
+ * 1 - j/B turns negative and C_j would grow without bound). */
 static void add_probes(const block_model *model, double *covered, double probes)
 {
-    unsigned k = model->probes;
     double b = model->block_bits;
     for (double t = 0; t < probes; t++)
-        for (unsigned j = k; j >= 1; j--)
+        for (unsigned j = model->most_distinct; j >= 1; j--)
             covered[j] = covered[j] * (1.0 - j / b) + covered[j - 1] * (j / b);
 }
 
 static double exact_block_fpr(const block_model *model, const double *covered)
 {
     double total = 0.0;
-    for (unsigned j = 1; j <= model->probes; j++)
+    for (unsigned j = 1; j <= model->most_distinct; j++)
         total += model->distinct[j] * covered[j];
     return total;
 }

@@ -503,17 +503,19 @@ static double reference_blocked_fpr(double bits_per_key, unsigned k, unsigned bl
 
 /* The exact model against the reference, at the designs where the closed
  * form it replaced lost its digits (k >= 20, FPR below 1e-8: it gave
- * 1.4e-12 for 1.2e-10 at c = 100, k = 21), and sizing for 1e-9, which
- * chose 73 bits per key where the filter needs 80. */
+ * 1.4e-12 for 1.2e-10 at c = 100, k = 21), with more probes than block
+ * bits (k = 58 in 2 bits), and sizing for 1e-9, which chose 73 bits per
+ * key where the filter needs 80. */
 static void test_exact_model_matches_reference(void **state)
 {
     (void)state;
-    const struct { double c; unsigned k; } cases[] = {
-        { 10, 6 }, { 16, 11 }, { 40, 16 }, { 80, 24 }, { 100, 21 }, { 100, 40 }, { 4, 3 },
+    const struct { double c; unsigned k, block_bits; } cases[] = {
+        { 10, 6, 512 },  { 16, 11, 512 }, { 40, 16, 512 }, { 80, 24, 512 },  { 100, 21, 512 },
+        { 100, 40, 512 }, { 4, 3, 512 },  { 9, 6, 4096 }, { 17.32, 58, 2 }, { 5.7, 61, 8 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double model = bk_blocked_predicted_fpr(cases[i].c, cases[i].k, 512);
-        double reference = reference_blocked_fpr(cases[i].c, cases[i].k, 512);
+        double model = bk_blocked_predicted_fpr(cases[i].c, cases[i].k, cases[i].block_bits);
+        double reference = reference_blocked_fpr(cases[i].c, cases[i].k, cases[i].block_bits);
         assert_true(fabs(model - reference) <= 1e-9 * reference);
     }
     double c;
