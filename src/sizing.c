@@ -512,9 +512,9 @@ static double classic_bits_per_key(double fpr)
  * closes from both sides.  A point is kept a quarter of the precision
  * inside the bracket, so a root next to an end closes it in one more step;
  * a non-finite excess (an FPR that underflowed) falls back to halving.
- * Measured: 7-10 evaluations for the split block and 11-12 for the two
- * blocked searches at FPRs from 30% to 0.01%, up to 16 at 1e-12, against
- * 17-30 per search for bisection from [0.5, 1024]. */
+ * Measured at FPRs from 30% to 0.01%: 7-9 model evaluations for the split
+ * block and 11-12 for the two blocked searches (up to 16 at 1e-12),
+ * against 28-30 and 41-44 when each search halved from [0.5, 1024]. */
 static bk_status search_bits_per_key(const fpr_model *model, double fpr, double low, double limit,
                                      double precision, double *out)
 {
