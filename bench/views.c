@@ -115,6 +115,19 @@ static void choose_loops(bench_view *view)
     bench_hash_loop hash_loop;
 #define SET_LOOPS(kind, copy) (key_loop = bench_##kind##_hits_##copy, \
                                hash_loop = bench_##kind##_hash_hits_##copy)
+#ifdef BENCH_HAVE_AVX2_VIEWS
+#define IF_AVX2_SET_LOOPS(kind) (cpu->avx2 ? (void)SET_LOOPS(kind, avx2) : (void)0)
+#else
+#define IF_AVX2_SET_LOOPS(kind) ((void)0)
+#endif
+#ifdef BENCH_HAVE_AVX512_VIEWS
+#define IF_AVX512_SET_LOOPS(kind) (cpu->avx512 ? (void)SET_LOOPS(kind, avx512) : (void)0)
+#else
+#define IF_AVX512_SET_LOOPS(kind) ((void)0)
+#endif
+/* the blocked views' loops: portable, then the widest copy the CPU runs */
+#define SET_BLOCKED_LOOPS(kind) \
+    (SET_LOOPS(kind, portable), IF_AVX2_SET_LOOPS(kind), IF_AVX512_SET_LOOPS(kind))
     switch (view->kind) {
     case BK_KIND_BLOOM:
         SET_LOOPS(bloom, portable);
@@ -124,40 +137,24 @@ static void choose_loops(bench_view *view)
 #endif
         break;
     case BK_KIND_BLOCKED:
-        if (view->one_round) {
-            /* the one-round view's loops, as a caller that checks for it */
-            SET_LOOPS(blocked_one_round, portable);
-#ifdef BENCH_HAVE_AVX2_VIEWS
-            if (cpu->avx2)
-                SET_LOOPS(blocked_one_round, avx2);
-#endif
-#ifdef BENCH_HAVE_AVX512_VIEWS
-            if (cpu->avx512)
-                SET_LOOPS(blocked_one_round, avx512);
-#endif
-            break;
-        }
-        SET_LOOPS(blocked, portable);
-#ifdef BENCH_HAVE_AVX2_VIEWS
-        if (cpu->avx2)
-            SET_LOOPS(blocked, avx2);
-#endif
-#ifdef BENCH_HAVE_AVX512_VIEWS
-        if (cpu->avx512)
-            SET_LOOPS(blocked, avx512);
-#endif
+        /* the one-round view's loops where it serves the filter, as a
+         * caller that checks for it */
+        if (view->one_round)
+            SET_BLOCKED_LOOPS(blocked_one_round);
+        else
+            SET_BLOCKED_LOOPS(blocked);
         break;
     case BK_KIND_SBBF:
         SET_LOOPS(sbbf, portable);
-#ifdef BENCH_HAVE_AVX2_VIEWS
-        if (cpu->avx2)
-            SET_LOOPS(sbbf, avx2);
-#endif
+        IF_AVX2_SET_LOOPS(sbbf);
         break;
     default:
         key_loop = bench_fuse_hits;
         hash_loop = bench_fuse_hash_hits;
     }
+#undef SET_BLOCKED_LOOPS
+#undef IF_AVX512_SET_LOOPS
+#undef IF_AVX2_SET_LOOPS
 #undef SET_LOOPS
     view->key_loop = key_loop;
     view->hash_loop = hash_loop;
