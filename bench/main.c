@@ -38,6 +38,9 @@
  *              filter's size, dependent and independent (bench/machine.c);
  *              the tables print query times as ratios to them and to
  *              libbloom.
+ *   design     once per run, before the blocks: microseconds per
+ *              bk_filter_create of each dynamic kind for 1,000 keys at the
+ *              target FPR, its sizing search (report_design_times).
  *
  * Every pass is timed in slices of 4,096 keys and reports its median slice
  * (bench.h: robust to preemption on a shared machine; for a kind whose
@@ -1573,6 +1576,50 @@ static int measure_key_type(run_state *run, key_type type)
     return result;
 }
 
+/*
+ * Designing a filter: microseconds per bk_filter_create for 1,000 keys at
+ * the run's FPR, each dynamic kind (its sizing search and a small
+ * allocation, freed at once), the median of 7 passes of 101 creates.  A
+ * storage engine makes a filter per file; this is what the design costs
+ * apart from the memory.  Printed once per run, and in the CSV as
+ * keytype "none", n 1000, metric create_us.
+ */
+#define DESIGN_KEYS 1000
+#define DESIGN_CREATES 101
+#define DESIGN_PASSES 7
+
+static double design_us(const subject *s, double fpr)
+{
+    double pass_us[DESIGN_PASSES];
+    for (int pass = 0; pass < DESIGN_PASSES; pass++) {
+        uint64_t begin = bench_now_ns();
+        for (int i = 0; i < DESIGN_CREATES; i++) {
+            bk_params params = params_for(s, DESIGN_KEYS + (uint64_t)i, fpr);
+            bk_filter *filter = NULL;
+            if (bk_filter_create(s->kind, &params, &filter) != BK_OK)
+                return NAN;
+            bk_filter_free(filter);
+        }
+        pass_us[pass] = (double)(bench_now_ns() - begin) / 1e3 / DESIGN_CREATES;
+    }
+    return bench_median(pass_us, DESIGN_PASSES);
+}
+
+static void report_design_times(const run_state *run)
+{
+    printf("design: us per create for %d keys at FPR %g:", DESIGN_KEYS, run->opts->fpr);
+    for (size_t i = 0; i < run->subject_count; i++) {
+        const subject *s = &run->subjects[i];
+        if (s->is_libbloom || s->no_hugepage || bk_kind_is_static(s->kind))
+            continue;
+        double us = design_us(s, run->opts->fpr);
+        printf(" %s %.1f", s->name, us);
+        if (run->csv != NULL && !isnan(us))
+            fprintf(run->csv, "none,%d,%s,create_us,%.6g\n", DESIGN_KEYS, s->name, us);
+    }
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     options opts;
@@ -1608,6 +1655,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < subject_count; i++)
         printf(" %s", subjects[i].name);
     printf("\n");
+    report_design_times(&run);
     uint64_t begin = bench_now_ns();
     for (int t = 0; t < KEY_TYPE_COUNT; t++) {
         if (opts.key_types[t] && measure_key_type(&run, (key_type)t) != 0) {
