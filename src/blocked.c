@@ -179,6 +179,15 @@ static bool avx512_available(void)
 
 static void choose_query_path(bk_blocked *filter);
 
+/* The lanes of bk_blocked_round_shifts(k), for k <= 7. */
+static void set_round_shifts(bk_blocked *filter)
+{
+    for (unsigned lane = 0; lane < BK_BLOCKED_BLOCK_WORDS; lane++)
+        filter->round_shifts[lane] = lane < filter->hashes && lane < BK_BLOCKED_POSITIONS_PER_WORD
+                                         ? BK_BLOCKED_POSITION_BITS * lane
+                                         : 0;
+}
+
 static size_t payload_bytes(uint64_t block_count)
 {
     return (size_t)block_count * (BK_BLOCKED_BLOCK_BITS / 8);
@@ -215,6 +224,7 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->flags = flags;
     filter->use_avx2 = avx2_available();
     filter->use_avx512 = avx512_available();
+    set_round_shifts(filter);
     choose_query_path(filter);
     *out = filter;
     return BK_OK;
@@ -377,27 +387,31 @@ static inline bool set_bits(bk_blocked *filter, bk_hash hash)
                               (filter->flags & BK_FLAG_CONCURRENT) != 0);
 }
 
+static bool contains_hash_portable(const bk_blocked *filter, bk_hash hash)
+{
+    return bk_blocked_block_test_portable(bk_blocked_block(filter, hash), hash.h2,
+                                          filter->hashes);
+}
+
 /* One call through the pointer instead of re-deciding the path per query. */
 static void choose_query_path(bk_blocked *filter)
 {
-    filter->test_block = bk_blocked_block_test_portable;
+    filter->contains_hash = contains_hash_portable;
     filter->contains_key = bk_blocked_contains;
 #ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        filter->test_block = bk_blocked_avx2_test;
+    if (bk_blocked_uses_simd(filter)) {
+        filter->contains_hash = bk_blocked_avx2_contains_hash;
+        filter->contains_key = bk_blocked_avx2_contains_key;
+    }
 #endif
 #ifdef BK_HAVE_AVX512_SOURCES
     if (bk_blocked_uses_simd(filter) && filter->use_avx512) {
-        filter->test_block = bk_blocked_avx512_test;
+        filter->contains_hash = bk_blocked_avx512_contains_hash;
         filter->contains_key = bk_blocked_avx512_contains_key;
     }
 #endif
 }
 
-static inline bool test_bits(const bk_blocked *filter, bk_hash hash)
-{
-    return filter->test_block(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
-}
 
 static inline void count_new_key(bk_blocked *filter)
 {
@@ -460,14 +474,19 @@ bk_status bk_blocked_one_round_view_init(const bk_blocked *filter,
 
 bool bk_blocked_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
-    return filter != NULL && test_bits(filter, hash);
+    return filter != NULL && filter->contains_hash(filter, hash);
+}
+
+bool bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len)
+{
+    return filter->contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
 bool bk_blocked_contains(const bk_blocked *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
-    return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+    return bk_blocked_contains_other_key(filter, key, len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -823,7 +842,8 @@ static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
 
 static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
-    return bk_blocked_contains_hash(filter, hash);
+    const bk_blocked *f = filter;
+    return f->contains_hash(f, hash);
 }
 
 static bool ops_contains_key(const void *filter, const void *key, size_t len)

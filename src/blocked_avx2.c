@@ -87,10 +87,32 @@ bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes)
 }
 
 /* Queries: bloomkit/blocked_inline.h's AVX2 test, eight positions' words
- * picked from the line with VPERMD. */
-bool bk_blocked_avx2_test(const uint64_t *block, uint64_t h2, unsigned hashes)
+ * picked from the line with VPERMD; for k <= 7 its one round, with the
+ * slice shifts the filter keeps (the first four lanes, then the rest). */
+static inline __attribute__((always_inline)) bool test_block(const bk_blocked *filter,
+                                                             bk_hash hash)
 {
-    return bk_blocked_block_test_avx2(block, h2, hashes);
+    const uint64_t *block = bk_blocked_block(filter, hash);
+    if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
+        return bk_blocked_block_test_avx2(block, hash.h2, filter->hashes);
+    const bk_blocked_round_shifts_avx2 shifts = {
+        _mm256_loadu_si256((const __m256i *)(const void *)filter->round_shifts),
+        _mm256_loadu_si256((const __m256i *)(const void *)(filter->round_shifts + 4)),
+    };
+    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
+                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
+                                      hash.h2, shifts);
+}
+
+bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash)
+{
+    return test_block(filter, hash);
+}
+
+/* The one-key query of the generic handle (bk_blocked_contains_key_by). */
+bool bk_blocked_avx2_contains_key(const bk_blocked *filter, const void *key, size_t len)
+{
+    return bk_blocked_contains_key_by(filter, key, len, test_block);
 }
 
 /*

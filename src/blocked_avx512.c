@@ -105,27 +105,34 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
     return fresh;
 }
 
-bool bk_blocked_avx512_test(const uint64_t *block, uint64_t h2, unsigned hashes)
+/* The test of a key's block: for k <= 7 one round, with the slice shifts
+ * the filter keeps; the rounds' loop otherwise.  The one-key calls are
+ * bound by their instructions: far above the caches each query waits for
+ * its line, and how many queries overlap that wait depends on how many
+ * fit in the core's reorder window.  Loading the shifts instead of
+ * building them (a KMOVW, a masked move, a broadcast and an add per
+ * call) took one hash per bk_filter_contains_hash at 10^7 keys from
+ * 20.8-21.7 to 16.0-16.6 ns (docs/PERFORMANCE.md, "The blocked filter's
+ * one-key calls"). */
+static inline __attribute__((always_inline)) bool test_block(const bk_blocked *filter,
+                                                             bk_hash hash)
 {
-    return bk_blocked_block_test_avx512(block, h2, hashes);
+    const uint64_t *block = bk_blocked_block(filter, hash);
+    if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
+        return bk_blocked_block_test_avx512(block, hash.h2, filter->hashes);
+    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
+                                 _mm512_loadu_si512((const void *)filter->round_shifts));
 }
 
-static BK_NOINLINE bool contains_key_general(const bk_blocked *filter, const void *key,
-                                             size_t len)
+bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
-    bk_hash hash = bk_hash_inline(&filter->hasher, key, len);
-    return bk_blocked_block_test_avx512(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
+    return test_block(filter, hash);
 }
 
-/* The one-key query of the generic handle: the default hash of an 8- or
- * 16-byte key and the test in one function, without a call in between. */
+/* The one-key query of the generic handle (bk_blocked_contains_key_by). */
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
-    if (filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16))
-        return contains_key_general(filter, key, len);
-    bk_hash hash = len == 8 ? bk_hash_xxh3(key, 8, filter->hasher.seed)
-                            : bk_hash_xxh3(key, 16, filter->hasher.seed);
-    return bk_blocked_block_test_avx512(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
+    return bk_blocked_contains_key_by(filter, key, len, test_block);
 }
 
 /* The batch probes.  k <= 7 (context: the round's slice shifts) is one

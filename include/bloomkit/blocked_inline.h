@@ -56,14 +56,15 @@
  *   and one round looks up seven positions at once, the seven 9-bit slices
  *   of one hash word:
  *
- *     lane j:   p_j   = (word >> 9 j) & 511       the slice
- *               w_j   = line[p_j >> 6]            VPSRLVQ by 9 j + 6, VPERMQ
- *               bit_j = (w_j >> (p_j & 63)) & 1   VPSRLVQ by 9 j, VPANDQ, VPSRLVQ
+ *     lane j:   s_j   = word >> 9 j               VPSRLVQ; p_j = s_j & 511
+ *               w_j   = line[p_j >> 6]            VPSRLQ by 6, VPERMQ
+ *               bit_j = (w_j >> (p_j & 63)) & 1   VPANDQ, VPSRLVQ
  *     present:  no lane with bit_j = 0            VPTESTNMQ, one test
  *
- *   VPERMQ reads its indices' low three bits, so the word shifted right by
- *   9 j + 6 selects lane p_j >> 6 of the line: a gather from a register,
- *   with no mask (at 10^7 keys 4-6% off a hash batch, Zen 5).  Lane 7, and
+ *   VPERMQ reads its indices' low three bits, so s_j >> 6 selects lane
+ *   p_j >> 6 of the line with no AND: a gather from a register, with no
+ *   mask (taking the index without the AND: at 10^7 keys 4-6% off a hash
+ *   batch, Zen 5).  Lane 7, and
  *   the lanes past k in a round of fewer than seven positions, test slice
  *   0 again (bk_blocked_round_shifts), a bit the key needs anyway.  For
  *   k > 7 the next round takes the next word of the walk.  About ten
@@ -224,15 +225,16 @@ static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
 }
 
 /* One round: whether the line has the bits of hash word `word` at the
- * lanes' slice shifts (bk_blocked_round_shifts). */
+ * lanes' slice shifts (bk_blocked_round_shifts).  The word index is the
+ * slice shifted right by 6, a VPSRLQ by an immediate, so the round needs
+ * no second vector of shifts (9 j + 6), which a one-key call would build
+ * on every query. */
 static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
                                                    __m512i slice_shifts)
 {
-    const __m512i word_index_shifts = _mm512_add_epi64(slice_shifts, _mm512_set1_epi64(6));
-    const __m512i repeated = _mm512_set1_epi64((long long)word);
-    __m512i words = _mm512_permutexvar_epi64(_mm512_srlv_epi64(repeated, word_index_shifts), line);
-    __m512i bit_in_word = _mm512_and_si512(_mm512_srlv_epi64(repeated, slice_shifts),
-                                           _mm512_set1_epi64(63));
+    const __m512i slices = _mm512_srlv_epi64(_mm512_set1_epi64((long long)word), slice_shifts);
+    __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(slices, 6), line);
+    __m512i bit_in_word = _mm512_and_si512(slices, _mm512_set1_epi64(63));
     __m512i bits = _mm512_srlv_epi64(words, bit_in_word);
     /* VPTESTNMQ and a test of the mask for zero: two instructions fewer per
      * key than comparing the set lanes with a lane mask */
@@ -241,13 +243,15 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
 
 /* The AVX-512 test: rounds of seven positions, then the last round with
  * the rest (k <= 7: that round alone).  The last round's shifts depend on
- * k only, so a loop over keys computes them once.  A one-key call computes
- * them every time: k <= 7 is tested with one compare and the division by
- * seven left to the rounds' path, which took the library's one-key query
- * (10^6 keys, k = 6, Zen 5, pinned to one CPU, three alternating runs)
- * from 8.0-8.3 to 7.4-7.6 ns per 8-byte key, and from 4.8-4.9 to 4.1-4.2
- * per absent key's hash.  bk_blocked_one_round_test_avx512 is the test of
- * k <= 7 alone, one round. */
+ * k only, so a loop over keys computes them once; the library's one-key
+ * queries keep them in the filter (src/blocked_avx512.c).  This test
+ * computes them on every call: k <= 7 is tested with one compare and the
+ * division by seven left to the rounds' path, which took the library's
+ * one-key query, when it was this test, (10^6 keys, k = 6, Zen 5, pinned
+ * to one CPU, three alternating runs) from 8.0-8.3 to 7.4-7.6 ns per
+ * 8-byte key, and from 4.8-4.9 to 4.1-4.2 per absent key's hash.
+ * bk_blocked_one_round_test_avx512 is the test of k <= 7 alone, one
+ * round. */
 static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block,
                                                               uint64_t h2, unsigned hashes)
 {
