@@ -372,40 +372,38 @@ static inline bool set_block_portable(uint64_t *block, uint64_t h2, unsigned has
     return flipped != 0;
 }
 
-static inline bool set_bits(bk_blocked *filter, bk_hash hash)
+static bool set_bits_portable(bk_blocked *filter, bk_hash hash)
 {
-    uint64_t *block = bk_blocked_block(filter, hash);
-#ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        return bk_blocked_avx512_set(block, hash.h2, filter->hashes);
-#endif
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        return bk_blocked_avx2_set(block, hash.h2, filter->hashes);
-#endif
-    return set_block_portable(block, hash.h2, filter->hashes,
+    return set_block_portable(bk_blocked_block(filter, hash), hash.h2, filter->hashes,
                               (filter->flags & BK_FLAG_CONCURRENT) != 0);
+}
+
+static BK_NOINLINE bool test_block_portable(const uint64_t *block, uint64_t h2, unsigned hashes)
+{
+    return bk_blocked_block_test_portable(block, h2, hashes);
 }
 
 static bool contains_hash_portable(const bk_blocked *filter, bk_hash hash)
 {
-    return bk_blocked_block_test_portable(bk_blocked_block(filter, hash), hash.h2,
-                                          filter->hashes);
+    return test_block_portable(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
-/* One call through the pointer instead of re-deciding the path per query. */
+/* One call through a pointer instead of re-deciding the path per key. */
 static void choose_query_path(bk_blocked *filter)
 {
+    filter->set_bits = set_bits_portable;
     filter->contains_hash = contains_hash_portable;
     filter->contains_key = bk_blocked_contains;
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_blocked_uses_simd(filter)) {
+        filter->set_bits = bk_blocked_avx2_set_bits;
         filter->contains_hash = bk_blocked_avx2_contains_hash;
         filter->contains_key = bk_blocked_avx2_contains_key;
     }
 #endif
 #ifdef BK_HAVE_AVX512_SOURCES
     if (bk_blocked_uses_simd(filter) && filter->use_avx512) {
+        filter->set_bits = bk_blocked_avx512_set_bits;
         filter->contains_hash = bk_blocked_avx512_contains_hash;
         filter->contains_key = bk_blocked_avx512_contains_key;
     }
@@ -427,7 +425,7 @@ bk_status bk_blocked_add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
         return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bool flipped = set_bits(filter, hash);
+    bool flipped = filter->set_bits(filter, hash);
     if (flipped)
         count_new_key(filter);
     if (was_new != NULL)

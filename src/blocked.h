@@ -26,9 +26,11 @@ struct bk_blocked {
     bool borrowed;        /* words belong to a mapped file: read-only */
     bool use_avx2;        /* probe with the AVX2 path (blocked_avx2.c) */
     bool use_avx512;      /* with use_avx2: queries take the AVX-512 path */
-    /* The one-key queries of the chosen path (portable, AVX2 or AVX-512),
-     * from a hash and from key bytes, set whenever the three flags above
-     * change. */
+    /* The one-key functions of the chosen path (portable, AVX2 or
+     * AVX-512), set whenever the three flags above change: the add (ORs
+     * the key's bits into its block; whether any bit flipped) and the
+     * queries from a hash and from key bytes. */
+    bool (*set_bits)(struct bk_blocked *filter, bk_hash hash);
     bool (*contains_hash)(const struct bk_blocked *filter, bk_hash hash);
     bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
     /* For k <= 7, the slice shifts of the query's one round
@@ -67,7 +69,7 @@ bk_blocked_contains_key_by(const bk_blocked *filter, const void *key, size_t len
 }
 
 /* The AVX2 path (blocked_avx2.c): same bits and answers as the portable one. */
-bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes);
+bool bk_blocked_avx2_set_bits(bk_blocked *filter, bk_hash hash);
 bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash);
 bool bk_blocked_avx2_contains_key(const bk_blocked *filter, const void *key, size_t len);
 size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
@@ -80,7 +82,7 @@ size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashe
 extern const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS];
 
 /* The AVX-512 path (blocked_avx512.c): same bits and answers again. */
-bool bk_blocked_avx512_set(uint64_t *block, uint64_t h2, unsigned hashes);
+bool bk_blocked_avx512_set_bits(bk_blocked *filter, bk_hash hash);
 size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
 bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash);
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len);

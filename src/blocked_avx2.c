@@ -76,12 +76,13 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
     case 13: return CALL(13); case 14: return CALL(14); case 15: return CALL(15);       \
     case 16: return CALL(16)
 
-bool bk_blocked_avx2_set(uint64_t *block, uint64_t h2, unsigned hashes)
+bool bk_blocked_avx2_set_bits(bk_blocked *filter, bk_hash hash)
 {
-#define SET(K) set_block(block, h2, K)
-    switch (hashes) {
+    uint64_t *block = bk_blocked_block(filter, hash);
+#define SET(K) set_block(block, hash.h2, K)
+    switch (filter->hashes) {
     CASES(SET);
-    default: return set_block(block, h2, hashes);
+    default: return set_block(block, hash.h2, filter->hashes);
     }
 #undef SET
 }

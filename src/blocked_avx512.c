@@ -60,16 +60,17 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
  * general loop. */
 #define FOR_COMMON_K(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
-bool bk_blocked_avx512_set(uint64_t *block, uint64_t h2, unsigned hashes)
+bool bk_blocked_avx512_set_bits(bk_blocked *filter, bk_hash hash)
 {
-    switch (hashes) {
+    uint64_t *block = bk_blocked_block(filter, hash);
+    switch (filter->hashes) {
 #define SET_CONSTANT_K(K) \
     case K:               \
-        return set_block(block, h2, K);
+        return set_block(block, hash.h2, K);
         FOR_COMMON_K(SET_CONSTANT_K)
 #undef SET_CONSTANT_K
     default:
-        return set_block(block, h2, hashes);
+        return set_block(block, hash.h2, filter->hashes);
     }
 }
 
