@@ -80,7 +80,8 @@
  * Measured on the Zen 5 host (2026-12-04, bloomkit-bench, 10^6 keys at
  * 1%, k = 6, 1.2 MB, three runs, the key width a constant): 4.6-4.7 ns
  * per 8-byte key through the view against 7.7-7.9 through
- * bk_filter_contains (7.4-7.6 since: bk_blocked_block_test_avx512),
+ * bk_filter_contains (7.4-7.6 since: bk_blocked_block_test_avx512; then
+ * the library's own one-key functions, src/blocked_avx512.c),
  * 5.7-5.8 against 9.0-9.3 per 16-byte key, and from
  * a precomputed hash 1.7-1.8 against 4.4-4.5 through
  * bk_filter_contains_hash; libbloom's bloom_check took 18.5-18.9 / 28.1-28.2
