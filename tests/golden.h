@@ -115,21 +115,13 @@ static BK_RT_UNUSED void bk_golden_check(const bk_golden *g)
         assert_int_equal(s.keys_added, keys_added);
         for (size_t i = 0; i < g->probes; i++)
             assert_int_equal(bk_golden_probe(loaded[c], i), answers[i] == '1');
-        size_t again_size;
-        uint8_t *again = bk_rt_serialize(loaded[c], &again_size);
-        assert_int_equal(again_size, size);
-        assert_memory_equal(again, bytes, size);
-        free(again);
+        bk_rt_assert_serializes_to(loaded[c], bytes, size);
         bk_filter_free(loaded[c]);
     }
 
     bk_filter *rebuilt = bk_golden_build(g);
     assert_non_null(rebuilt);
-    size_t rebuilt_size;
-    uint8_t *rebuilt_bytes = bk_rt_serialize(rebuilt, &rebuilt_size);
-    assert_int_equal(rebuilt_size, size);
-    assert_memory_equal(rebuilt_bytes, bytes, size);
-    free(rebuilt_bytes);
+    bk_rt_assert_serializes_to(rebuilt, bytes, size);
     bk_filter_free(rebuilt);
     free(bytes);
     free(answers_file);

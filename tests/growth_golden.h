@@ -116,11 +116,7 @@ static BK_RT_UNUSED void growth_golden_check(const growth_golden *g)
             assert_int_equal(growth_golden_probe(loaded[c], i), answers[i] == '1');
         for (size_t i = g->keys - g->sure; i < g->keys; i++)
             assert_int_equal(answers[i], '1'); /* no false negatives */
-        size_t again_size;
-        uint8_t *again = bk_rt_serialize(loaded[c], &again_size);
-        assert_int_equal(again_size, size);
-        assert_memory_equal(again, bytes, size);
-        free(again);
+        bk_rt_assert_serializes_to(loaded[c], bytes, size);
         bk_filter_free(loaded[c]);
     }
     free(bytes);

@@ -80,6 +80,17 @@ static BK_RT_UNUSED uint8_t *bk_rt_serialize(const bk_filter *filter, size_t *si
     return bytes;
 }
 
+/* Checks that serialising `filter` gives exactly bytes[0..size). */
+static BK_RT_UNUSED void bk_rt_assert_serializes_to(const bk_filter *filter, const uint8_t *bytes,
+                                                   size_t size)
+{
+    size_t again_size;
+    uint8_t *again = bk_rt_serialize(filter, &again_size);
+    assert_int_equal(again_size, size);
+    assert_memory_equal(again, bytes, size);
+    free(again);
+}
+
 static BK_RT_UNUSED uint64_t bk_rt_next_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
@@ -119,11 +130,7 @@ static BK_RT_UNUSED void bk_rt_assert_same(const bk_filter *original, const bk_f
         assert_int_equal(bk_filter_contains_hash(original, h), bk_filter_contains_hash(copy, h));
     }
 
-    size_t size;
-    uint8_t *bytes = bk_rt_serialize(copy, &size);
-    assert_int_equal(size, original_size);
-    assert_memory_equal(bytes, original_bytes, size);
-    free(bytes);
+    bk_rt_assert_serializes_to(copy, original_bytes, original_size);
 }
 
 static BK_RT_UNUSED void bk_roundtrip_check(const bk_filter *original, const uint8_t *secret_key,
