@@ -100,9 +100,7 @@ static inline __attribute__((always_inline)) bool test_block(const bk_blocked *f
         _mm256_loadu_si256((const __m256i *)(const void *)filter->round_shifts),
         _mm256_loadu_si256((const __m256i *)(const void *)(filter->round_shifts + 4)),
     };
-    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
-                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
-                                      hash.h2, shifts);
+    return bk_blocked_line_round_test_avx2(block, hash.h2, shifts);
 }
 
 bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash)

@@ -15,60 +15,26 @@
 #include "bloomkit/fuse_inline.h"
 #include "bloomkit/sbbf_inline.h"
 
-/* bk_sbbf_view_contains with len a compile-time constant for 8 and 16. */
-static inline bool view_contains_constant_length(const bk_sbbf_view *view, const void *key,
-                                                 size_t len)
-{
-    switch (len) {
-    case 8: return bk_sbbf_view_contains(view, key, 8);
-    case 16: return bk_sbbf_view_contains(view, key, 16);
-    default: return bk_sbbf_view_contains(view, key, len);
+/* name(view, key, len): contains(view, key, len) with len a compile-time
+ * constant for 8 and 16, one per view type. */
+#define DEFINE_CONSTANT_LENGTH(name, view_type, contains)                      \
+    static inline bool name(const view_type *view, const void *key, size_t len) \
+    {                                                                           \
+        switch (len) {                                                          \
+        case 8: return contains(view, key, 8);                                  \
+        case 16: return contains(view, key, 16);                                \
+        default: return contains(view, key, len);                               \
+        }                                                                       \
     }
-}
 
-/* bk_fuse_view_contains likewise. */
-static inline bool fuse_view_contains_constant_length(const bk_fuse_view *view, const void *key,
-                                                      size_t len)
-{
-    switch (len) {
-    case 8: return bk_fuse_view_contains(view, key, 8);
-    case 16: return bk_fuse_view_contains(view, key, 16);
-    default: return bk_fuse_view_contains(view, key, len);
-    }
-}
-
-/* bk_bloom_view_contains likewise. */
-static inline bool bloom_view_contains_constant_length(const bk_bloom_view *view,
-                                                       const void *key, size_t len)
-{
-    switch (len) {
-    case 8: return bk_bloom_view_contains(view, key, 8);
-    case 16: return bk_bloom_view_contains(view, key, 16);
-    default: return bk_bloom_view_contains(view, key, len);
-    }
-}
-
-/* bk_blocked_view_contains likewise. */
-static inline bool blocked_view_contains_constant_length(const bk_blocked_view *view,
-                                                         const void *key, size_t len)
-{
-    switch (len) {
-    case 8: return bk_blocked_view_contains(view, key, 8);
-    case 16: return bk_blocked_view_contains(view, key, 16);
-    default: return bk_blocked_view_contains(view, key, len);
-    }
-}
-
-/* bk_blocked_one_round_view_contains likewise. */
-static inline bool one_round_view_contains_constant_length(const bk_blocked_one_round_view *view,
-                                                           const void *key, size_t len)
-{
-    switch (len) {
-    case 8: return bk_blocked_one_round_view_contains(view, key, 8);
-    case 16: return bk_blocked_one_round_view_contains(view, key, 16);
-    default: return bk_blocked_one_round_view_contains(view, key, len);
-    }
-}
+DEFINE_CONSTANT_LENGTH(view_contains_constant_length, bk_sbbf_view, bk_sbbf_view_contains)
+DEFINE_CONSTANT_LENGTH(fuse_view_contains_constant_length, bk_fuse_view, bk_fuse_view_contains)
+DEFINE_CONSTANT_LENGTH(bloom_view_contains_constant_length, bk_bloom_view, bk_bloom_view_contains)
+DEFINE_CONSTANT_LENGTH(blocked_view_contains_constant_length, bk_blocked_view,
+                       bk_blocked_view_contains)
+DEFINE_CONSTANT_LENGTH(one_round_view_contains_constant_length, bk_blocked_one_round_view,
+                       bk_blocked_one_round_view_contains)
+#undef DEFINE_CONSTANT_LENGTH
 
 /* The two sbbf calls above, compiled with -mavx2 (x86-64 only). */
 bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);

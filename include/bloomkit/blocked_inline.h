@@ -64,11 +64,10 @@
  *   VPERMQ reads its indices' low three bits, so s_j >> 6 selects lane
  *   p_j >> 6 of the line with no AND: a gather from a register, with no
  *   mask (taking the index without the AND: at 10^7 keys 4-6% off a hash
- *   batch, Zen 5).  Lane 7, and
- *   the lanes past k in a round of fewer than seven positions, test slice
- *   0 again (bk_blocked_round_shifts), a bit the key needs anyway.  For
- *   k > 7 the next round takes the next word of the walk.  About ten
- *   instructions for k <= 7.
+ *   batch, Zen 5).  Lane 7, and the lanes past k in a round of fewer than
+ *   seven positions, test slice 0 again (bk_blocked_round_shifts), a bit
+ *   the key needs anyway.  For k > 7 the next round takes the next word
+ *   of the walk.  About ten instructions for k <= 7.
  *
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
@@ -343,13 +342,20 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i hig
     return _mm256_testc_si256(dwords, bits);
 }
 
+/* One AVX2 round over the block's line. */
+static BK_ALWAYS_INLINE bool bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
+                                                             bk_blocked_round_shifts_avx2 shifts)
+{
+    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
+                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
+                                      h2, shifts);
+}
+
 /* The AVX2 test of k <= 7, one round. */
 static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx2(const uint64_t *block, uint64_t h2,
                                                             unsigned hashes)
 {
-    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
-                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
-                                      h2, bk_blocked_round_shifts_for_avx2(hashes));
+    return bk_blocked_line_round_test_avx2(block, h2, bk_blocked_round_shifts_for_avx2(hashes));
 }
 
 /* The AVX2 test, in rounds as the AVX-512 one. */
