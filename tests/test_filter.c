@@ -2,6 +2,7 @@
  * tests/test_filter.c -- the bk_filter handle over every kind: names,
  * dispatch, batches against single calls, and refusals that change nothing.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -407,6 +410,54 @@ static void test_add_packed_matches_add_batch(void **state)
     }
 }
 
+/* A packed batch reads no byte past its keys.  The batches request the
+ * memory after the keys ahead of time (src/hash.h,
+ * bk_source_request_next); a request is a prefetch, which never faults, so
+ * keys that end right before a page the process may not touch are
+ * answered as anywhere else, by every kind, for 8- and 16-byte keys and
+ * for batches of one chunk and of more. */
+static void test_packed_batches_at_the_end_of_a_mapping(void **state)
+{
+    (void)state;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t data_pages = (PACKED_KEYS * PACKED_MAX_WIDTH + page - 1) / page;
+    uint8_t *mapping = mmap(NULL, (data_pages + 1) * page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(mapping != MAP_FAILED);
+    uint8_t *guard = mapping + data_pages * page;
+    assert_int_equal(mprotect(guard, page, PROT_NONE), 0);
+    const size_t widths[] = { 8, 16 };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        make_packed_keys(widths[w]);
+        const size_t bytes = PACKED_KEYS * widths[w];
+        uint8_t *at_end = guard - bytes;
+        memcpy(at_end, packed_bytes, bytes);
+        for (size_t i = 0; i < KIND_COUNT; i++) {
+            bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01,
+                                 .window_keys = PACKED_KEYS };
+            bk_filter *filter;
+            if (bk_kind_is_static(every_kind[i])) {
+                assert_int_equal(
+                    bk_filter_build(every_kind[i], &params, packed_keys, PACKED_KEYS, &filter),
+                    BK_OK);
+            } else {
+                assert_int_equal(bk_filter_create(every_kind[i], &params, &filter), BK_OK);
+                assert_int_equal(bk_filter_add_packed(filter, at_end, widths[w], PACKED_KEYS,
+                                                      NULL),
+                                 BK_OK);
+            }
+            assert_int_equal(bk_filter_contains_packed(filter, at_end, widths[w], PACKED_KEYS,
+                                                       NULL),
+                             PACKED_KEYS);
+            assert_int_equal(bk_filter_contains_packed(filter, guard - 8 * widths[w], widths[w],
+                                                       8, NULL),
+                             8);
+            bk_filter_free(filter);
+        }
+    }
+    assert_int_equal(munmap(mapping, (data_pages + 1) * page), 0);
+}
+
 /* Packed batches refuse what they cannot read, changing nothing; a static
  * kind refuses adds as for every other form. */
 static void test_packed_refusals_change_nothing(void **state)
@@ -478,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_refusals_by_kind),
         cmocka_unit_test(test_packed_batches_match_key_batches),
         cmocka_unit_test(test_add_packed_matches_add_batch),
+        cmocka_unit_test(test_packed_batches_at_the_end_of_a_mapping),
         cmocka_unit_test(test_packed_refusals_change_nothing),
     };
     return cmocka_run_group_tests(tests, make_keys, NULL);
