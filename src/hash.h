@@ -118,13 +118,14 @@ typedef struct bk_batch_source {
     const bk_hash *hashes;
 } bk_batch_source;
 
-/* At most this many bytes of packed keys are requested ahead: a chunk of
- * 8-byte keys, half a chunk of 16-byte keys. */
+/* At most this many bytes of packed keys are requested ahead: a full chunk
+ * of 8-byte keys, half a chunk of 16-byte keys. */
 #define BK_KEY_REQUEST_BYTES (BK_KEY_CHUNK * 8u)
 
 /*
  * Requests (software prefetch) the next chunk of packed keys, from key
- * `next` on, while the kind probes the chunk just hashed.  The probes read
+ * `next` on, as many bytes as the chunk just hashed had (n keys; at most
+ * BK_KEY_REQUEST_BYTES), while the kind probes that chunk.  The probes read
  * random lines of the filter; the keys are read in order, but the
  * hardware's stream prefetcher, between the two, does not have them ready
  * when hashing starts, and each chunk used to begin with a few memory
@@ -138,26 +139,31 @@ typedef struct bk_batch_source {
  * an unmapped one, is harmless; it is computed as an integer, not by
  * pointer arithmetic past the array's end.
  *
- * Measured (Zen 5, a driver with the old and new library in one process,
- * 4e6 present keys in calls of 1,024, medians of 9 passes, ns per key,
- * 10^6 / 10^7 / 10^8 keys), queries of packed 8-byte keys:
- *     blocked   1.72 -> 1.48   2.65 -> 2.32   4.81 -> 4.57
- *     sbbf      1.44 -> 1.20   2.37 -> 2.00   4.73 -> 4.46
- *     bloom     5.81 -> 5.37   6.45 -> 6.37   25.8 -> 25.6
- * 16-byte keys moved by +0.3% to -8%; adds of 8-byte keys took 2-4% more
- * at 10^6 and 3-12% less at 10^7 and 10^8 (docs/PERFORMANCE.md,
- * "Requesting the next chunk's keys").  bk_key arrays are left alone: their
- * key bytes sit behind descriptors not yet read, and requesting the
- * descriptors alone changed those batches by -2% to +6%.
+ * Measured in the benchmark (Zen 5, the runs of the commits before and
+ * after, one after the other in the same state of memory; calls of 1,024
+ * keys, ns per present key at 10^6 / 10^7 / 10^8 keys), packed 8-byte keys:
+ *     blocked   2.11 -> 1.82   2.12 -> 1.91   4.83 -> 4.59
+ *     sbbf      1.93 -> 1.61   1.95 -> 1.72   4.70 -> 4.40
+ *     bloom     5.59 -> 5.29   5.81 -> 5.69   25.2 -> 25.2
+ * while the batches this does not touch (of hashes, of bk_key arrays) took
+ * up to 9% more in the second run; 16-byte keys -7% to +3%.  Adds of packed
+ * 8-byte keys, in a driver: 2-4% more at 10^6, 3-12% less at 10^7 and
+ * 10^8.  A call requests as many keys as it hashed last: a full chunk
+ * requested after a call of 8 keys doubled that call's time
+ * (docs/PERFORMANCE.md, "Requesting the next chunk's keys").  bk_key
+ * arrays are left alone: their key bytes sit behind descriptors not yet
+ * read, and requesting the descriptors alone changed those batches by -2%
+ * to +6%.
  */
-static inline void bk_source_request_next(const bk_batch_source *source, size_t next)
+static inline void bk_source_request_next(const bk_batch_source *source, size_t next,
+                                          size_t n)
 {
     if (source->packed == NULL)
         return;
     uintptr_t from = (uintptr_t)source->packed + next * source->key_len;
-    size_t bytes = source->key_len < BK_KEY_REQUEST_BYTES / BK_KEY_CHUNK
-                       ? BK_KEY_CHUNK * source->key_len
-                       : BK_KEY_REQUEST_BYTES;
+    size_t bytes = n * source->key_len; /* no overflow: n <= count */
+    if (bytes > BK_KEY_REQUEST_BYTES)
+        bytes = BK_KEY_REQUEST_BYTES;
     for (size_t offset = 0; offset < bytes; offset += 64)
         __builtin_prefetch((const void *)(from + offset), 0, 3);
 }
@@ -176,7 +182,7 @@ static inline const bk_hash *bk_source_hashes(const bk_hasher *hasher,
     else
         bk_hash_packed_keys(hasher, source->packed + start * source->key_len, source->key_len,
                             n, chunk);
-    bk_source_request_next(source, start + n);
+    bk_source_request_next(source, start + n, n);
     return chunk;
 }
 

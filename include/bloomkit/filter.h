@@ -88,10 +88,11 @@ size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, siz
  * UUIDs, ...), with no bk_key per key.  Answers and adds exactly as the
  * bk_key batches over the same keys; hashing reads eight 8- or 16-byte
  * keys with one or two vector loads on AVX-512 machines.  While it probes
- * one chunk of keys it asks the CPU to fetch the next (a prefetch hint,
- * which never faults), up to 8 KiB past the end of the array: a program
- * that walks a long column in calls of a thousand keys or so finds the
- * next call's keys in the cache.  No byte outside the array is read.
+ * one chunk of keys it asks the CPU to fetch as many bytes after it (a
+ * prefetch hint, which never faults; at most 8 KiB), past the end of the
+ * array too: a program that walks a long column in calls of a thousand
+ * keys or so finds the next call's keys in the cache.  No byte outside
+ * the array is read.
  * BK_EINVAL / 0 when keys is NULL with bytes to read, or count * key_len
  * overflows a size_t (then nothing changes). */
 bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_len,
