@@ -121,7 +121,8 @@ static void choose_loops(bench_view *view)
 #define IF_AVX2_SET_LOOPS(kind) ((void)0)
 #endif
 #ifdef BENCH_HAVE_AVX512_VIEWS
-#define IF_AVX512_SET_LOOPS(kind) (cpu->avx512 ? (void)SET_LOOPS(kind, avx512) : (void)0)
+/* the AVX-512 copies are built with -mavx512f -mavx512dq */
+#define IF_AVX512_SET_LOOPS(kind) (cpu->avx512dqbw ? (void)SET_LOOPS(kind, avx512) : (void)0)
 #else
 #define IF_AVX512_SET_LOOPS(kind) ((void)0)
 #endif
@@ -131,10 +132,7 @@ static void choose_loops(bench_view *view)
     switch (view->kind) {
     case BK_KIND_BLOOM:
         SET_LOOPS(bloom, portable);
-#ifdef BENCH_HAVE_AVX512_VIEWS
-        if (cpu->avx512dqbw)
-            SET_LOOPS(bloom, avx512);
-#endif
+        IF_AVX512_SET_LOOPS(bloom);
         break;
     case BK_KIND_BLOCKED:
         /* the one-round view's loops where it serves the filter, as a

@@ -1,6 +1,7 @@
 /*
  * src/blocked_avx512.c -- the blocked filter's AVX-512 query path (compiled
- * with -mavx512f; called only when bk_cpu()->avx512, see src/blocked.c).
+ * with -mavx512f -mavx512dq; called only when bk_cpu()->avx512dqbw, see
+ * src/blocked.c).
  *
  * A query needs k bits of one 512-bit block.  The AVX2 path builds the
  * block's whole 512-bit mask, position by position.  With AVX-512 the
@@ -130,10 +131,18 @@ bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
     return test_block(filter, hash);
 }
 
-/* The one-key query of the generic handle (bk_blocked_contains_key_by). */
+/* The one-key query of the generic handle: the one-round view's
+ * (bk_blocked_one_round_test_key, h2's last step in the vector unit) for
+ * 8- and 16-byte keys with XXH3 and k <= 7; the others through
+ * bk_blocked_contains_other_key. */
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
-    return bk_blocked_contains_key_by(filter, key, len, test_block);
+    if (filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16) ||
+        filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD)
+        return bk_blocked_contains_other_key(filter, key, len);
+    return bk_blocked_one_round_test_key(filter->words, filter->block_count,
+                                         _mm512_loadu_si512((const void *)filter->round_shifts),
+                                         key, len, filter->hasher.seed);
 }
 
 /* The batch probes.  k <= 7 (context: the round's slice shifts) is one

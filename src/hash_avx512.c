@@ -64,14 +64,6 @@ static inline __m512i xorshift(__m512i x, unsigned shift)
     return _mm512_xor_si512(x, _mm512_srli_epi64(x, shift));
 }
 
-/* XXH3's final mix of a 64-bit word. */
-static inline __m512i avalanche(__m512i h)
-{
-    h = xorshift(h, 37);
-    h = _mm512_mullo_epi64(h, _mm512_set1_epi64((long long)0x165667919E3779F9ULL));
-    return xorshift(h, 32);
-}
-
 /* hashes[j] = (h1[j], h2[j]) for the eight lanes. */
 static inline void store_pairs(__m512i h1, __m512i h2, bk_hash *hashes)
 {
@@ -93,7 +85,7 @@ static void hash_eight(__m512i words, __m512i bitflip, bk_hash *hashes)
     low = xorshift(low, 35);
     low = _mm512_mullo_epi64(low, _mm512_set1_epi64((long long)0x9FB21C651E98DF25ULL));
     low = xorshift(low, 28);
-    store_pairs(low, avalanche(high), hashes);
+    store_pairs(low, bk_xxh3_avalanche_x8(high), hashes);
 }
 
 /* Each 64-bit lane byte-reversed (VPSHUFB, AVX-512 BW). */
@@ -128,7 +120,7 @@ static void hash_sixteen(__m512i words_lo, __m512i words_hi, __m512i flip_lo, __
     low = _mm512_xor_si512(low, byte_swap(high));
     __m512i h1 = _mm512_mullo_epi64(low, prime2);
     __m512i h2 = _mm512_add_epi64(bk_multiply_high_x8(low, prime2), _mm512_mullo_epi64(high, prime2));
-    store_pairs(avalanche(h1), avalanche(h2), hashes);
+    store_pairs(bk_xxh3_avalanche_x8(h1), bk_xxh3_avalanche_x8(h2), hashes);
 }
 
 /* The length shared by keys[0..LANES), if it is 8 or 16; else 0. */

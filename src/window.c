@@ -399,7 +399,7 @@ bk_status bk_window_add_hash_batch(bk_window *filter, const bk_hash *hashes, siz
         return BK_EIMMUTABLE;
     size_t fresh = 0;
     for (size_t i = 0; i < count; i++) {
-        bool was_new;
+        bool was_new = false;
         bk_window_add_hash(filter, hashes[i], &was_new);
         fresh += was_new;
     }
@@ -417,7 +417,7 @@ bk_status bk_window_add_batch(bk_window *filter, const bk_key *keys, size_t coun
         return BK_EIMMUTABLE;
     size_t fresh = 0;
     for (size_t i = 0; i < count; i++) {
-        bool was_new;
+        bool was_new = false;
         bk_window_add(filter, keys[i].data, keys[i].len, &was_new);
         fresh += was_new;
     }

@@ -210,7 +210,14 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh3_flip_9to16_high(uint64_t seed)
     return (bk_xxh3_secret_word(48) ^ bk_xxh3_secret_word(56)) + seed;
 }
 
-static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8(const void *key, uint64_t seed)
+/* XXH3-128 of 8 and 16 bytes but for h2's last step: h1 is finished, h2
+ * is the word whose bk_xxh3_avalanche is XXH3's h2.  The AVX-512 queries of
+ * the blocked filter take that last step in the vector unit
+ * (bk_xxh3_avalanche_x8 below, on h2 broadcast to the lanes that test it):
+ * a core such as Zen 5 multiplies 64-bit integers on one port, and these
+ * hashes are four (8 bytes) and six (16 bytes) of its multiplies of which
+ * the avalanche is one; bloomkit/blocked_inline.h has what it saves. */
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8_unfinished(const void *key, uint64_t seed)
 {
     uint64_t low, high;
     bk_multiply_128(bk_xxh64_read(key) ^ bk_xxh3_bitflip_4to8(seed), XXH_PRIME64_1 + (8 << 2),
@@ -220,11 +227,11 @@ static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8(const void *key, uint64_t seed)
     low ^= low >> 35;
     low *= 0x9FB21C651E98DF25ULL;
     low ^= low >> 28;
-    bk_hash out = { low, bk_xxh3_avalanche(high) };
+    bk_hash out = { low, high };
     return out;
 }
 
-static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_16(const void *key, uint64_t seed)
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_16_unfinished(const void *key, uint64_t seed)
 {
     uint64_t first = bk_xxh64_read(key), second = bk_xxh64_read((const char *)key + 8);
     uint64_t low, high;
@@ -236,9 +243,34 @@ static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_16(const void *key, uint64_t seed
     uint64_t h1, h2;
     bk_multiply_128(low, XXH_PRIME64_2, &h1, &h2);
     h2 += high * XXH_PRIME64_2;
-    bk_hash out = { bk_xxh3_avalanche(h1), bk_xxh3_avalanche(h2) };
+    bk_hash out = { bk_xxh3_avalanche(h1), h2 };
     return out;
 }
+
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8(const void *key, uint64_t seed)
+{
+    bk_hash hash = bk_xxh3_128_of_8_unfinished(key, seed);
+    hash.h2 = bk_xxh3_avalanche(hash.h2);
+    return hash;
+}
+
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_16(const void *key, uint64_t seed)
+{
+    bk_hash hash = bk_xxh3_128_of_16_unfinished(key, seed);
+    hash.h2 = bk_xxh3_avalanche(hash.h2);
+    return hash;
+}
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+/* bk_xxh3_avalanche of each 64-bit lane (VPMULLQ: AVX-512 DQ); the batch
+ * hashes of src/hash_avx512.c finish with it too. */
+static BK_ALWAYS_INLINE __m512i bk_xxh3_avalanche_x8(__m512i h)
+{
+    h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 37));
+    h = _mm512_mullo_epi64(h, _mm512_set1_epi64((long long)0x165667919E3779F9ULL));
+    return _mm512_xor_si512(h, _mm512_srli_epi64(h, 32));
+}
+#endif
 
 /* XXH3-128 of the key: 8- and 16-byte keys by the code above, the other
  * lengths by libxxhash. */
