@@ -3,8 +3,8 @@
  * as is for the baseline, included by bench/views_avx2.c with
  * BENCH_VIEWS_AVX2 defined to make the -mavx2 copy of the sbbf and blocked
  * loops, and by bench/views_avx512.c with BENCH_VIEWS_AVX512 defined to
- * make the -mavx512f -mavx512dq copy of the classic bloom and blocked
- * loops.
+ * make the -mavx512f -mavx512dq -mbmi2 copy of the classic bloom and
+ * blocked loops.
  */
 #include "views.h"
 
@@ -121,8 +121,10 @@ static void choose_loops(bench_view *view)
 #define IF_AVX2_SET_LOOPS(kind) ((void)0)
 #endif
 #ifdef BENCH_HAVE_AVX512_VIEWS
-/* the AVX-512 copies are built with -mavx512f -mavx512dq */
-#define IF_AVX512_SET_LOOPS(kind) (cpu->avx512dqbw ? (void)SET_LOOPS(kind, avx512) : (void)0)
+/* the AVX-512 copies are built with -mavx512f -mavx512dq -mbmi2, as for a
+ * CPU with those (every one with AVX-512 DQ has BMI2) */
+#define IF_AVX512_SET_LOOPS(kind) \
+    (cpu->avx512dqbw && cpu->bmi2 ? (void)SET_LOOPS(kind, avx512) : (void)0)
 #else
 #define IF_AVX512_SET_LOOPS(kind) ((void)0)
 #endif
