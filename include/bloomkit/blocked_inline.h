@@ -456,8 +456,8 @@ bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, b
 /* The one round of an 8- or 16-byte key from its unfinished XXH3-128
  * (bk_xxh3_128_of_8_unfinished): h1 picks the block, and h2's last step,
  * bk_xxh3_avalanche, runs in the vector unit on h2 broadcast to the
- * lanes that test it, instead of on the core's one 64-bit multiplier,
- * which the rest of the hash and the block index keep busy.  Zen 5, a
+ * lanes that test it, instead of among the integer instructions that the
+ * rest of the hash and the block index keep the core busy with.  Zen 5, a
  * driver pinned to one CPU, 10^6 keys, k = 6, best of 15 passes over
  * 10^6 present keys back to back, three runs: 2.68-2.72 -> 2.20-2.25 ns
  * per 8-byte key, 4.08-4.12 -> 3.68-3.74 per 16-byte key (moving
