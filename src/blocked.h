@@ -50,22 +50,19 @@ static inline uint64_t *bk_blocked_block(const bk_blocked *filter, bk_hash hash)
  * hash, then the filter's contains_hash. */
 bool bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len);
 
-/* The one-key query from key bytes of a SIMD path: the default hash of an
- * 8- or 16-byte key and the path's test `test` (inlined) in one function,
- * with no call in between; other keys go to bk_blocked_contains_other_key,
- * so that this function needs no stack frame.  (The AVX2 path without it,
- * bk_blocked_contains hashing and then calling
- * bk_blocked_avx2_contains_hash through the pointer, took 7.5-7.7 ns per
- * 8-byte key at 10^6 keys against 6.5-6.6 before: docs/PERFORMANCE.md,
- * "The blocked filter's one-key calls".) */
-static inline __attribute__((always_inline)) bool
-bk_blocked_contains_key_by(const bk_blocked *filter, const void *key, size_t len,
-                           bool (*test)(const bk_blocked *filter, bk_hash hash))
+/* Whether a SIMD path's one-key query from key bytes serves this key
+ * itself: the default hash (XXH3), an 8- or 16-byte key and k <= 7 (one
+ * round), for bloomkit/blocked_inline.h's bk_blocked_one_round_test_key_*;
+ * the others go to bk_blocked_contains_other_key, a call, so that the SIMD
+ * query needs no stack frame.  (The AVX2 path's query, when it hashed and
+ * then called bk_blocked_avx2_contains_hash through the pointer, took
+ * 7.5-7.7 ns per 8-byte key at 10^6 keys against 6.5-6.6 with the hash and
+ * the test in one function: docs/PERFORMANCE.md, "The blocked filter's
+ * one-key calls".) */
+static inline bool bk_blocked_simd_serves_key(const bk_blocked *filter, size_t len)
 {
-    if (filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16))
-        return bk_blocked_contains_other_key(filter, key, len);
-    return test(filter, len == 8 ? bk_hash_xxh3(key, 8, filter->hasher.seed)
-                                 : bk_hash_xxh3(key, 16, filter->hasher.seed));
+    return filter->hasher.algorithm == BK_HASH_XXH3 && (len == 8 || len == 16) &&
+           filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD;
 }
 
 /* The AVX2 path (blocked_avx2.c): same bits and answers as the portable one. */

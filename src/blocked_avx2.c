@@ -90,28 +90,33 @@ bool bk_blocked_avx2_set_bits(bk_blocked *filter, bk_hash hash)
 /* Queries: bloomkit/blocked_inline.h's AVX2 test, eight positions' words
  * picked from the line with VPERMD; for k <= 7 its one round, with the
  * slice shifts the filter keeps (the first four lanes, then the rest). */
-static inline __attribute__((always_inline)) bool test_block(const bk_blocked *filter,
-                                                             bk_hash hash)
+static inline __attribute__((always_inline)) bk_blocked_round_shifts_avx2
+kept_round_shifts(const bk_blocked *filter)
 {
-    const uint64_t *block = bk_blocked_block(filter, hash);
-    if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
-        return bk_blocked_block_test_avx2(block, hash.h2, filter->hashes);
     const bk_blocked_round_shifts_avx2 shifts = {
         _mm256_loadu_si256((const __m256i *)(const void *)filter->round_shifts),
         _mm256_loadu_si256((const __m256i *)(const void *)(filter->round_shifts + 4)),
     };
-    return bk_blocked_line_round_test_avx2(block, hash.h2, shifts);
+    return shifts;
 }
 
 bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
-    return test_block(filter, hash);
+    const uint64_t *block = bk_blocked_block(filter, hash);
+    if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
+        return bk_blocked_block_test_avx2(block, hash.h2, filter->hashes);
+    return bk_blocked_line_round_test_avx2(block, hash.h2, kept_round_shifts(filter));
 }
 
-/* The one-key query of the generic handle (bk_blocked_contains_key_by). */
+/* The one-key query of the generic handle: the one-round view's (h2's
+ * last step in the vector unit) where bk_blocked_simd_serves_key. */
 bool bk_blocked_avx2_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
-    return bk_blocked_contains_key_by(filter, key, len, test_block);
+    if (!bk_blocked_simd_serves_key(filter, len))
+        return bk_blocked_contains_other_key(filter, key, len);
+    return bk_blocked_one_round_test_key_avx2(filter->words, filter->block_count,
+                                              kept_round_shifts(filter), key, len,
+                                              filter->hasher.seed);
 }
 
 /*

@@ -132,17 +132,14 @@ bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
 }
 
 /* The one-key query of the generic handle: the one-round view's
- * (bk_blocked_one_round_test_key, h2's last step in the vector unit) for
- * 8- and 16-byte keys with XXH3 and k <= 7; the others through
- * bk_blocked_contains_other_key. */
+ * (h2's last step in the vector unit) where bk_blocked_simd_serves_key. */
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
-    if (filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16) ||
-        filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD)
+    if (!bk_blocked_simd_serves_key(filter, len))
         return bk_blocked_contains_other_key(filter, key, len);
-    return bk_blocked_one_round_test_key(filter->words, filter->block_count,
-                                         _mm512_loadu_si512((const void *)filter->round_shifts),
-                                         key, len, filter->hasher.seed);
+    return bk_blocked_one_round_test_key_avx512(
+        filter->words, filter->block_count,
+        _mm512_loadu_si512((const void *)filter->round_shifts), key, len, filter->hasher.seed);
 }
 
 /* The batch probes.  k <= 7 (context: the round's slice shifts) is one

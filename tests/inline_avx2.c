@@ -42,3 +42,9 @@ bool avx2_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk
 {
     return bk_blocked_one_round_view_contains_hash(view, hash);
 }
+
+void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4])
+{
+    _mm256_storeu_si256((__m256i *)(void *)out,
+                        bk_xxh3_avalanche_x4(_mm256_loadu_si256((const __m256i *)(const void *)in)));
+}

@@ -29,6 +29,11 @@ void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8])
     _mm512_storeu_si512(out, bk_reduce_x8(_mm512_loadu_si512(x), range));
 }
 
+void avx512_xxh3_avalanche_x8(const uint64_t in[8], uint64_t out[8])
+{
+    _mm512_storeu_si512(out, bk_xxh3_avalanche_x8(_mm512_loadu_si512(in)));
+}
+
 void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8])
 {
     _mm512_storeu_si512(out, bk_probe_hashes_x8(hash, first));

@@ -65,6 +65,11 @@ bool avx512_blocked_view_contains_constant_length(const bk_blocked_view *view, c
                                                   size_t len);
 bool avx512_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
 
+/* bk_xxh3_avalanche_x4 (-mavx2) and _x8 (-mavx512f -mavx512dq) over
+ * arrays, lane by lane (x86-64 only). */
+void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4]);
+void avx512_xxh3_avalanche_x8(const uint64_t in[8], uint64_t out[8]);
+
 /* The blocked one-round view compiled with -mavx2 and with -mavx512f, from
  * the key (its length a constant for 8 and 16) and from the hash (x86-64
  * only). */

@@ -22,8 +22,9 @@
  * path and concurrent ones, later adds, loaded copies; with the view
  * compiled for the baseline, with -mavx2 (tests/inline_avx2.c: the AVX2
  * block test) and with -mavx512f -mavx512dq (tests/inline_avx512.c: the
- * AVX-512 one, whose one-round view finishes the key's hash in the vector
- * unit) when the CPU has them.
+ * AVX-512 one; both one-round views finish the key's hash in the vector
+ * unit, and that step is checked against the scalar one) when the CPU has
+ * them.
  * SipHash filters have no view.
  */
 #include <setjmp.h>
@@ -800,6 +801,35 @@ static void test_one_round_view_init_errors(void **state)
     bk_blocked_free(portable);
 }
 
+#if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
+/* The vector forms of XXH3's avalanche, with which the blocked one-round
+ * views and the library's SIMD key queries finish h2, give
+ * bk_xxh3_avalanche's word in every lane: random words, words with one
+ * bit set, and the extremes. */
+static void test_vector_avalanche_matches_scalar(void **state)
+{
+    (void)state;
+    uint64_t random = 2024;
+    for (int trial = 0; trial < 2000; trial++) {
+        uint64_t in[8], out[8];
+        for (int j = 0; j < 8; j++)
+            in[j] = trial < 8 ? (uint64_t)1 << (8 * trial + j) : next_random(&random);
+        if (trial == 8)
+            in[0] = 0, in[1] = UINT64_MAX, in[2] = UINT32_MAX, in[3] = (uint64_t)UINT32_MAX << 32;
+        if (__builtin_cpu_supports("avx2")) {
+            avx2_xxh3_avalanche_x4(in, out);
+            for (int j = 0; j < 4; j++)
+                assert_int_equal(out[j], bk_xxh3_avalanche(in[j]));
+        }
+        if (cpu_has_avx512dq()) {
+            avx512_xxh3_avalanche_x8(in, out);
+            for (int j = 0; j < 8; j++)
+                assert_int_equal(out[j], bk_xxh3_avalanche(in[j]));
+        }
+    }
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -824,6 +854,9 @@ int main(void)
         cmocka_unit_test(test_blocked_view_init_errors),
         cmocka_unit_test(test_one_round_view_matches_library),
         cmocka_unit_test(test_one_round_view_init_errors),
+#if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
+        cmocka_unit_test(test_vector_avalanche_matches_scalar),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,7 +308,8 @@ bk_blocked_round_shifts_for_avx2(unsigned positions)
 }
 
 /*
- * One AVX2 round.  The block is two registers of eight 32-bit words, and
+ * One AVX2 round (hash word `word`, or `repeated` in each 64-bit lane).
+ * The block is two registers of eight 32-bit words, and
  * bit p of the block is bit p & 31 of 32-bit word p >> 5 (the 64-bit
  * words are little-endian).  The seven slices go one per 32-bit lane:
  *
@@ -330,10 +331,10 @@ bk_blocked_round_shifts_for_avx2(unsigned positions)
  * 1.2, 12 and 124 MB; one key per step, no prefetch, AVX-512 1.49 against
  * 1.77 ns at 1.2 MB and 10.9 against 13.6 at 124 MB).
  */
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
-                                                        bk_blocked_round_shifts_avx2 shifts)
+static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high,
+                                                              __m256i repeated,
+                                                              bk_blocked_round_shifts_avx2 shifts)
 {
-    const __m256i repeated = _mm256_set1_epi64x((long long)word);
     __m256i slices = _mm256_blend_epi32(
         _mm256_srlv_epi64(repeated, shifts.first),
         _mm256_slli_epi64(_mm256_srlv_epi64(repeated, shifts.second), 32), 0xAA);
@@ -346,6 +347,12 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i hig
     __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1),
                                      _mm256_and_si256(slices, _mm256_set1_epi32(31)));
     return _mm256_testc_si256(dwords, bits);
+}
+
+static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
+                                                        bk_blocked_round_shifts_avx2 shifts)
+{
+    return bk_blocked_round_test_avx2_lanes(low, high, _mm256_set1_epi64x((long long)word), shifts);
 }
 
 /* One AVX2 round over the block's line. */
@@ -452,23 +459,30 @@ bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, b
 #endif
 }
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-/* The one round of an 8- or 16-byte key from its unfinished XXH3-128
+/*
+ * The one round of an 8- or 16-byte key from its unfinished XXH3-128
  * (bk_xxh3_128_of_8_unfinished): h1 picks the block, and h2's last step,
  * bk_xxh3_avalanche, runs in the vector unit on h2 broadcast to the
  * lanes that test it, instead of among the integer instructions that the
  * rest of the hash and the block index keep the core busy with.  Zen 5, a
  * driver pinned to one CPU, 10^6 keys, k = 6, best of 15 passes over
- * 10^6 present keys back to back, three runs: 2.68-2.72 -> 2.20-2.25 ns
- * per 8-byte key, 4.08-4.12 -> 3.68-3.74 per 16-byte key (moving
- * h1's avalanche too, with the word brought back for the block address,
- * was slower: 3.74-3.83).  The library's AVX-512 key query is this
- * function (src/blocked_avx512.c). */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_key(const uint64_t *words,
-                                                           uint64_t block_count,
-                                                           __m512i slice_shifts,
-                                                           const void *key, size_t len,
-                                                           uint64_t seed)
+ * 10^6 present keys, three runs, ns per key:
+ *
+ *                                   8-byte keys    16-byte keys
+ *   AVX-512 DQ, keys back to back   2.68-2.72 -> 2.20-2.25   4.08-4.12 -> 3.68-3.74
+ *   AVX2 (VPMULUDQ), bk_key array   3.07-3.17 -> 2.74-2.77   4.50-4.56 -> 3.84
+ *
+ * (with AVX2 a second copy of the old loop took 3.37-3.63 and 4.38-4.43:
+ * placement moves it by a tenth).  Moving h1's avalanche too, with the
+ * word brought back for the block address, was slower (AVX-512: 3.74-3.83
+ * per 16-byte key).  The library's SIMD key queries are these functions
+ * (src/blocked_avx512.c, src/blocked_avx2.c).
+ */
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+static BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_key_avx512(const uint64_t *words, uint64_t block_count,
+                                     __m512i slice_shifts, const void *key, size_t len,
+                                     uint64_t seed)
 {
     const bk_hash unfinished = len == 8 ? bk_xxh3_128_of_8_unfinished(key, seed)
                                         : bk_xxh3_128_of_16_unfinished(key, seed);
@@ -476,6 +490,22 @@ static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_key(const uint64_t *words
     return bk_blocked_round_test_lanes(
         _mm512_load_si512((const void *)block),
         bk_xxh3_avalanche_x8(_mm512_set1_epi64((long long)unfinished.h2)), slice_shifts);
+}
+#endif
+
+#if defined(__AVX2__)
+static BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_key_avx2(const uint64_t *words, uint64_t block_count,
+                                   bk_blocked_round_shifts_avx2 shifts, const void *key,
+                                   size_t len, uint64_t seed)
+{
+    const bk_hash unfinished = len == 8 ? bk_xxh3_128_of_8_unfinished(key, seed)
+                                        : bk_xxh3_128_of_16_unfinished(key, seed);
+    const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
+    return bk_blocked_round_test_avx2_lanes(
+        _mm256_load_si256((const __m256i *)(const void *)block),
+        _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
+        bk_xxh3_avalanche_x4(_mm256_set1_epi64x((long long)unfinished.h2)), shifts);
 }
 #endif
 
@@ -487,9 +517,14 @@ bk_blocked_one_round_view_contains(const bk_blocked_one_round_view *view, const 
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     if (len == 8 || len == 16)
-        return bk_blocked_one_round_test_key(view->words, view->block_count,
-                                             bk_blocked_round_shifts(view->hashes), key, len,
-                                             view->hash_seed);
+        return bk_blocked_one_round_test_key_avx512(view->words, view->block_count,
+                                                    bk_blocked_round_shifts(view->hashes), key,
+                                                    len, view->hash_seed);
+#elif defined(__AVX2__) && !defined(__AVX512F__)
+    if (len == 8 || len == 16)
+        return bk_blocked_one_round_test_key_avx2(view->words, view->block_count,
+                                                  bk_blocked_round_shifts_for_avx2(view->hashes),
+                                                  key, len, view->hash_seed);
 #endif
     return bk_blocked_one_round_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
 }
