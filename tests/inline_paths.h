@@ -58,8 +58,8 @@ bool avx2_blocked_view_contains_constant_length(const bk_blocked_view *view, con
                                                 size_t len);
 bool avx2_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
 
-/* The blocked view compiled with -mavx512f (its AVX-512 block test), from
- * the key and from the hash (x86-64 only). */
+/* The blocked view compiled with -mavx512f -mavx512dq (its AVX-512 block
+ * test), from the key and from the hash (x86-64 only). */
 bool avx512_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len);
 bool avx512_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
                                                   size_t len);
@@ -70,9 +70,9 @@ bool avx512_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash
 void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4]);
 void avx512_xxh3_avalanche_x8(const uint64_t in[8], uint64_t out[8]);
 
-/* The blocked one-round view compiled with -mavx2 and with -mavx512f, from
- * the key (its length a constant for 8 and 16) and from the hash (x86-64
- * only). */
+/* The blocked one-round view compiled with -mavx2 and with -mavx512f
+ * -mavx512dq, from the key (its length a constant for 8 and 16) and from
+ * the hash (x86-64 only). */
 bool avx2_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
                                   size_t len);
 bool avx2_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash);

@@ -211,16 +211,16 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh3_flip_9to16_high(uint64_t seed)
 }
 
 /* XXH3-128 of 8 and 16 bytes but for h2's last step: h1 is finished, h2
- * is the word whose bk_xxh3_avalanche is XXH3's h2.  The AVX-512 queries of
- * the blocked filter take that last step in the vector unit
- * (bk_xxh3_avalanche_x8 and, for AVX2, _x4 below, on h2 broadcast to the
- * lanes that test it),
- * whose pipes sit idle while the integer ones hash.  A loop of one-key
- * queries is bound by its integer instructions: on the Zen 5 host these
- * hashes alone ran at 1.20 (8 bytes) and 1.84 ns (16 bytes) per key in a
- * loop over keys in L1, about four instructions per cycle, although the
- * core issued three independent 64-bit multiplies per cycle in another.
- * bloomkit/blocked_inline.h has what moving the avalanche saves. */
+ * is the word whose bk_xxh3_avalanche is XXH3's h2.  The SIMD one-key
+ * queries of the blocked filter take that last step in the vector unit
+ * (bk_xxh3_avalanche_x8 or _x4 below, on h2 broadcast to the lanes that
+ * test it), whose pipes sit idle while the integer ones hash.  The integer
+ * work is most of such a query: on the Zen 5 host these hashes alone ran
+ * at 1.20 (8 bytes) and 1.84 ns (16 bytes) per key in a loop over keys in
+ * L1, about four instructions per cycle (not their multiplies as such:
+ * the core issued three independent 64-bit multiplies per cycle in
+ * another loop).  bloomkit/blocked_inline.h has what moving the avalanche
+ * saves. */
 static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8_unfinished(const void *key, uint64_t seed)
 {
     uint64_t low, high;
