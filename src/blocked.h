@@ -94,8 +94,9 @@ static inline bool bk_blocked_uses_simd(const bk_blocked *filter)
 {
     return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
 }
-/* Whether SIMD queries use AVX-512 (on by default where the CPU has it and
- * BLOOMKIT_NO_AVX512 is unset); BK_EUNSUPPORTED to turn it on without it. */
+/* Whether SIMD queries use AVX-512 (on by default where the CPU has
+ * AVX-512 F, DQ and BW and BLOOMKIT_NO_AVX512 is unset); BK_EUNSUPPORTED to
+ * turn it on without them. */
 bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
 
 /* Prefetch distance of the batch loops, in keys: enough lines in flight to

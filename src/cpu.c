@@ -34,25 +34,23 @@ static uint64_t l2_cache_bytes(void)
 
 static void detect(void)
 {
-    bk_cpu_features f = { false, false, false, false, false, l2_cache_bytes() };
+    bk_cpu_features f = { false, false, false, false, l2_cache_bytes() };
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
     f.popcnt = __builtin_cpu_supports("popcnt");
     f.avx2 = __builtin_cpu_supports("avx2");
-    f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f");
-    f.avx512dqbw = f.avx512 && __builtin_cpu_supports("avx512dq") &&
-                   __builtin_cpu_supports("avx512bw");
+    f.avx512dqbw = f.avx2 && __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
     f.bmi2 = __builtin_cpu_supports("bmi2");
 #endif
     if (env_flag_set("BLOOMKIT_PORTABLE")) {
         f.popcnt = false;
         f.bmi2 = false;
         f.avx2 = false;
-        f.avx512 = false;
         f.avx512dqbw = false;
     }
     if (env_flag_set("BLOOMKIT_NO_AVX512"))
-        f.avx512 = f.avx512dqbw = false;
+        f.avx512dqbw = false;
     detected = f;
 }
 

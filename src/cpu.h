@@ -19,8 +19,9 @@
 typedef struct bk_cpu_features {
     bool popcnt;
     bool avx2;
-    bool avx512; /* AVX-512 F, with the OS saving its registers */
-    bool avx512dqbw; /* and AVX-512 DQ and BW (64-bit multiplies, byte shuffles) */
+    /* AVX-512 F, DQ and BW (64-bit multiplies, byte shuffles), with the OS
+     * saving its registers: what every AVX-512 path of the library needs */
+    bool avx512dqbw;
     bool bmi2; /* SHRX and friends: shifts by a register count without the flags */
     uint64_t l2_bytes; /* one core's L2 cache as the system reports it (1 MiB if not) */
 } bk_cpu_features;
@@ -37,7 +38,7 @@ typedef struct bk_cpu_features {
 #endif
 
 /* Detected features, cleared where BLOOMKIT_PORTABLE is set;
- * BLOOMKIT_NO_AVX512=1 clears only avx512 (to compare it with AVX2). */
+ * BLOOMKIT_NO_AVX512=1 clears only avx512dqbw (to compare it with AVX2). */
 const bk_cpu_features *bk_cpu(void);
 
 /* Number of one bits in words[0..count). */
