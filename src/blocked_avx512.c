@@ -107,28 +107,28 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
     return fresh;
 }
 
-/* The test of a key's block: for k <= 7 one round, with the slice shifts
- * the filter keeps; the rounds' loop otherwise.  The one-key calls are
- * bound by their instructions: far above the caches each query waits for
- * its line, and how many queries overlap that wait depends on how many
- * fit in the core's reorder window.  Loading the shifts instead of
- * building them (a KMOVW, a masked move, a broadcast and an add per
- * call) took one hash per bk_filter_contains_hash at 10^7 keys from
- * 20.8-21.7 to 16.0-16.6 ns (docs/PERFORMANCE.md, "The blocked filter's
- * one-key calls"). */
-static inline __attribute__((always_inline)) bool test_block(const bk_blocked *filter,
-                                                             bk_hash hash)
+/* The slice shifts of the one round (k <= 7) that the filter keeps.  The
+ * one-key calls are bound by their instructions: far above the caches
+ * each query waits for its line, and how many queries overlap that wait
+ * depends on how many fit in the core's reorder window.  Loading the
+ * shifts instead of building them (a KMOVW, a masked move, a broadcast and
+ * an add per call) took one hash per bk_filter_contains_hash at 10^7 keys
+ * from 20.8-21.7 to 16.0-16.6 ns (docs/PERFORMANCE.md, "The blocked
+ * filter's one-key calls"). */
+static inline __attribute__((always_inline)) __m512i kept_round_shifts(const bk_blocked *filter)
+{
+    return _mm512_loadu_si512((const void *)filter->round_shifts);
+}
+
+/* The test of a key's block: one round for k <= 7, the rounds' loop
+ * otherwise. */
+bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block(filter, hash);
     if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
         return bk_blocked_block_test_avx512(block, hash.h2, filter->hashes);
     return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
-                                 _mm512_loadu_si512((const void *)filter->round_shifts));
-}
-
-bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
-{
-    return test_block(filter, hash);
+                                 kept_round_shifts(filter));
 }
 
 /* The one-key query of the generic handle: the one-round view's
@@ -137,9 +137,9 @@ bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, s
 {
     if (!bk_blocked_simd_serves_key(filter, len))
         return bk_blocked_contains_other_key(filter, key, len);
-    return bk_blocked_one_round_test_key_avx512(
-        filter->words, filter->block_count,
-        _mm512_loadu_si512((const void *)filter->round_shifts), key, len, filter->hasher.seed);
+    return bk_blocked_one_round_test_key_avx512(filter->words, filter->block_count,
+                                                kept_round_shifts(filter), key, len,
+                                                filter->hasher.seed);
 }
 
 /* The batch probes.  k <= 7 (context: the round's slice shifts) is one

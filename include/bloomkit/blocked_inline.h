@@ -486,8 +486,7 @@ bk_blocked_one_round_test_key_avx512(const uint64_t *words, uint64_t block_count
                                      __m512i slice_shifts, const void *key, size_t len,
                                      uint64_t seed)
 {
-    const bk_hash unfinished = len == 8 ? bk_xxh3_128_of_8_unfinished(key, seed)
-                                        : bk_xxh3_128_of_16_unfinished(key, seed);
+    const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
     const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
     return bk_blocked_round_test_lanes(
         _mm512_load_si512((const void *)block),
@@ -501,8 +500,7 @@ bk_blocked_one_round_test_key_avx2(const uint64_t *words, uint64_t block_count,
                                    bk_blocked_round_shifts_avx2 shifts, const void *key,
                                    size_t len, uint64_t seed)
 {
-    const bk_hash unfinished = len == 8 ? bk_xxh3_128_of_8_unfinished(key, seed)
-                                        : bk_xxh3_128_of_16_unfinished(key, seed);
+    const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
     const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
     return bk_blocked_round_test_avx2_lanes(
         _mm256_load_si256((const __m256i *)(const void *)block),

@@ -251,6 +251,14 @@ static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_16_unfinished(const void *key, ui
     return out;
 }
 
+/* The unfinished hash of an 8- or 16-byte key (len one of the two). */
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_unfinished(const void *key, size_t len,
+                                                       uint64_t seed)
+{
+    return len == 8 ? bk_xxh3_128_of_8_unfinished(key, seed)
+                    : bk_xxh3_128_of_16_unfinished(key, seed);
+}
+
 static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8(const void *key, uint64_t seed)
 {
     bk_hash hash = bk_xxh3_128_of_8_unfinished(key, seed);
