@@ -74,7 +74,7 @@
  * with 25% more capacity, at most twice, and its row says so.
  *
  * Output: a table per (key type, n) on stdout, a summary against the
- * targets of issue 4, progress on stderr, and with --csv FILE a long-form
+ * project's speed targets, progress on stderr, and with --csv FILE a long-form
  * CSV (keytype,n,kind,metric,value) that scripts/plot-bench.sh plots.
  */
 #define _GNU_SOURCE /* MCL_ONFAULT, sched_setaffinity, sched_getcpu */
@@ -1180,7 +1180,7 @@ static void csv_block(FILE *csv, const block *b)
     fflush(csv);
 }
 
-/* ---------------------------------------------------- the targets (issue 4) */
+/* ------------------------------------------------------ the speed targets */
 
 static const char *verdict(bool met)
 {
@@ -1294,7 +1294,7 @@ static void summarise_hugepages(const block *b)
 
 static void print_summary(const block *blocks, size_t count)
 {
-    printf("\n== Targets (issue 4); MET/MISS as measured in this run.  single = one raw key per\n"
+    printf("\n== Speed targets; MET/MISS as measured in this run.  single = one raw key per\n"
            "   call (hashing included, as libbloom's bloom_check); batch = bk_filter_contains_batch\n"
            "   (keys: bk_key array; packed keys: bk_filter_contains_packed; hashes: precomputed)\n");
     for (size_t i = 0; i < count; i++)
