@@ -281,8 +281,9 @@ static inline bool set_bits(bk_bloom *filter, bk_hash hash)
  * system's report of the L3 size is no guide (a virtual machine may report
  * the whole host's), so the threshold is a constant: 32 MiB, the L3 of one
  * core complex of the Zen 5 CPU it was tuned on.  Same bits tested, same
- * answers (tests/test_bloom_batch.c runs both ways).  This is the portable and BMI2 builds' loop; the
- * AVX-512 build (src/bloom_avx512.c) gathers all k words at once.
+ * answers (tests/test_bloom_batch.c runs both ways).  This is the portable
+ * and BMI2 builds' loop; the AVX-512 build (src/bloom_avx512.c) gathers
+ * all k words at once.
  *
  * Loads are relaxed atomics: plain moves on x86 and ARM, and race-free
  * against concurrent atomic adds.

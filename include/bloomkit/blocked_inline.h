@@ -43,7 +43,7 @@
  * - Portable: the walk, one relaxed atomic load per position (a plain move
  *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
  *   filter), the k bits ANDed without a branch on any of them.  Stopping
- *   at the first clear bit: mispredicts on absent keys, slower overall.
+ *   at the first clear bit mispredicts on absent keys: slower for them.
  *
  * - AVX-512 (chosen at compile time, as the AVX2 form below: the including
  *   file is built with -mavx512f, or -mavx2, or a -march that implies

@@ -101,8 +101,8 @@ static inline uint32_t bk_sbbf_word_mask(uint32_t x, unsigned word)
 
 /* The spec's block check, one word at a time, stopping at the first word
  * without its bit.  ANDing the eight tests without a branch, as the
- * blocked filter's portable test does: present keys lose more than absent
- * keys gain, since all eight multiplies are then done. */
+ * blocked filter's portable test does: absent keys gain, but present keys
+ * lose more, all eight multiplies being done for every key. */
 static inline bool bk_sbbf_block_test_portable(const uint32_t *block, uint32_t x)
 {
     for (unsigned i = 0; i < BK_SBBF_WORDS; i++)
