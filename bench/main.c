@@ -59,7 +59,7 @@
  * or to --cpu N, so that a kind, its peer and the machine's limits in one
  * block are all timed on the same core (--no-pin leaves the scheduler
  * free).  On the two-CPU virtual machine of docs/PERFORMANCE.md the two
- * CPUs differed by up to 1.6x in the same minute (2026-12-04: blocked at
+ * CPUs differed by up to 1.6x in the same minute (blocked at
  * 10^6 keys, one key per call, 8.2-8.3 ns pinned to one CPU against
  * 13.5-13.9 on the other), and a run that migrated mid-block compared
  * figures taken on different cores.
@@ -1458,7 +1458,7 @@ typedef struct run_state {
  * filter made after another had been freed (46 against 16-18 ns for
  * `blocked`); with this warm-up, 14-30 ns.  It narrows that effect but
  * does not remove it: freshly written key arrays still read slowly for the
- * first kinds of a block (docs/PERFORMANCE.md, "Conditions").
+ * first kinds of a block (docs/PERFORMANCE.md, "Statistics").
  */
 static void warm_memory(uint64_t n)
 {
