@@ -502,7 +502,7 @@ static memory_limits limits_for(struct run_scratch *scratch, uint64_t bytes, boo
  * Touches, then frees, memory for about 40 bits per key before the first
  * filter of a workload is made: the first filter a process places in
  * memory it never used can answer far slower than the same filter made
- * after another was freed (docs/PERFORMANCE.md, "Conditions").  This
+ * after another was freed (docs/PERFORMANCE.md, "Statistics").  This
  * narrows that effect; it does not remove it.
  */
 static void warm_memory(uint64_t n)

@@ -1,6 +1,6 @@
 /*
- * examples/counting_delete.c -- the second seed's section 4 demonstration:
- * a counting Bloom filter, and what removing a false positive does.
+ * examples/counting_delete.c -- the demonstration from the literature of
+ * what removing a false positive does to a counting Bloom filter.
  *
  * Insert in0..in99 into a counting filter sized for 100 keys at 5%
  * (m = 624 four-bit counters, k = 4), remove in7 (safe: it was added), then
@@ -11,8 +11,9 @@
  * of them are now reported absent.  False negatives, from one bad remove.
  *
  * The lesson, in bloomkit/counting.h: remove only keys known to be present.
- * Which out-key is the false positive depends on the hash (the seed's OCaml
- * Hashtbl found out13; XXH3 with seed 0 finds another one).
+ * Which out-key is the false positive depends on the hash (the published
+ * demonstration, hashing with OCaml's Hashtbl, found out13; XXH3 with seed
+ * 0 finds another one).
  */
 #include <stdio.h>
 #include <stdlib.h>

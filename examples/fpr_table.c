@@ -1,6 +1,6 @@
 /*
- * examples/fpr_table.c -- the false-positive table of the second seed (§02),
- * reproduced with bloomkit.
+ * examples/fpr_table.c -- the FPR table of Bloom's formulas: the predicted
+ * false-positive rate at each bits-per-key, measured with bloomkit.
  *
  * 100,000 keys "user:0".."user:99999" go into a filter of m = n * bits/key
  * bits with the best k = round(bits/key * ln 2); then 1,000,000 keys that

@@ -380,10 +380,8 @@ static bool set_bits_portable(bk_blocked *filter, bk_hash hash)
                               (filter->flags & BK_FLAG_CONCURRENT) != 0);
 }
 
-/* A function of its own: inlined into contains_hash_portable, gcc 12 added
- * the block's base to every probe's address again, and one hash per call
- * at 10^7 keys took 44-46 ns where it takes 36-38 (BLOOMKIT_PORTABLE=1,
- * Zen 5). */
+/* A function of its own: inlined into contains_hash_portable, gcc 12 adds
+ * the block's base to every probe's address again, which is slower. */
 static BK_NOINLINE bool test_block_portable(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     return bk_blocked_block_test_portable(block, h2, hashes);

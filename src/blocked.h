@@ -54,11 +54,8 @@ bool bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, si
  * itself: the default hash (XXH3), an 8- or 16-byte key and k <= 7 (one
  * round), for bloomkit/blocked_inline.h's bk_blocked_one_round_test_key_*;
  * the others go to bk_blocked_contains_other_key, a call, so that the SIMD
- * query needs no stack frame.  (The AVX2 path's query, when it hashed and
- * then called bk_blocked_avx2_contains_hash through the pointer, took
- * 7.5-7.7 ns per 8-byte key at 10^6 keys against 6.5-6.6 with the hash and
- * the test in one function: docs/PERFORMANCE.md, "The blocked filter's
- * one-key calls".) */
+ * query needs no stack frame.  Hashing, then calling the path's
+ * contains_hash through its pointer: slower. */
 static inline bool bk_blocked_simd_serves_key(const bk_blocked *filter, size_t len)
 {
     return filter->hasher.algorithm == BK_HASH_XXH3 && (len == 8 || len == 16) &&
@@ -100,20 +97,14 @@ static inline bool bk_blocked_uses_simd(const bk_blocked *filter)
 bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
 
 /* Prefetch distance of the batch loops, in keys: enough lines in flight to
- * cover a memory latency at a few ns of work per key (Little's law: at 1e8
- * keys on the Zen 5, 220 ns of latency over 5.7 ns per line is about 40
- * lines).  Queries (src/prefetch.h, BK_LINE_RING_SIZE = 64): hash batches,
- * ns per key, D = 32 / 64 / 128 (Zen 5, best of 7 passes): 1e6 keys 2.1 /
- * 1.6 / 1.7, 1e7 2.0 / 1.6 / 1.8, 1e8 5.8 / 5.4 / 5.4.  Adds (32 once beat
- * 8 and 16 clearly at 1e7 keys) were no better with 64. */
+ * cover a memory latency at a few ns of work per key (Little's law: lines
+ * in flight = latency / time per line, about 40 on the hosts measured).
+ * Queries use BK_LINE_RING_SIZE = 64 (src/prefetch.h), adds 32: 8 and 16
+ * were slower, 64 no better. */
 #define BK_ADD_PREFETCH_DISTANCE 32u
 
-/* A key's block, for the query batches' ring of src/prefetch.h.  With the
- * ring (the block's address computed once per key, not twice) and the mask
- * test of bk_blocked_round_test (bloomkit/blocked_inline.h), AVX-512 hash batches (k = 6, Zen 5,
- * median of 9 passes of 4e6 keys) went from 1.54 to 1.35 ns per key at
- * 10^6 keys; the AVX2 (3.9 ns) and portable (8.4 ns) batches, bound by
- * their probe's arithmetic, did not change. */
+/* A key's block, for the query batches' ring of src/prefetch.h: the
+ * block's address is computed once per key, not twice. */
 static inline const void *bk_blocked_line_of(const void *filter, const bk_hash *hash)
 {
     return bk_blocked_block(filter, *hash);

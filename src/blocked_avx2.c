@@ -18,12 +18,9 @@
  *
  * The table replaced a computed mask (per position a broadcast, two
  * subtractions, two VPSLLVQ whose counts of 64 or more give 0, two ORs:
- * seven vector operations against two).  Measured on the Xeon of
- * docs/PERFORMANCE.md, k = 6, best of three runs: inserts from hashes
- * 6.7 -> 5.1 ns per key at 1e5 keys and 9.3 -> 8.0 ns at 1e7, from keys
- * 11.3 -> 10.4 ns at 1e7.  The table's rows compete with the filter's lines
- * for L1 (48 KiB here); at these sizes that costs less than the arithmetic
- * it saves.
+ * seven vector operations against two).  The table's rows compete with
+ * the filter's lines for L1; that costs less than the arithmetic it saves
+ * (docs/PERFORMANCE.md).
  *
  * The bits set and the answers are those of the portable path in
  * src/blocked.c; tests/test_blocked.c checks it on random filters.

@@ -8,21 +8,14 @@
  * block fits one register, and a query looks up seven positions at once
  * with a permute from the register: bk_blocked_block_test_avx512 in
  * bloomkit/blocked_inline.h, which the inline view compiles too, has the
- * idea and the measurements.  This file runs it over batches.
+ * idea.  This file runs it over batches.
  *
  * Inserts need the OR of all positions that fall in each word: the key's
  * whole 512-bit mask, here the OR of its k rows of bk_blocked_one_hot
  * (src/blocked.c), one 64-byte load and OR per position, then one OR into
- * the line.  On the Xeon (k = 6, best of three runs) inserts from hashes
- * took 3.5 ns per key at 1e5 keys against 5.0 for the AVX2 path with the
- * same table, and 7.1 against 8.2 ns at 1e7.  (A mask computed in
- * registers, each position broadcast to the eight word lanes and shifted
- * by p - 64 w, measured no faster than AVX2's: 7.0 against 6.6 ns.)
+ * the line.  A mask computed in registers (each position broadcast to the
+ * eight word lanes and shifted by p - 64 w): no faster than the table.
  *
- * Measured (k = 6, 8-byte keys, absent-key batches through
- * bk_filter_contains_batch, hashing included; one core of the Zen 5 machine
- * of docs/PERFORMANCE.md): 6.5 ns per key against 9.2 with the AVX2 path
- * for a cache-resident filter (1e4 keys), 17 against 26 ns at 1e8 keys.
  * The batch loop is about 45 instructions per key against 68 for AVX2
  * (counted in the disassembly: valgrind cannot run AVX-512).  Answers are
  * those of the portable path (tests/test_blocked.c checks all three).
@@ -111,10 +104,8 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
  * one-key calls are bound by their instructions: far above the caches
  * each query waits for its line, and how many queries overlap that wait
  * depends on how many fit in the core's reorder window.  Loading the
- * shifts instead of building them (a KMOVW, a masked move, a broadcast and
- * an add per call) took one hash per bk_filter_contains_hash at 10^7 keys
- * from 20.8-21.7 to 16.0-16.6 ns (docs/PERFORMANCE.md, "The blocked
- * filter's one-key calls"). */
+ * shifts saves building them (a KMOVW, a masked move, a broadcast and an
+ * add) on every call. */
 static inline __attribute__((always_inline)) __m512i kept_round_shifts(const bk_blocked *filter)
 {
     return _mm512_loadu_si512((const void *)filter->round_shifts);

@@ -30,12 +30,8 @@
  * Costs: one hash, then k random reads that do not depend on each other.
  * The query reads all k words and ANDs the bits, without a branch per probe:
  * an absent key's first zero bit is as likely to be at any probe, so an
- * early exit is mispredicted about half the time, and that cost more than
- * the extra reads (which overlap): measured on the benchmark machine, with
- * 10^6 keys at 1% (1.2 MB), an absent-key query took 19 ns with the early
- * exit and 10 ns without, a present-key query 9 and 10 ns (pre-hashed keys,
- * best of 15).  Unrolling the probe loop by 4 took a further 10-15% off a
- * cache-resident query (10^5 keys: 6.8-7.5 ns -> 5.8-6.4 ns).  A filter
+ * early exit is mispredicted about half the time, and that costs more than
+ * the extra reads (which overlap).  The probe loop is unrolled by 4.  A filter
  * bigger than the caches still pays up to k cache misses per key: that is
  * what the blocked kinds (src/blocked.c, src/sbbf.c) fix.
  *
@@ -43,26 +39,27 @@
  * bloomkit/bloom_inline.h: compiled with AVX-512 it reads the k words with
  * gathers, eight probes at a time, and src/bloom_avx512.c is the library's
  * build of it, taken for one-key queries with k <= 8 at every size (one
- * straight-line round: at 10^6 keys 14.5 -> 11.6 ns per present key) and
- * for filters bigger than one core's L2 (at 10^8 keys one key per call
- * went from 1.1-1.35x to 1.6-1.8x libbloom's speed).  The
- * header's view compiles the whole one-key query into a caller's loop:
- * with the scalar loop, at 10^8 keys (120 MB, Zen 5, a driver) 95.6 / 66.8
- * ns per present / absent 8-byte key against 146.8 / 96.6 through
- * bk_bloom_contains (bloomkit-bench: 6-30% less than the call in every
- * paired run at 3x10^7 and 10^8 keys), where every probe is a memory read
- * and a loop without calls keeps more of them in flight.
+ * straight-line round) and for filters bigger than one core's L2.  The
+ * header's view compiles the whole one-key query into a caller's loop,
+ * where every probe of a big filter is a memory read and a loop without
+ * calls keeps more of them in flight.
  *
  * Batches run as a software pipeline: the k lines of key i + 8 are
  * prefetched while key i is probed, so about 8k line fetches are in flight
- * instead of one key's k.  Figures for every size: docs/PERFORMANCE.md
- * (bloomkit-bench).
+ * instead of one key's k.  Speed at every size: docs/PERFORMANCE.md.
  *
- * Measured (examples/fpr_table.c: 100,000 keys "user:%d", 1,000,000 absent
- * keys "guest:%d"; all within binomial noise of the prediction):
+ * Accuracy (examples/fpr_table.c: 100,000 keys "user:%d", 1,000,000 absent
+ * keys "guest:%d", the best k for each size; every row within two standard
+ * deviations of the binomial noise of the prediction):
  *
- *     bits/key   k   measured FPR   predicted
- *            4   3    see README.md, "The seeds' tables"
+ *     bits/key   k    measured   predicted
+ *            4   3    0.146749    0.146892
+ *            6   4    0.055880    0.056057
+ *            8   6    0.021319    0.021577
+ *           10   7    0.008120    0.008194
+ *           12   8    0.003090    0.003142
+ *           16  11    0.000425    0.000459
+ *           20  14    0.000055    0.000067
  */
 #include "bloom.h"
 
@@ -280,19 +277,13 @@ static inline bool set_bits(bk_bloom *filter, bk_hash hash)
  * read from memory, where a line costs far more than a mispredicted
  * branch: its queries take one branch, after the first two probes.  At a
  * half-full filter an absent key stops there three times in four and
- * leaves five lines unread.  Measured on the Zen 5 host (k = 7, 8-byte
- * keys, 4e6 queries per pass through bk_filter_contains_hash / _contains,
- * means of eight passes alternating the two ways on one filter):
- *     keys    filter   absent: all k -> exit after 2   present: all k -> exit after 2
- *     10^7     12 MB   28 -> 34 (hash), 34 -> 34 (key)   31 -> 35, 34 -> 30 ns
- *     3x10^7   36 MB   91 -> 71, 109 -> 90               93 -> 96, 110 -> 111 ns
- *     10^8    120 MB   97 -> 75, 134 -> 112              96 -> 102, 136 -> 134 ns
- * and at 3x10^6 keys (3.6 MB) both worse, 16 -> 18 ns.  The system's
- * report of the L3 size is no guide (this virtual machine claims 508 MB),
- * so the threshold is a constant: 32 MiB, the L3 of the Zen 5 host's
- * core complex.  Same bits tested, same answers (tests/test_bloom_batch.c
- * runs both ways).  This is the portable and BMI2 builds' loop; the
- * AVX-512 build (src/bloom_avx512.c) gathers all k words at once.
+ * leaves five lines unread.  Inside the L3 the branch does not pay.  The
+ * system's report of the L3 size is no guide (a virtual machine may report
+ * the whole host's), so the threshold is a constant: 32 MiB, the L3 of one
+ * core complex of the Zen 5 CPU it was tuned on.  Same bits tested, same
+ * answers (tests/test_bloom_batch.c runs both ways).  This is the portable
+ * and BMI2 builds' loop; the AVX-512 build (src/bloom_avx512.c) gathers
+ * all k words at once.
  *
  * Loads are relaxed atomics: plain moves on x86 and ARM, and race-free
  * against concurrent atomic adds.
@@ -369,10 +360,6 @@ bk_status bk_bloom_add(bk_bloom *filter, const void *key, size_t len, bool *was_
  * instruction when the count is 0, so on Intel cores every probe's shift
  * waits for the flags of the one before; SHRX has no flags.  The same C
  * code, so the same answers (tests/test_bloom_batch.c runs both builds).
- * Measured on the Xeon of docs/PERFORMANCE.md (k = 7, 8-byte keys, best of
- * three runs): at 10^4 keys one raw key per call 11.9 -> 10.9 ns, a
- * precomputed hash 7.6 -> 6.7 ns; at 10^6 keys 15.0 -> 13.3 and
- * 10.8 -> 8.3 ns.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BK_HAVE_BMI2_BUILD 1
@@ -436,22 +423,15 @@ bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len)
  * is probed.  A filter far bigger than the caches then has about
  * DISTANCE * k line fetches in flight at all times instead of one key's k.
  * Keys given as bytes are hashed a chunk at a time first (BK_KEY_CHUNK,
- * src/hash.h): at 10^6 keys (Zen 5) key batches took 21.8 ns per key
- * hashed one by one inside the pipeline, 13.1-13.5 hashed by chunks with
- * the AVX-512 batch hash.  Where the CPU has AVX-512, queries and adds of
- * filters past the L2 with k <= 8 take the same pipeline with each key's
- * positions computed once, eight at a time, and queries read its words by
- * one gather (src/bloom_avx512.c: queries 6.4 against 10.1 ns per key at
- * 10^6 keys, 13.9 against 23.5 at 10^7; adds 9.5 against 14.5 and 12.1
- * against 21.6).
+ * src/hash.h), faster than hashing each key inside the pipeline.  Where
+ * the CPU has AVX-512, queries and adds of filters past the L2 with k <= 8
+ * take the same pipeline with each key's positions computed once, eight at
+ * a time, and queries read its words by one gather (src/bloom_avx512.c).
  */
 #define PIPELINE_DISTANCE 8
 /* Within one core's L2 (src/cpu.h) the lines are near already, and the
- * prefetch pass would only double the probe arithmetic.  Zen 5, 1 MiB of
- * L2: with 10^5 keys at 1% (120 KB), absent-key batches took 14.6 ns per
- * key with the pipeline and 12.0 without; with 10^6 keys (1.2 MB)
- * present-key batches took 16.3 with it and 23.6 without.  Xeon, 2 MiB of
- * L2, 10^6 keys: 15.3 with it, 13.1 without. */
+ * prefetch pass would only double the probe arithmetic; past it, the
+ * pipeline wins. */
 static inline bool worth_prefetching(const bk_bloom *filter)
 {
     return filter->word_count * sizeof(uint64_t) > bk_cpu()->l2_bytes;

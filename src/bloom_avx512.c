@@ -7,7 +7,7 @@
  * Built with those flags, bk_bloom_test_probes (bloomkit/bloom_inline.h)
  * is the gather form: the k probe positions eight at a time from the
  * closed form of the double hashing walk, their words read with one
- * VPGATHERQQ.  That header has the idea, the formulas and the figures;
+ * VPGATHERQQ.  That header has the idea and the formulas;
  * this file compiles the library's two one-key queries with it, the hash
  * of the key inlined into the second as in src/bloom.c, and holds the
  * batch pipeline built on its parts (below).  Same bits, same answers as
@@ -17,17 +17,9 @@
  * src/bloom.c takes this build for one-key queries of filters with k <= 8
  * (every target FPR down to about 0.4%) at any size, and of bigger k past
  * one core's L2; its batch pipeline below, past the L2 with k <= 8.  With
- * k = 10 (0.1%) neither build wins everywhere (a driver, 8-byte keys
- * through bk_filter_contains, both builds in one process, medians of 15
- * passes, present / absent, ns): BMI2 11.4 against 13.8 present at 10^5
- * keys, 17.1 / 19.0 against 19.4 / 21.2 at 10^6; at 10^7 104.7 / 52.5
- * against 100.7 / 50.5 and at 10^8 171.9 / 124.6 against 145.6 / 157.5
- * (absent keys of a filter past 32 MiB stop at the BMI2 build's first two
- * probes; the gather reads all k).  At 10^8 keys (120 MB) in
- * bloomkit-bench, one raw key per call of k = 7 became 1.57x / 1.71x
- * faster than libbloom's bloom_check (int64 keys, present / absent) and
- * 1.79x / 1.97x (str16), from 1.07-1.35x / 1.26-1.79x in five earlier runs
- * of the BMI2 build.
+ * k > 8 neither build wins at every size: the BMI2 build is faster within
+ * the L2, and past 32 MiB its absent keys stop at the first two probes
+ * while the gather reads all k.
  */
 #include "bloom.h"
 #include "cpu.h" /* BK_NOINLINE */
@@ -45,17 +37,9 @@ static inline __attribute__((always_inline)) bool test_bits(const bk_bloom *filt
  * of the default hash are hashed with their length known.  The rest (k > 8,
  * other lengths, XXH64 and SipHash) take the general form, a function of
  * its own so that the straight line saves no registers for it; one_round
- * only chooses the faster code, both forms answer for any k.  Measured on
- * the Zen 5 host (a driver: k = 7, keys through bk_filter_contains, the
- * library before and after in one process, medians of 15 passes of 4e6
- * queries), ns per key, with src/bloom.c's frameless dispatch and this
- * build taken below the L2 too (before: the BMI2 build there):
- *     keys    8-byte present   8-byte absent   16-byte present   libbloom
- *     10^5       9.2 ->  7.8      9.2 ->  7.8      9.9 ->  9.3     13.5 / 23.7
- *     10^6      14.5 -> 11.6     13.4 -> 10.8     15.6 -> 13.4     19.2 / 27.4
- *     10^7      52.1 -> 31.8     67.6 -> 65.4     57.8 -> 54.0     83.7 / 95.0
- * (libbloom's bloom_check, 8-byte keys present / absent).  From a
- * precomputed hash at 10^5 keys: 5.8 (BMI2) -> 5.1.
+ * only chooses the faster code, both forms answer for any k.  With
+ * src/bloom.c's frameless dispatch, the straight line is faster than the
+ * BMI2 build below the L2 too, so it serves k <= 8 at every size.
  */
 static inline __attribute__((always_inline)) bool one_round(const bk_bloom *filter)
 {
@@ -100,27 +84,16 @@ bool bk_bloom_avx512_contains(const bk_bloom *filter, const void *key, size_t le
  *     query key i:        gather words[ring[i mod D] >> 6], test the bits
  *     add key i:          set the k bits one word at a time
  *
- * Measured (Zen 5; the library before and after loaded in one process,
- * hash batches of 1,024 keys, half present, 21 alternating passes of 4e6,
- * medians), ns per key, src/bloom.c's scalar pipeline against this one:
- *     k = 7 (1%):     10^6 keys 10.1 -> 6.4,  10^7 23.5 -> 13.9,  10^8 36.5 -> 33.0
- * and for key batches 12.2 -> 8.5, 27.4 -> 17.0, 43.3 -> 37.4.  With
- * k = 10 (0.1%) the same form, its second round of two probes computed
- * again at the test, was slower at 10^6 keys (19.2 -> 21.7) though faster
- * at 10^7 (33.7 -> 25.4); keeping both rounds' positions in the ring did
- * not change that, so k > 8 keeps the scalar pipeline.  D = 4 and 16 against
- * 8 (a driver, k = 7, medians at 10^6 / 10^7 / 10^8 keys): 6.5 / 12.9 /
- * 48.2 ns, 6.6 / 10.1 / 45.1 and 6.6 / 8.8 / 46.3, none better at every
- * size.
+ * It computes each position once where src/bloom.c's scalar pipeline
+ * computes it twice (to request its word and to test it).  For k > 8 the
+ * second round of positions, computed again at the test or kept in the
+ * ring: slower within the L2, so k > 8 keeps the scalar pipeline.  A ring
+ * distance D of 4 or 16 against 8: none better at every size.
  *
  * Adds take this form only without BK_FLAG_CONCURRENT (whose adds are
- * atomic ORs, src/bloom.c).  Adding 8-byte keys in batches of 1,024 to an
- * empty filter (min(n, 4e6) keys, 9 alternating passes, medians): 14.5 ->
- * 9.5 ns per key at 10^6 keys, 21.6 -> 12.1 at 10^7, 70.4 -> 46.0 at 10^8.
- * The lanes are read back from a stored copy of the register; taking them
- * out by register moves instead (VMOVQ and a VALIGNQ rotation per lane)
- * was slower: queries 6.8 -> 7.9 ns at 10^6 and 14.4 -> 26.8 at 10^7, adds
- * 9.6 -> 11.4 and 12.7 -> 15.3.
+ * atomic ORs, src/bloom.c).  The lanes are read back from a stored copy of
+ * the register; register moves instead (VMOVQ and a VALIGNQ rotation per
+ * lane): slower.
  */
 #define GATHER_DISTANCE 8
 

@@ -30,7 +30,7 @@
  * key is certainly absent: remove changes nothing and says BK_ENOTFOUND.
  * But a false positive -- all counters non-zero by coincidence -- cannot be
  * told from a present key, and removing it decrements other keys' counters,
- * which can create false negatives (the second seed's section 4;
+ * which can create false negatives (Fan et al. 2000; the demonstration in
  * examples/counting_delete.c).  remove is only safe for keys known present.
  *
  * A key's probes may repeat a position (double hashing into a small m); it
@@ -57,7 +57,7 @@
  *   - 20,000 keys at p = 1%: m = 191,702 counters (93.6 KiB, against
  *     23.4 KiB for the classic filter), k = 7; 200,000 absent queries:
  *     FPR 1.0015%, predicted from the fill 1.0048%, design 1.0039%.
- *   - The seed's demonstration (m = 624, k = 4, keys in0..in99): after
+ *   - The deletion demonstration (m = 624, k = 4, keys in0..in99): after
  *     removing in7, the first false positive is out9; removing it makes
  *     in6 and in11 absent.
  */

@@ -266,11 +266,9 @@ static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t f
  * slot), and (x - lows) & ~x & highs is nonzero exactly when x has a zero
  * slot (the lowest zero slot borrows and sets its high bit; a slot that is
  * not zero, with no borrow from below, leaves its high bit clear).  The
- * per-slot loop of find_slot mispredicted for present keys, whose slot and
- * bucket are random.  Zen 5, bloomkit-bench, 10^6 int64 keys, two runs of
- * each build alternating: from a hash 21.6-22.0 ns present and 10.5-10.8
- * absent before, 9.7 and 9.7 now; from the key 27.9-28.6 / 14.7-15.1 ->
- * 14.2-14.3 / 14.2-14.3; hash batches 13.7 / 5.6-5.7 -> 4.9 / 4.9. */
+ * per-slot loop of find_slot mispredicts for present keys, whose slot and
+ * bucket are random, and made present keys cost twice as much as absent
+ * ones (docs/PERFORMANCE.md). */
 static inline unsigned bucket_has(const bk_cuckoo *filter, uint64_t bucket,
                                   uint32_t fingerprint)
 {

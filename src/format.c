@@ -31,21 +31,11 @@
  * the kind read its payload in place on little-endian hosts: the first query
  * of a multi-gigabyte filter costs a page fault, not a read of the file.
  *
- * Measured on the development machine (a 2-core VM shared with other
- * builds, so ranges over runs; page cache warm), for a 1e8-key 1% bloom
- * filter = a 114.3 MiB file, with a throwaway timing program:
- *
- *     bk_filter_map + first query     0.3 - 0.6 ms   (0.2 ms for a 1.1 MiB file:
- *                                                     independent of the size)
- *     bk_file_verify                  20 - 80 ms     (1.5 - 6 GB/s, XXH3 + read)
- *     bk_filter_serialize             20 - 90 ms     (into a buffer already touched)
- *     bk_filter_load                  150 - 260 ms   (read, checksum, copy; it was
- *                                                     1 - 2 s with a malloc'd 4 KiB-page
- *                                                     buffer: page faults dominate)
- *     bk_filter_save                  1.2 - 2.3 s    (the fsync: disk bound)
- *
- * Fuzzing: about 55,000 inputs a second under ASan+UBSan (1.7 million in
- * the 30 s CI run), no failure.
+ * Mapping costs the same for any file size; load reads into memory
+ * allocated as filters are (src/memory.c), since page faults on 4 KiB
+ * pages would dominate it; save is bound by its fsync.  Timings:
+ * docs/PERFORMANCE.md.  The buffer loader is fuzzed under ASan+UBSan in
+ * CI (tests/fuzz).
  */
 #define _GNU_SOURCE
 #include "format.h"

@@ -94,7 +94,7 @@
  * as the peel stack (8 n) + the peeled slot's index (1 n) + bucket counters
  * (4 min(2^20, n/8)) in one block; per slot a count byte (1 s) and an xor
  * of hashes (8 s) in another; each block a whole number of 2 MiB pages
- * once it is 2 MiB or more (a 4 KiB page fault costs about 12 us on this
+ * once it is 2 MiB or more (4 KiB page faults are costly on a
  * virtual machine, and an odd-sized mapping is faulted 4 KiB at a time at
  * its ends).  The pending stack of step 2 starts at 64 + s/256 entries (fuse;
  * its deepest chain was 0.12-0.35% of n at 10^6 keys) or 64 + s/8 (xor: 7%)
@@ -102,40 +102,23 @@
  * at 10^6 keys for fuse8/fuse16/fuse8_4 and 23.7 for xor8; 19.7 (fuse8),
  * 19.3 (fuse8_4) and 21.2 (xor8) at 10^7.
  *
- * Measured (gcc 12 -O2, this 2-core machine shared with a memory
- * benchmark on the other core; FPR over 10^7 absent queries; docs/STATIC.md
- * has the details).  "build" is bloomkit-bench at 10^6 8-byte integer keys
- * (bk_filter_build, key hashing included, one cold build per run), median
- * and range of 5 runs interleaved with 5 of the previous version, whose
- * median is in brackets; "hashes" is bk_fuse_build_hashes from random
- * hashes (hashing excluded), first build of a process / later ones;
- * "query" is the bench's bk_filter_contains_hash on given hashes, absent /
- * present, medians (the query code did not change: same before):
- *     kind     bits/key  x log2(1/p)  FPR        build ns/key          hashes        query ns
- *     xor8     9.84      1.23         0.3890%    122 (95-139) [150]    113-298 / 139  5.5/5.5
- *     fuse8    9.04      1.13         0.3929%    53 (46-82) [128]      47-63 / 55     5.3/5.3
- *     fuse16   18.09     1.13         0.00167%   48 (43-86) [129]      41-53 / 45     6.1/6.0
- *     fuse8_4  8.62      1.08         0.3954%    58 (40-86) [84]       43-52 / 50     6.3/6.4
- *   fuse8 is the first kind of each run and the first build of a process
- *   pays the most for fresh pages (49-64 when built after the others); its
- *   1.1 MB array, below the 2 MiB huge-page threshold, also takes 276
- *   4 KiB faults, about 3 ns per key.  The build is 235 instructions per
- *   key for fuse8, hashing included (332 before; callgrind).
- *   A query is 38 instructions here (13 of them mix64) plus 7 of the
- *   bk_filter dispatch; at 10^6 keys the array (1.1 MB for fuse8) is about
- *   the size of the 1 MB L2 cache and the three loads dominate: the same
- *   query on a 1,000-key filter takes about 3.4 ns.
- *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).
+ * Measured at 10^6 keys (FPR over 10^7 absent queries; docs/STATIC.md has
+ * the details, docs/PERFORMANCE.md the speed):
+ *     kind     bits/key  x log2(1/p)  FPR
+ *     xor8     9.84      1.23         0.3890%
+ *     fuse8    9.04      1.13         0.3929%
+ *     fuse16   18.09     1.13         0.00167%
+ *     fuse8_4  8.62      1.08         0.3954%
+ *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).  The build is 235
+ *   instructions per key for fuse8, hashing included (callgrind).  A query
+ *   is 38 instructions (13 of them mix64) plus 7 of the bk_filter
+ *   dispatch, and its three loads dominate once the array outgrows the L2.
  * Inline view (bloomkit/fuse_inline.h, which holds the hash, fingerprint,
  * slot and xor functions this file uses): the same query compiled into a
- * caller's loop, no call per key.  fuse8 from a precomputed hash (Zen 5,
- * bloomkit-bench, commit f823ec3): 3.9-4.0 ns at 10^6 keys against 5.0-5.2
- * through bk_filter_contains_hash, 32 against 43 ns at 10^8.
+ * caller's loop, no call per key.
  * Batches (bk_fuse_contains_hash_batch, which the bk_filter handle calls):
  * filters within the core's L2 are probed key by key, bigger ones in
- * chunks of 32 keys whose slots are computed and prefetched first.  Zen 5,
- * fuse8 hash batches: 3.2 ns per key at 10^5 keys, 3.6 at 10^6, 16-24 at
- * 10^8 (bloomkit-bench, commit 27f5796).
+ * chunks of 32 keys whose slots are computed and prefetched first.
  */
 #include "bloomkit/fuse.h"
 #include "bloomkit/fuse_inline.h"
@@ -320,9 +303,8 @@ static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash 
     return present;
 }
 
-/* A filter that fits the core's L2 answers without prefetching: fuse8 at
- * 10^5 keys (110 KB), hash batches 3.8 ns per key in chunks, 3.3 key by key
- * (Zen 5, 1 MiB L2); at 10^6 keys (1.1 MB) chunks win, 3.9 against 4.1. */
+/* A filter that fits the core's L2 answers without prefetching: key by
+ * key wins there, chunks with their prefetches past it. */
 static ALWAYS_INLINE size_t contains_batch_kind(const bk_fuse *filter, const bk_hash *hashes,
                                                 size_t count, bool *results, bk_kind kind)
 {

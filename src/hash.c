@@ -3,8 +3,8 @@
  *
  * Every kind of filter in bloomkit consumes the same 128-bit hash of a key,
  * two 64-bit words h1 and h2, from which it derives its probe positions
- * (src/hash.h).  Hashing happens once per key; nothing downstream looks at
- * the key bytes again.  Three algorithms are offered:
+ * (each kind in its own way).  Hashing happens once per key; nothing
+ * downstream looks at the key bytes again.  Three algorithms are offered:
  *
  *   BK_HASH_XXH3     XXH3-128 (Collet), seeded with 64 bits, default seed 0.
  *                    Fast (about 0.1 ns/byte plus a few ns per call on

@@ -1,20 +1,21 @@
 /*
- * src/hash.h -- the hot-path half of the hashing module (internal).
+ * src/hash.h -- batches of keys to batches of hashes (internal).
  *
- * Inline helpers every kind uses between a bk_hash and memory:
+ * One key is hashed by bk_hash_inline (include/bloomkit/hash_inline.h,
+ * XXH3 and XXH64 inlined from libxxhash-dev, with bk_reduce and the
+ * classic filter's probe walk).  This header holds what a batch needs:
  *
- *   bk_reduce(x, range)      multiply-shift range reduction (Lemire 2019):
- *                            floor(x * range / 2^64), uniform on [0, range)
- *                            for uniform 64-bit x, without a division.
- *
- *   bk_probe_* (enhanced double hashing): the k positions of a classic
- *                            filter's key, in bloomkit/hash_inline.h.
- *
- * Key bytes are hashed by bk_hash_inline (include/bloomkit/hash_inline.h,
- * XXH3 and XXH64 inlined from libxxhash-dev) and, a chunk at a time, by
- * bk_hash_keys (bk_key descriptors) and bk_hash_packed_keys (keys of one
- * width back to back) below; bk_source_by_chunks is the loop of every key
- * batch, from either form, into a kind's hash batch.
+ *   bk_hash_keys, bk_hash_packed_keys   a chunk of keys -> their hashes,
+ *                                       from bk_key descriptors or from
+ *                                       keys of one width back to back
+ *                                       (AVX-512: src/hash_avx512.c)
+ *   bk_batch_source, BK_KEY_CHUNK       where a batch's keys are, and the
+ *                                       chunk they are hashed by
+ *   bk_source_by_chunks                 the loop of every key batch, from
+ *                                       either form, into a kind's hash
+ *                                       batch, requesting the next chunk's
+ *                                       packed keys (bk_source_request_next)
+ *   bk_keys_valid                       the check every batch makes first
  */
 #ifndef BK_SRC_HASH_H
 #define BK_SRC_HASH_H
@@ -78,12 +79,7 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
  * read once (hashes[] could alias *hasher, so the compiler would reload
  * them after every store), one loop per algorithm, and the width a
  * constant where the caller passes one (bk_hash_packed_keys does for 8 and
- * 16), so that only the hash's code for that length is in the loop.
- * Zen 5 with BLOOMKIT_NO_AVX512=1 (the path of a CPU without AVX-512),
- * bk_hash_packed over 1,024 keys in L1, best of 3,000 calls, two runs, ns
- * per key, one generic loop before -> these: XXH3 1.76-1.77 -> 1.25
- * (8-byte keys), 2.28-2.29 -> 2.12-2.16 (16-byte); XXH64 2.80-2.82 ->
- * 2.28, 3.37-3.40 -> 3.06. */
+ * 16), so that only the hash's code for that length is in the loop. */
 static inline __attribute__((always_inline)) void
 bk_hash_packed_keys_scalar(const bk_hasher *hasher, const uint8_t *keys, size_t key_len,
                            size_t count, bk_hash *hashes)
@@ -129,14 +125,9 @@ static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *k
 
 /* 1024 keys (16 KiB of hashes) per chunk: the kind's prefetch pipeline
  * restarts at each chunk, and its first lines arrive one memory latency
- * after the chunk starts.  At 10^8 keys (Zen 5), key batches through the
- * handle took 8.9 ns per key with 1024-key chunks against 9.4 with 256.
- * Hashing inside the pipeline instead (the keys 64 ahead hashed 16 or 64
- * at a time into a ring, so that no restart remains and the hashing could
- * overlap the reads) was tried for `blocked` and not kept: at 10^8 keys
- * (a driver, 11 alternating passes of 4e6 absent keys, medians) packed
- * keys took 6.94 against 6.96 ns with groups of 64, bk_key arrays 8.30
- * against 8.12; groups of 16 were slower (10.0 against 9.7). */
+ * after the chunk starts, so bigger chunks restart it less often.
+ * Hashing inside the pipeline instead (the keys hashed ahead into a ring,
+ * so that no restart remains): no faster. */
 #define BK_KEY_CHUNK 1024
 
 /* Where a batch's keys are: bk_key descriptors, packed keys (key_len bytes
@@ -170,21 +161,11 @@ typedef struct bk_batch_source {
  * an unmapped one, is harmless; it is computed as an integer, not by
  * pointer arithmetic past the array's end.
  *
- * Measured in the benchmark (Zen 5, the runs of the commits before and
- * after, one after the other in the same state of memory; calls of 1,024
- * keys, ns per present key at 10^6 / 10^7 / 10^8 keys), packed 8-byte keys:
- *     blocked   2.11 -> 1.82   2.12 -> 1.91   4.83 -> 4.59
- *     sbbf      1.93 -> 1.61   1.95 -> 1.72   4.70 -> 4.40
- *     bloom     5.59 -> 5.29   5.81 -> 5.69   25.2 -> 25.2
- * while the batches this does not touch (of hashes, of bk_key arrays) took
- * up to 9% more in the second run; 16-byte keys -7% to +3%.  Adds of packed
- * 8-byte keys, in a driver: 2-4% more at 10^6, 3-12% less at 10^7 and
- * 10^8.  A call requests as many keys as it hashed last: a full chunk
- * requested after a call of 8 keys doubled that call's time
- * (docs/PERFORMANCE.md, "Requesting the next chunk's keys").  bk_key
+ * A call requests as many keys as it hashed last: a full chunk requested
+ * after a short call would cost that call more than it saves.  bk_key
  * arrays are left alone: their key bytes sit behind descriptors not yet
- * read, and requesting the descriptors alone changed those batches by -2%
- * to +6%.
+ * read, and requesting the descriptors alone gave nothing clear
+ * (docs/PERFORMANCE.md has the figures).
  */
 static inline void bk_source_request_next(const bk_batch_source *source, size_t next,
                                           size_t n)

@@ -37,19 +37,12 @@
  *     hash = (h1, h2) = (acc, mix64(acc))                 (src/hash.h)
  *
  * Only low 64-bit products (VPMULLQ) and rotations (VPROLQ): eight keys
- * cost about 1.5 times what one costs in scalar code.
+ * cost little more than one does in scalar code.
  *
  * The results are xxHash's own, bit for bit: tests/test_hash.c compares
  * them with bk_hash_key (xxHash's code) for random keys, seeds and batch
  * shapes.  Groups of eight that are not all 8 or all 16 bytes long are
- * hashed one key at a time.
- *
- * Measured on the Zen 5 host of docs/PERFORMANCE.md (10,240 keys in
- * cache, best of 15 passes), ns per key, eight at a time / one at a time:
- *     XXH3-128   8-byte keys 0.64 / 1.9    16-byte keys 1.1 / 2.8
- *     XXH64      8-byte keys 0.70 / 3.7    16-byte keys 0.87 / 4.6
- * An `sbbf` batch query of 8-byte keys (10^5-key filter, queries in
- * cache) went from 5.0 to 2.3-2.8 ns per key with the XXH64 path.
+ * hashed one key at a time.  Speed: docs/PERFORMANCE.md.
  */
 #include "hash.h"
 
@@ -144,9 +137,8 @@ static inline long long word_at(const bk_key *key, size_t offset)
 
 /* The 8-byte word at byte `offset` of each of the eight keys, assembled
  * in registers.  Eight stores to a stack array and one 64-byte load of it
- * cannot be forwarded, and the load waits for the stores to complete:
- * XXH3 of 8-byte keys took 2.7 ns per key that way, 1.2 with a gather
- * (VPGATHERQQ) and 0.7 like this (same host and test as above). */
+ * cannot be forwarded, and the load waits for the stores to complete.
+ * A gather (VPGATHERQQ): slower than registers too. */
 static inline __m512i words_at(const bk_key *keys, size_t offset)
 {
     __m256i low = _mm256_setr_epi64x(word_at(keys, offset), word_at(keys + 1, offset),

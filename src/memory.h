@@ -15,10 +15,8 @@
  * memset populates small ones: inserts never wait for a page fault or for
  * the kernel to compact memory into a huge page, and a machine out of
  * memory fails the allocation (NULL, hence BK_ENOMEM) rather than killing
- * the process at some later insert.  On the Xeon of docs/PERFORMANCE.md
- * the inserts into a fresh 12 MB filter took 30 ns per key with lazily
- * faulted huge pages, 14 with 4 KiB pages, and 13 with populated huge
- * pages (int64 keys, one at a time from hashes).
+ * the process at some later insert.  Lazily faulted huge pages made a
+ * fresh filter's first inserts the slowest of all (docs/PERFORMANCE.md).
  */
 #ifndef BK_SRC_MEMORY_H
 #define BK_SRC_MEMORY_H

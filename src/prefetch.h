@@ -14,9 +14,9 @@
  *     at step i:    take slot i mod D (key i's line), put the line of
  *                   key i + D there and request it
  *
- * D = BK_LINE_RING_SIZE = 64: Little's law at 10^8 keys on the Zen 5 of
- * docs/PERFORMANCE.md (220 ns of latency over 5.7 ns per line is about 40
- * lines); the measured distances are in src/blocked.h and src/sbbf.h.
+ * D = BK_LINE_RING_SIZE = 64: by Little's law the lines in flight must
+ * cover a memory latency over the time per line, about 40 on the hosts
+ * measured; 32 was slower and 128 no better (docs/PERFORMANCE.md).
  *
  * The whole loop is bk_line_ring_probe: the kind gives the address of a
  * key's line (`line_of`) and the test of a key against its line (`probe`),
@@ -32,21 +32,12 @@
  * of the caller: the helper is always inlined, and so are they.  The loop
  * runs in two parts, the keys that still have a key D ahead to request and
  * the last D, so that the steady part tests no bound besides its own.
- * Against the one loop with that test in every step (the two libraries
- * loaded in one process, 21 alternating passes of 4e6 hashes, Zen 5), hash
- * batches at 10^7 keys took 0-10% less (medians, ns per key: `blocked`
- * 2.42 -> 2.43 and 1.85 -> 1.80, `sbbf` 1.86 -> 1.82 and 2.07 -> 1.87);
- * at 10^6 the two were within the host's noise of each other.
  *
  * The requests are PREFETCHT0 (into L1).  The hints for the outer levels
- * were tried (`blocked`, a driver through the handle pinned to one CPU,
- * medians of 11 passes of 4e6 absent keys, two runs each): at 10^8 keys
- * PREFETCHT1, T2 and NTA all took 4-5% less than T0 (hash batches
- * 7.27-7.43 against 7.63-7.66 ns per key, packed keys 8.48-8.69 against
- * 8.93-8.95), but at 10^7 hash batches took 3.0-3.15 against 2.3-2.4 and
- * at 10^6 2.5-2.7 against 1.6-1.9, since the line is then read from L2
- * at its turn.  Switching hints by filter size would need a threshold
- * that depends on the machine's caches: T0 kept for every size.
+ * (PREFETCHT1, T2, NTA): a little faster far above the caches, much slower
+ * within them, where the line is then read from L2 at its turn; switching
+ * hints by filter size would need a threshold that depends on the
+ * machine's caches.
  */
 #ifndef BK_SRC_PREFETCH_H
 #define BK_SRC_PREFETCH_H

@@ -351,10 +351,8 @@ bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view)
 }
 
 /* The hash inline, the AVX2 test one call away.  The inline view's query
- * (bloomkit/sbbf_inline.h: key width a constant, the block read from the
- * unfinished XXH64) in one AVX2 function instead was slower through the
- * handle, 7.5-7.6 against 6.8-7.0 ns per 8-byte key at 10^6 keys (Zen 5,
- * one CPU, three alternating runs): not kept. */
+ * (bloomkit/sbbf_inline.h) in one AVX2 function instead: slower through
+ * the handle. */
 bool bk_sbbf_contains(const bk_sbbf *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))

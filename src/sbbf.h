@@ -45,9 +45,8 @@ static inline bool bk_sbbf_uses_simd(const bk_sbbf *filter)
     return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
 }
 
-/* As blocked's (src/blocked.h): sbbf hash batches at 1e8 keys took 6.0 /
- * 5.3 / 5.5 ns per key with a prefetch distance D = 32 / 64 / 128 keys, at
- * 1e7 2.0 / 1.5 / 1.5: queries use src/prefetch.h's ring, D = 64. */
+/* As blocked's (src/blocked.h): queries use src/prefetch.h's ring,
+ * D = 64; adds prefetch 32 keys ahead. */
 #define BK_SBBF_ADD_PREFETCH_DISTANCE 32u
 
 /* A key's block, for the query batches' ring (src/prefetch.h). */

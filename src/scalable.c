@@ -480,7 +480,7 @@ void bk_scalable_stats(const bk_scalable *filter, bk_stats *out)
 /* ------------------------------------------------------------------------ */
 
 /*
- * Parameter block (40 + 32 c bytes, little-endian; docs/GROWTH.md):
+ * Parameter block (40 + 32 c bytes, little-endian; docs/FORMAT.md):
  *     0  u64  initial capacity n0       8  f64  target FPR p (chain bound)
  *    16  f64  expansion s              24  f64  tightening r
  *    32  u32  max sub-filters (1..64)  36  u32  sub-filter count c (1..max)

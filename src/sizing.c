@@ -1,5 +1,8 @@
 /*
- * src/sizing.c -- the formulas of the classic Bloom filter, in one place.
+ * src/sizing.c -- the formulas of the Bloom filters: the classic filter's
+ * (bloom, counting, and scalable's sub-filters) and, in the second half,
+ * the blocked and split-block models (blocked, sbbf).  The other kinds'
+ * formulas live with them: cuckoo.c, fuse.c, scalable.c, window.c.
  *
  * After n keys are added to m bits with k probes each, a given bit is still
  * zero with probability (1 - 1/m)^{kn} ~ e^{-kn/m}.  A key never added is a

@@ -554,7 +554,7 @@ bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index,
 /* ------------------------------------------------------------------------ */
 
 /*
- * Parameter block (72 + 16 g bytes, little-endian; docs/GROWTH.md):
+ * Parameter block (72 + 16 g bytes, little-endian; docs/FORMAT.md):
  *     0  u64  window length L (insertions or seconds)
  *     8  u64  span S = ceil(L / (g-1))
  *    16  u64  capacity n (distinct keys per window)

@@ -368,7 +368,7 @@ static void test_no_false_negatives_and_batch_equals_single(void **state)
     bk_blocked_free(f);
 }
 
-/* The issue's target: within 2% of the theoretical best of a 512-bit
+/* The design target: within 2% of the theoretical best of a 512-bit
  * cache-local filter, 0.954% at 10 bits per key with k = 6. */
 static void test_fpr_near_theoretical_best(void **state)
 {

@@ -201,7 +201,7 @@ static void test_saturation_sticks(void **state)
 }
 
 /*
- * The second seed's section 4: insert in0..in99, remove in7, then remove a
+ * The deletion demonstration: insert in0..in99, remove in7, then remove a
  * false positive and watch keys that were added and never removed vanish.
  * Same parameters as examples/counting_delete.c.
  */

@@ -1,6 +1,6 @@
 /*
  * tests/test_sizing.c -- the formulas of src/sizing.c against the figures
- * the seeds state, and the rejection of bad parameters.
+ * of the literature, and the rejection of bad parameters.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -44,7 +44,7 @@ static void test_bits_per_key_rule(void **state)
 static void test_seed_table_k_values(void **state)
 {
     (void)state;
-    /* The second seed's table: best k for bits per key 4..20. */
+    /* The textbook table of the best k for bits per key 4..20. */
     const struct { double bits_per_key; unsigned k; } rows[] = {
         { 4, 3 }, { 6, 4 }, { 8, 6 }, { 10, 7 }, { 12, 8 }, { 16, 11 }, { 20, 14 },
     };

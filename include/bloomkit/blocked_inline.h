@@ -18,14 +18,14 @@
  * view serves the inline hashes, XXH3 (the default) and XXH64:
  * bk_blocked_view_init returns BK_EUNSUPPORTED for a filter keyed with
  * SipHash, a library call (a call anywhere in the loop, even one never
- * taken, costs every query; bloomkit/sbbf_inline.h has the figures).  Pass
+ * taken, costs every query).  Pass
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
  * The one-round view (bk_blocked_one_round_view, near the end of this
  * file) serves only the common design -- k <= 7, XXH3, the library on a
- * SIMD path -- and so leaves the other cases' code out of the loop: about
- * a fifth faster per key.  Take it where bk_blocked_one_round_view_init
+ * SIMD path -- and so leaves the other cases' code out of the loop, which
+ * makes it faster per key.  Take it where bk_blocked_one_round_view_init
  * succeeds and bk_blocked_view otherwise.
  *
  * The block of a key and its k bit positions (src/blocked.c draws the
@@ -43,12 +43,7 @@
  * - Portable: the walk, one relaxed atomic load per position (a plain move
  *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
  *   filter), the k bits ANDed without a branch on any of them.  Stopping
- *   at the first clear bit mispredicted on absent keys: with the library
- *   on this path (BLOOMKIT_PORTABLE=1, 10^6 keys, k = 6, Zen 5, ns present
- *   / absent) one hash per call took 6.8 / 14.3 ns against 7.4-8.1 /
- *   7.5-8.1 now, hash batches 4.6 / 9.9 against 5.3 / 5.3; the view built
- *   without AVX-512 took 9.9 / 15.2 ns per 8-byte key, now 9.2-9.7 for
- *   both.
+ *   at the first clear bit mispredicts on absent keys: slower for them.
  *
  * - AVX-512 (chosen at compile time, as the AVX2 form below: the including
  *   file is built with -mavx512f, or -mavx2, or a -march that implies
@@ -63,8 +58,7 @@
  *
  *   VPERMQ reads its indices' low three bits, so s_j >> 6 selects lane
  *   p_j >> 6 of the line with no AND: a gather from a register, with no
- *   mask (taking the index without the AND: at 10^7 keys 4-6% off a hash
- *   batch, Zen 5).  Lane 7, and the lanes past k in a round of fewer than
+ *   mask.  Lane 7, and the lanes past k in a round of fewer than
  *   seven positions, test slice 0 again (bk_blocked_round_shifts), a bit
  *   the key needs anyway.  For k > 7 the next round takes the next word
  *   of the walk.  About ten instructions for k <= 7.
@@ -76,23 +70,11 @@
  * portable path (BLOOMKIT_PORTABLE), takes the portable form, as the
  * library does.
  *
- * Measured on the Zen 5 host (2026-12-04, bloomkit-bench, 10^6 keys at
- * 1%, k = 6, 1.2 MB, three runs, the key width a constant): 4.6-4.7 ns
- * per 8-byte key through the view against 7.7-7.9 through
- * bk_filter_contains (7.4-7.6 since: bk_blocked_block_test_avx512; then
- * the library's own one-key functions, src/blocked_avx512.c),
- * 5.7-5.8 against 9.0-9.3 per 16-byte key, and from
- * a precomputed hash 1.7-1.8 against 4.4-4.5 through
- * bk_filter_contains_hash; libbloom's bloom_check took 18.5-18.9 / 28.1-28.2
- * ns (8-byte keys, present / absent) and 22.6-23.1 / 31.5-31.8 (16-byte).
- * The view and the library's one-key query gained 0.3-0.4 ns when the
- * test told the compiler that k <= 7 is the likely case (one round,
- * __builtin_expect below): with the rounds' loop on the common path the
- * view's hash loop took 2.1 ns; with the SIMD test also marked the likely
- * branch over the portable one (the full run of commit fac4de8), 4.3-4.4 ns
- * per 8-byte key and 1.6 from a hash.  The rest of the gap to the sbbf view
- * (3.3-3.4 and 1.2 ns) is the hash, XXH3-128 against XXH64 read before
- * its last step, and the larger block test.
+ * The test tells the compiler that k <= 7 is the likely case (one round,
+ * __builtin_expect below) and the SIMD test the likely branch over the
+ * portable one.  Against the sbbf view, this one pays for a longer hash
+ * (XXH3-128 against XXH64 read before its last step) and a larger block
+ * test.  Figures: docs/PERFORMANCE.md.
  *
  * A view holds the filter's word pointer: it sees later adds and must not
  * outlive the filter (nor the mapping of a filter read with bk_filter_map).
@@ -211,12 +193,9 @@ static inline bool bk_blocked_block_test_portable(const uint64_t *block, uint64_
 /*
  * The slice shifts of a round of `positions` slices (1 to 7): 9 j in lane
  * j < positions, 0 in the other lanes, which thus test slice 0 again, so
- * the round's test takes no lane mask.  A mask cost more than the lane it
- * saves: gcc 12 moved it from a general register into a mask register
- * (KMOVW) on every key of a batch; without it hash batches (k = 6, a
- * driver with both loops in one process, 12 MB filter, medians of 21
- * passes, Zen 5) went from 1.51-1.53 to 1.27-1.29 ns per key, where the
- * same loop with a one-instruction test takes 1.25-1.26.
+ * the round's test takes no lane mask.  A mask costs more than the lane it
+ * saves: gcc 12 moves it from a general register into a mask register
+ * (KMOVW) on every key of a batch.
  */
 static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
 {
@@ -252,10 +231,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
  * k only, so a loop over keys computes them once; the library's one-key
  * queries keep them in the filter (src/blocked_avx512.c).  This test
  * computes them on every call: k <= 7 is tested with one compare and the
- * division by seven left to the rounds' path, which took the library's
- * one-key query, when it was this test, (10^6 keys, k = 6, Zen 5, pinned
- * to one CPU, three alternating runs) from 8.0-8.3 to 7.4-7.6 ns per
- * 8-byte key, and from 4.8-4.9 to 4.1-4.2 per absent key's hash.
+ * division by seven left to the rounds' path.
  * bk_blocked_one_round_test_avx512 is the test of k <= 7 alone, one
  * round. */
 static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block,
@@ -320,16 +296,8 @@ bk_blocked_round_shifts_for_avx2(unsigned positions)
  *     present  = every lane has bit (slice & 31)   VPAND, VPSLLVD of ones, VPTEST
  *
  * VPERMD reads its indices' low three bits, as VPERMQ does in the AVX-512
- * round.  Against the 512-bit mask ORed from k rows of a table (what the
- * AVX2 path tested before, and still what its insert ORs in,
- * src/blocked_avx2.c): hash batches at k = 6 (a driver with both loops in
- * one process, medians of 15 passes of 4e6 keys, Zen 5) 1.6 against 4.0 ns
- * per key at 1.2 and 12 MB, 4.7 against 8.3 at 124 MB; in bloomkit-bench
- * (BLOOMKIT_NO_AVX512=1, 10^6 keys, int64) hash batches 3.6-3.9 -> 1.2-1.3
- * ns, one key per call 9.2-10.2 -> 6.9-7.1, about what the AVX-512 round
- * takes (a driver with both rounds: batches within 2% of each other at
- * 1.2, 12 and 124 MB; one key per step, no prefetch, AVX-512 1.49 against
- * 1.77 ns at 1.2 MB and 10.9 against 13.6 at 124 MB).
+ * round.  Testing against the 512-bit mask ORed from k rows of a table
+ * (what the AVX2 insert ORs in, src/blocked_avx2.c): slower on this path.
  */
 static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high,
                                                               __m256i repeated,
@@ -437,12 +405,8 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const bk_blocked_view *vie
  *
  * Compiled without AVX2 it takes the portable test.  Same answers as
  * bk_blocked_contains (tests/test_inline.c, k from 1 to 7, each build).
- * Measured on the Zen 5 host (2026-12-04, a driver pinned to one CPU,
- * 10^6 keys at 1%, k = 6, -mavx512f, best of 30 passes over 10^6 present
- * 8-byte keys, three runs): 3.65-3.96 ns per key against 4.78-5.00 with
- * bk_blocked_view; with that view's query behind one test of the three
- * conditions, 4.92-5.25, and with the other cases in a function called
- * from the loop but never reached, 5.80-5.92.
+ * It is the presence of the other cases' code in the loop, not the
+ * branches on them, that costs bk_blocked_view its speed here.
  */
 
 /* bk_blocked_contains_hash(filter, hash), inline. */
@@ -464,21 +428,10 @@ bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, b
  * (bk_xxh3_128_of_8_unfinished): h1 picks the block, and h2's last step,
  * bk_xxh3_avalanche, runs in the vector unit on h2 broadcast to the
  * lanes that test it, instead of among the integer instructions that the
- * rest of the hash and the block index keep the core busy with.  Zen 5, a
- * driver pinned to one CPU, 10^6 keys, k = 6, best of 15 passes over
- * 10^6 present keys, three runs, ns per key before -> after:
- *
- *                                     8-byte keys      16-byte keys
- *     AVX-512 DQ, keys back to back   2.68-2.72 ->     4.08-4.12 ->
- *                                     2.20-2.25        3.68-3.74
- *     AVX2 (VPMULUDQ), bk_key array   3.07-3.17 ->     4.50-4.56 ->
- *                                     2.74-2.77        3.84
- *
- * (with AVX2 a second copy of the old loop took 3.37-3.63 and 4.38-4.43:
- * placement moves it by a tenth).  Moving h1's avalanche too, with the
- * word brought back for the block address, was slower (AVX-512: 3.74-3.83
- * per 16-byte key).  The library's SIMD key queries are these functions
- * (src/blocked_avx512.c, src/blocked_avx2.c).
+ * rest of the hash and the block index keep the core busy with.  Moving
+ * h1's avalanche there too, the word brought back for the block address:
+ * slower, it lengthens the path to the line.  The library's SIMD key
+ * queries are these functions (src/blocked_avx512.c, src/blocked_avx2.c).
  */
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 static BK_ALWAYS_INLINE bool

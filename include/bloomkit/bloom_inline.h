@@ -18,7 +18,7 @@
  * The view serves the inline hashes, XXH3 (the default) and XXH64:
  * bk_bloom_view_init returns BK_EUNSUPPORTED for a filter keyed with
  * SipHash, a library call (a call anywhere in the loop, even one never
- * taken, costs every query; bloomkit/sbbf_inline.h has the figures).  Pass
+ * taken, costs every query).  Pass
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
@@ -27,24 +27,15 @@
  * view and library.  The scalar loop, as the library's portable and BMI2
  * builds, stops after the first two probes of a filter bigger than 32 MiB
  * (read from memory, not a cache) when one of them is 0, and reads all k
- * of a smaller one without a branch (src/bloom.c, test_bits, has the
- * measurements behind both); the gather form reads all k.
+ * of a smaller one without a branch (src/bloom.c, test_bits, says why);
+ * the gather form reads all k.
  *
- * Measured on the Zen 5 host (2026-12-03, a driver, k = 7, 8-byte keys,
- * 4e6 queries, best of 5 passes alternating the ways on one filter; the
- * scalar forms, before the gather form existed):
- *     keys     filter   through bk_bloom_contains   view     libbloom
- *     3x10^7   36 MB    111.5 / 84.0 ns             81.5 / 55.9   132.1 / 108.1
- *     10^8    120 MB    146.8 / 96.6                95.6 / 66.8   241.5 / 134.3
- * (present / absent).  In bloomkit-bench (two runs, 3x10^7 and 10^8 keys,
- * int64 and str16, a slow-memory stretch) the view took 111-145 ns present
- * and 84-116 absent against 129-164 and 120-147 through the call: 6-30%
- * less in every pair.  At these sizes every probe is a memory read, and a
- * loop without calls keeps more queries' reads in flight at once.
+ * Above the caches every probe is a memory read, and a loop without calls
+ * keeps more queries' reads in flight at once: the view is faster than the
+ * call there, and faster than libbloom's bloom_check (docs/PERFORMANCE.md).
  *
  * Compiled with AVX-512 F and DQ, the probe test reads the k words with
- * gathers, eight at a time (the gather form below): at 10^8 keys 75 ns per
- * present 8-byte key against 118 for the scalar loop, same answers.
+ * gathers, eight at a time (the gather form below), same answers.
  *
  * A view holds the filter's word pointer: it sees later adds and must not
  * outlive the filter (nor the mapping of a filter read with bk_filter_map).
@@ -101,21 +92,11 @@ bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view);
  * (tests/test_bloom_batch.c compares the library's builds, tests/test_inline.c
  * the views, the walk and the reduction).  It reads all k words of every
  * key, even in a filter past BK_BLOOM_EXIT_EARLY_BYTES: gathering the first
- * two probes, branching, then gathering the rest was slower for present
- * and absent keys alike (at 10^8 keys, from a hash, 121.5 / 118.8 ns
- * against 100.0 / 75.8).  The gain is in instructions: the
- * scalar loop spends about nine per probe, this about twenty per eight, and
- * where every probe is a memory read the core keeps more queries' reads in
- * flight the fewer instructions each query takes.  Measured on the Zen 5
- * host of docs/PERFORMANCE.md (a driver, k = 7, 8-byte keys, one query per
- * step of the caller's loop, 4e6 queries, medians of 9 passes, both forms
- * in one process), present / absent keys, ns:
- *     keys    scalar: from hash   from key      gather: from hash   from key
- *     10^6            9.7 /  9.6  11.7 / 11.4           8.5 /  8.6  10.4 / 10.6
- *     10^7           15.8 / 16.3  19.9 / 18.5          12.8 / 12.6  14.4 / 15.3
- *     10^8          105.6 / 74.9 118.1 / 89.5          62.4 / 62.0  75.3 / 73.2
- * (libbloom's bloom_check 20.4 / 29.1, 38.0 / 43.7 and 204.5 / 218.5 in
- * the same runs, the last in a slow stretch of the host's memory).
+ * two probes, branching, then gathering the rest: slower for present and
+ * absent keys alike.  The gain is in instructions: the scalar loop spends
+ * about nine per probe, this about twenty per eight, and where every probe
+ * is a memory read the core keeps more queries' reads in flight the fewer
+ * instructions each query takes.
  * Each element of a gather is an aligned 64-bit load, atomic on x86, so a
  * concurrent atomic add is seen whole or not at all, as with the scalar
  * loads.
@@ -209,7 +190,7 @@ static BK_ALWAYS_INLINE bool bk_bloom_test_probes(const uint64_t *words, uint64_
         if ((all & 1) == 0)
             return false;
     }
-#pragma GCC unroll 4 /* gcc and clang: 10-15% off a cache-resident query */
+#pragma GCC unroll 4 /* gcc and clang: a shorter cache-resident query */
     for (; i < hashes; i++) {
         uint64_t position = bk_probe_next(&probe, bits);
         all &= __atomic_load_n(&words[position >> 6], __ATOMIC_RELAXED) >> (position & 63);

@@ -37,12 +37,9 @@
  *            slot_i = (slot_0 + i L) ^ (offset_i(h) & (L - 1))      i < d
  *     present  <=>  f == F[slot_0] ^ F[slot_1] ^ F[slot_2] (^ F[slot_3])
  *
- * Measured on the Zen 5 host (2026-12-03, a driver, fuse8, 10^6 8-byte
- * keys, 1.1 MB of fingerprints, best of 9 paired passes): from a
- * precomputed hash 3.9-4.2 ns per query inline against 4.8-5.1 through
- * bk_fuse_contains_hash; from the key (XXH3-128 inline) 6.1-6.4 against
- * 8.0-8.7 through bk_fuse_contains.  The kind switch in
- * bk_fuse_view_contains_hash costs nothing measurable (3.9 both ways).
+ * Inline, a query saves the call of bk_fuse_contains_hash or
+ * bk_fuse_contains (docs/PERFORMANCE.md); the kind switch in
+ * bk_fuse_view_contains_hash costs nothing measurable.
  *
  * A view holds the filter's fingerprint pointer: it must not outlive the
  * filter (nor, for a filter read from a mapped file, the mapping).

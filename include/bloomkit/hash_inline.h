@@ -17,11 +17,10 @@
  * gives them private (XXH_INLINE_-prefixed) names, so a program that also
  * links libxxhash sees no clash.  Nothing else needs xxhash.h.
  *
- * Why inline: on the Zen 5 host (2026-12-03) one XXH3-128 of an 8-byte key
- * costs about 1.45 ns in a loop, about as much as the calls that would
- * reach it: an sbbf query at 10^6 keys took 6.0-6.2 ns through
- * bk_filter_contains and 4.7-4.8 ns inlined whole (bloomkit-bench), 3.6
- * with the key width a compile-time constant (bloomkit/sbbf_inline.h).
+ * Why inline: one XXH3-128 of an 8-byte key costs about as much as the
+ * calls that would reach it, so a query inlined whole, hash included, and
+ * with the key width a compile-time constant, is much faster than one
+ * through bk_filter_contains (docs/PERFORMANCE.md).
  */
 #ifndef BLOOMKIT_HASH_INLINE_H
 #define BLOOMKIT_HASH_INLINE_H
@@ -164,12 +163,9 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_read(const void *p)
  * libxxhash's XXH3_128bits_withSeed gives the same values
  * (tests/test_hash.c), but whether the compiler inlines it, and its helpers,
  * is its choice: gcc 12 called it out of line in a caller's loop over the
- * blocked view built with -mavx2 (one call, and a VZEROUPPER, per key:
- * 5.9-6.0 ns per 8-byte key at 10^6 keys, 4.2-4.3 with this code; Zen 5).
- * Tried, not kept: building the caller with -mbmi2, so that the 128-bit
- * products are MULX rather than MUL with its fixed registers, moved the
- * blocked one-round view's 16-byte keys from 4.46x / 4.24x libbloom to
- * 4.67x / 4.28x (two alternating bench runs, 10^6 keys, one CPU): noise.
+ * blocked view built with -mavx2 (one call, and a VZEROUPPER, per key).
+ * A caller built with -mbmi2 gets MULX for the 128-bit products, free of
+ * MUL's fixed registers.
  */
 static BK_ALWAYS_INLINE void bk_multiply_128(uint64_t a, uint64_t b, uint64_t *low,
                                              uint64_t *high)
@@ -216,12 +212,9 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh3_flip_9to16_high(uint64_t seed)
  * queries of the blocked filter take that last step in the vector unit
  * (bk_xxh3_avalanche_x8 or _x4 below, on h2 broadcast to the lanes that
  * test it), whose pipes sit idle while the integer ones hash.  The integer
- * work is most of such a query: on the Zen 5 host these hashes alone ran
- * at 1.20 (8 bytes) and 1.84 ns (16 bytes) per key in a loop over keys in
- * L1, about four instructions per cycle (not their multiplies as such:
- * the core issued three independent 64-bit multiplies per cycle in
- * another loop).  bloomkit/blocked_inline.h has what moving the avalanche
- * saves. */
+ * work is most of such a query: these hashes keep the integer pipes busy at
+ * about four instructions per cycle (the bound is the instruction count,
+ * not the multiplies as such). */
 static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8_unfinished(const void *key, uint64_t seed)
 {
     uint64_t low, high;
@@ -326,8 +319,7 @@ uint64_t bk_xxh64_any_length(const void *key, size_t len, uint64_t seed);
  * (XXH64_finalize) out of line: gcc 12 compiled 24 calls to it into the
  * library, one per key in bk_sbbf_contains, bk_sbbf_hash and the scalar
  * hash loops, and one per key in a caller's loop over the sbbf view.  With
- * the code below there are none; the sbbf query's time moved less than
- * this host's noise (about 0.5 ns at 10^6 keys).
+ * the code below there are none.
  *
  *     acc   = seed + P5 + len
  *     lane  : acc ^= rotl(lane * P2, 31) * P1;  acc = rotl(acc, 27) * P1 + P4

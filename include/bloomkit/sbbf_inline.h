@@ -19,7 +19,7 @@
  * their length as a constant, as above: the compiler then keeps only
  * XXH64's straight-line code for that length, and the loop holds no call
  * and no branch on the length.  A run-time length also works (keys[i].len)
- * but costs a third more at 10^6 keys (below).
+ * but is slower (below).
  *
  * The answers are bk_sbbf_contains's, bit for bit: the library's own one-key
  * and batch queries are built from the same functions (src/sbbf.c,
@@ -39,21 +39,11 @@
  * and one VPTEST of the whole block; a concurrent filter's view keeps the
  * portable path, as the library does.
  *
- * Measured on the Zen 5 host (2026-12-03, bloomkit-bench, 10^6 keys at 1%,
- * 1.3 MB, the key length a constant): 3.5-3.6 ns per query through the
- * view against 5.9-6.0 through bk_filter_contains (8-byte keys), 4.5-4.7
- * against 6.9-7.2 (16-byte keys); libbloom's bloom_check took 19.2-19.4 /
- * 28.0-28.4 ns (8-byte keys, present / absent) and 23.0-23.4 / 31.0-32.1
- * (16-byte) in the same runs; from a precomputed hash (contains_hash64)
- * 1.2 ns.  Since the block is read from the unfinished hash
- * (bk_sbbf_view_contains below): 4.4 ns per 16-byte key against
- * libbloom's 23.0 / 31.4 (2026-12-04).  What the loop must not hold: with
- * a run-time length, or a call anywhere in it even if never taken (as the
- * SipHash branch of a view serving every hash was), the same loop took
- * 5.0-5.3 ns per 8-byte key instead of 3.9-4.1 (a driver, paired passes;
- * at 10^4 keys, in L1, 3.0-3.2 against 2.6).  Our reading, without
- * counters on this host: the extra branches, spills and reloads leave
- * fewer queries in flight while the block loads wait on L2 and L3.
+ * What the loop must not hold: a run-time length, or a call anywhere in
+ * it even if never taken (as a SipHash branch would be).  Either makes the
+ * compiler spill and reload, and the extra branches and spills leave fewer
+ * queries in flight while the block loads wait on L2 and L3 (figures:
+ * docs/PERFORMANCE.md).
  *
  * A view holds the filter's word pointer: it is valid while the filter
  * lives (bk_sbbf_clear and every add keep the words in place) and sees
@@ -111,11 +101,8 @@ static inline uint32_t bk_sbbf_word_mask(uint32_t x, unsigned word)
 
 /* The spec's block check, one word at a time, stopping at the first word
  * without its bit.  ANDing the eight tests without a branch, as the
- * blocked filter's portable test does, was tried (BLOOMKIT_PORTABLE=1,
- * 10^6 keys, Zen 5, hash batches, ns present / absent): 5.3-5.6 / 11.2-11.3
- * became 7.0-7.1 / 7.0-7.1, one hash per call 8.2-8.9 / 17.2-17.6 became
- * 10.4-10.6 for both.  Absent keys gain, present keys lose a third, since
- * all eight multiplies are then done: not kept. */
+ * blocked filter's portable test does: absent keys gain, but present keys
+ * lose more, all eight multiplies being done for every key. */
 static inline bool bk_sbbf_block_test_portable(const uint32_t *block, uint32_t x)
 {
     for (unsigned i = 0; i < BK_SBBF_WORDS; i++)
@@ -147,8 +134,7 @@ static BK_ALWAYS_INLINE bool bk_sbbf_view_test(const bk_sbbf_view *view, const u
                                                uint32_t x)
 {
 #if defined(__AVX2__)
-    /* the test a caller's loop falls through to: laid out first, it saved
-     * 7% per 16-byte key at 10^6 keys (Zen 5) */
+    /* the test a caller's loop falls through to, laid out first */
     if (__builtin_expect(!view->word_by_word, 1))
         return bk_sbbf_block_test_avx2(block, x);
 #else
@@ -168,8 +154,7 @@ static BK_ALWAYS_INLINE bool bk_sbbf_view_contains_hash64(const bk_sbbf_view *vi
 /* bk_sbbf_contains(filter, key, len), inline; key may be NULL when len is 0.
  * For 8- and 16-byte keys the block is read from the unfinished XXH64,
  * whose upper half is the hash's (bloomkit/hash_inline.h): one xor and two
- * moves sooner, which gave 0.16-0.25 ns (4%) per 16-byte key at 10^6 keys
- * (Zen 5, a driver, paired passes: 4.81-5.02 ns against 4.97-5.22). */
+ * moves sooner on the path to the block. */
 static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const bk_sbbf_view *view, const void *key,
                                                    size_t len)
 {
