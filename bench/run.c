@@ -522,7 +522,6 @@ static void init_row(row *r, const subject *s)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", s->name);
-    r->is_libbloom = s->is_libbloom;
     r->bits_per_key = r->fpr = r->predicted_fpr = r->own_read_ns = r->huge_mb = NAN;
     set_all_nan(r->insert_ns, INSERT_FORM_COUNT);
     set_all_nan(&r->query_ns[0][0], SIDES * QUERY_FORM_COUNT);

@@ -135,7 +135,6 @@ typedef struct row {
     char name[NAME_BYTES];
     bool ok;
     char note[160];
-    bool is_libbloom;
     uint64_t bits;
     unsigned hashes;
     uint64_t bytes;
