@@ -38,6 +38,9 @@ tsan:
 bench: build
 	$(BUILD)/bench/bloomkit-bench --quick
 
+fuzz:
+	scripts/fuzz-smoke.sh
+
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 

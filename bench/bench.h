@@ -6,7 +6,8 @@
  *   machine.c   the machine's own limits: one random cache-line read,
  *               dependent (pointer chase) and independent (prefetched)
  *   libbloom.c  the peer: Debian's libbloom, when the build found it
- *   main.c      options, the measurement loop, the table and the CSV
+ *   main.c      the program (bench/run.h lists its parts: options.c,
+ *               forms.c, run.c, report.c)
  */
 #ifndef BK_BENCH_H
 #define BK_BENCH_H

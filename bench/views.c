@@ -177,6 +177,26 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     return bk_fuse_kind_valid(out->kind) && bk_fuse_view_init(object, &out->fuse) == BK_OK;
 }
 
+bool bench_view_bit_array(const bench_view *view, const void **words, uint64_t *bytes)
+{
+    switch (view->kind) {
+    case BK_KIND_BLOOM:
+        *words = view->bloom.words;
+        *bytes = (view->bloom.bits + 63) / 64 * 8;
+        return true;
+    case BK_KIND_BLOCKED:
+        *words = view->blocked.words;
+        *bytes = view->blocked.block_count * 64;
+        return true;
+    case BK_KIND_SBBF:
+        *words = view->sbbf.words;
+        *bytes = view->sbbf.block_count * 32;
+        return true;
+    default:
+        return false;
+    }
+}
+
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count)
 {
     return view->key_loop(view, keys, count);

@@ -56,6 +56,10 @@ typedef struct bench_view {
 /* False for kinds without an inline view. */
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out);
 
+/* The filter's bit array, where the kind's view exposes one (bloom,
+ * blocked, sbbf): its words and size in bytes.  False for the others. */
+bool bench_view_bit_array(const bench_view *view, const void **words, uint64_t *bytes);
+
 /* How many of keys[0..count) (hashes[0..count)) the view reports present. */
 uint64_t bench_view_hits(const bench_view *view, const bk_key *keys, size_t count);
 uint64_t bench_view_hash_hits(const bench_view *view, const bk_hash *hashes, size_t count);

@@ -4,7 +4,7 @@
 # 1 if something is missing.
 set -eu
 
-packages="cmake make gcc pkg-config libxxhash-dev libcmocka-dev"
+packages="cmake make gcc g++ pkg-config libxxhash-dev libcmocka-dev"
 # Optional: benchmark peer and plots, fuzzing toolchain.
 optional="libbloom-dev gnuplot-nox clang libclang-rt-14-dev"
 

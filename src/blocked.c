@@ -50,7 +50,7 @@
  * searches the smallest c reaching it: 9.92 bits per key (k = 6) for 1%,
  * 15.55 (k = 9) for 0.1%, against 9.59 and 14.38 for a classic filter.
  *
- * Measured (tests/blocked_fpr_table.c: 1,000,000 8-byte keys, 10,000,000
+ * Measured (examples/blocked_fpr_table.c: 1,000,000 8-byte keys, 10,000,000
  * absent keys per row, XXH3 seed 0; one binomial sigma is 0.3% of the
  * figure at 1%, 1.1% at 0.08%; all rows: docs/BLOCKED.md):
  *

@@ -45,7 +45,7 @@
  * above.  (Since each word is tested at one bit, the formula is exact: no
  * Jensen gap as in the blocked kind.)
  *
- * Measured (tests/blocked_fpr_table.c: 1,000,000 8-byte keys, 10,000,000
+ * Measured (examples/blocked_fpr_table.c: 1,000,000 8-byte keys, 10,000,000
  * absent keys per row, XXH64 seed 0):
  *
  *     bits/key   measured FPR   predicted   classic Bloom, k = 8

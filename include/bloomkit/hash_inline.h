@@ -170,7 +170,8 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_read(const void *p)
 static BK_ALWAYS_INLINE void bk_multiply_128(uint64_t a, uint64_t b, uint64_t *low,
                                              uint64_t *high)
 {
-    unsigned __int128 product = (unsigned __int128)a * b;
+    __extension__ typedef unsigned __int128 bk_u128; /* no -Wpedantic warning */
+    bk_u128 product = (bk_u128)a * b;
     *low = (uint64_t)product;
     *high = (uint64_t)(product >> 64);
 }

@@ -1,10 +1,10 @@
 /*
- * tests/blocked_fpr_table.c -- measures the false-positive rate of the
+ * examples/blocked_fpr_table.c -- measures the false-positive rate of the
  * blocked and sbbf kinds across bits per key and k, beside the formulas
- * of src/sizing.c.  A program, not a test (it prints the table quoted in
+ * of src/sizing.c.  A program (it prints the table quoted in
  * src/blocked.c, src/sbbf.c and docs/BLOCKED.md):
  *
- *     build/release/tests/blocked_fpr_table [keys] [absent] [xxh3|xxh64]
+ *     build/release/examples/blocked_fpr_table [keys] [absent] [xxh3|xxh64]
  *
  * Keys are the 8-byte integers 0..n-1, absent keys n..n+absent-1
  * (little-endian), hashed with the kind's default hash (or the one named),
