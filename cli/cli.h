@@ -127,12 +127,30 @@ int cli_kind(const cli_args *args, bk_kind *out);
  * capacity present when `need_capacity`, --bits with --hashes, ... */
 int cli_check_design(const cli_args *args, bool need_capacity);
 
+/* Refuses (CLI_ERROR after a message) an option that `kind` does not use
+ * (--expansion on a bloom filter, --bits-per-key on a static kind, ...)
+ * and a --generations outside what a window can have: the library's kinds
+ * ignore the fields of the others without a word. */
+int cli_check_kind_options(const cli_args *args, bk_kind kind);
+
+/* After making `filter` with -p given: CLI_ERROR after a message when its
+ * false-positive rate is above the one asked for (a static kind's fixed
+ * rate, a cuckoo's fixed fingerprint width), a warning when a static kind's
+ * fixed rate is below it (-p did not size it). */
+int cli_check_fpr_reached(const cli_args *args, const bk_filter *filter);
+
+/* The one warning (whatever -q says) for a filter past its design point,
+ * `name` being its file name or "the filter". */
+void cli_warn_if_past_design_point(const bk_filter *filter, const char *name);
+
 /* ------------------------------------------------------------------------ */
 /* Filter files ("-" = standard input / output)                             */
 /* ------------------------------------------------------------------------ */
 
 /* Loads `path` (or maps it when `map`), with the secret key when --key-file
- * was given.  On error prints the problem and returns CLI_ERROR. */
+ * was given (a filter that is not keyed is then refused), and brings a
+ * filter whose keys age out by the clock to the current time
+ * (cli_settle_clock).  On error prints the problem and returns CLI_ERROR. */
 int cli_load(const cli_args *args, const char *path, bool map, bk_filter **out);
 
 /* Refuses (CLI_ERROR) an existing `path` unless --force. */
@@ -140,6 +158,17 @@ int cli_check_output(const cli_args *args, const char *path);
 
 /* Saves atomically to `path` (or writes to stdout for "-"). */
 int cli_save(const bk_filter *filter, const char *path);
+
+/* The time of filters whose keys age out by the clock (window with
+ * --window-seconds): the wall clock in seconds since 1970, or the value of
+ * BLOOMKIT_NOW when it is set (deterministic tests).  CLI_ERROR after a
+ * message for a BLOOMKIT_NOW that is not a whole number. */
+int cli_now(uint64_t *out);
+
+/* Brings a filter whose keys age out by the clock to cli_now (a filter
+ * mapped read-only is replaced by a copy first); any other filter is left
+ * as it is.  CLI_ERROR after a message. */
+int cli_settle_clock(bk_filter **filter, const char *path);
 
 /* Describes why two filters cannot be combined, into buffer. */
 void cli_describe_incompatibility(const bk_filter *a, const bk_filter *b, char *buffer,
