@@ -80,6 +80,7 @@ typedef enum cli_option_id {
     OPT_COUNT,            /* -c, --count */
     OPT_JSON,             /* --json */
     OPT_MMAP,             /* --mmap */
+    OPT_PARQUET,          /* --parquet (sbbf: a size every Parquet reader accepts) */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
@@ -90,7 +91,7 @@ typedef enum cli_option_id {
      OPT_BIT(OPT_HASHES) | OPT_BIT(OPT_KIND) | OPT_BIT(OPT_HASH) | OPT_BIT(OPT_SEED) |          \
      OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_FINGERPRINT_BITS) | OPT_BIT(OPT_EXPANSION) |           \
      OPT_BIT(OPT_TIGHTENING) | OPT_BIT(OPT_MAX_FILTERS) | OPT_BIT(OPT_WINDOW_KEYS) |            \
-     OPT_BIT(OPT_WINDOW_SECONDS) | OPT_BIT(OPT_GENERATIONS))
+     OPT_BIT(OPT_WINDOW_SECONDS) | OPT_BIT(OPT_GENERATIONS) | OPT_BIT(OPT_PARQUET))
 
 /* What the command line said, after validation. */
 typedef struct cli_args {

@@ -264,6 +264,7 @@ static const option_spec option_specs[] = {
     { OPT_COUNT, 'c', "count", false },
     { OPT_JSON, 0, "json", false },
     { OPT_MMAP, 0, "mmap", false },
+    { OPT_PARQUET, 0, "parquet", false },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -331,6 +332,7 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_COUNT: out->count_only = true; return CLI_OK;
     case OPT_JSON: out->json = true; return CLI_OK;
     case OPT_MMAP: out->mmap = true; return CLI_OK;
+    case OPT_PARQUET: params->flags |= BK_FLAG_PARQUET_SIZE; return CLI_OK;
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);
@@ -485,6 +487,7 @@ static const struct kind_option {
     { OPT_WINDOW_KEYS, "--window-keys", KIND_BIT(BK_KIND_WINDOW) },
     { OPT_WINDOW_SECONDS, "--window-seconds", KIND_BIT(BK_KIND_WINDOW) },
     { OPT_GENERATIONS, "--generations", KIND_BIT(BK_KIND_WINDOW) },
+    { OPT_PARQUET, "--parquet", KIND_BIT(BK_KIND_SBBF) },
 };
 
 static void list_kinds(unsigned kinds, char *buffer, size_t size)

@@ -25,7 +25,8 @@
 #define KIND_OPTIONS                                                                       \
     "kind options: --fingerprint-bits B (cuckoo), --expansion X --tightening R\n"             \
     "  --max-filters M (scalable), --window-keys N --window-seconds S\n"                      \
-    "  --generations G (window)\n"
+    "  --generations G (window), --parquet (sbbf: a power of two bytes up to\n"              \
+    "  128 MiB, the sizes every Parquet reader accepts)\n"
 
 static const char size_usage[] =
     "usage: bloomkit size -n N [-p P | --bits-per-key B | --bits M --hashes K] [--kind K]\n"
@@ -153,8 +154,11 @@ static int run_size(const cli_args *args)
         bk_kind kind = (bk_kind)k;
         if (!bk_kind_available(kind) || (only != BK_KIND_NONE && kind != only))
             continue;
+        bk_params params = args->params;
+        if (kind != BK_KIND_SBBF) /* --parquet shapes sbbf only */
+            params.flags &= ~BK_FLAG_PARQUET_SIZE;
         bk_stats design;
-        bk_status status = bk_kind_design(kind, &args->params, &design);
+        bk_status status = bk_kind_design(kind, &params, &design);
         if (status != BK_OK) {
             if (args->json)
                 print_size_json_error(args, kind, status, shown + failed == 0);

@@ -413,6 +413,14 @@ expect_error '--fingerprint-bits applies to cuckoo filters, not to window' \
     "$BK" size -n 100 --kind window --window-keys 100 --fingerprint-bits 8
 expect_error '--bits-per-key applies to bloom, blocked, sbbf, counting, cuckoo filters, not to fuse16' \
     sh -c "seq 1000 | '$BK' build new.bf --kind fuse16 --bits-per-key 20"
+expect_error '--parquet applies to sbbf filters, not to bloom' "$BK" create new.bf -n 100 --parquet
+"$BK" create parquet.bf --kind sbbf -n 100000 -p 0.01 --parquet > out 2> err
+check "create --kind sbbf --parquet: a power of two bytes (8192 blocks)" \
+    grep -q 'm = 2097152 bits (262144 bytes)' out
+"$BK" create plain.bf --kind sbbf -n 100000 -p 0.01 > out 2> err
+check "create --kind sbbf without --parquet: 4113 blocks" grep -q '(131616 bytes)' out
+"$BK" size -n 100000 --parquet > out 2> err
+check "size --parquet still shows every kind" test "$(grep -c '(invalid' out)" -le 1
 expect_error '--generations must be between 2 and 64, got 1' \
     "$BK" create new.bf -n 100 --kind window --window-keys 100 --generations 1
 expect_error '--generations must be between 2 and 64, got 300' \
