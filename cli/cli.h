@@ -40,6 +40,8 @@ int cli_merge(int argc, char **argv);
 int cli_intersect(int argc, char **argv);
 int cli_estimate(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_parquet_export(int argc, char **argv);
+int cli_parquet_import(int argc, char **argv);
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -81,6 +83,8 @@ typedef enum cli_option_id {
     OPT_JSON,             /* --json */
     OPT_MMAP,             /* --mmap */
     OPT_PARQUET,          /* --parquet (sbbf: a size every Parquet reader accepts) */
+    OPT_HEADER,           /* --header (Parquet: with the BloomFilterHeader) */
+    OPT_OFFSET,           /* --offset (Parquet import: where the filter starts) */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
@@ -100,6 +104,7 @@ typedef struct cli_args {
     const char *kind_name;     /* --kind (NULL: not given) */
     uint8_t secret_key[BK_SECRET_KEY_BYTES]; /* from --key-file */
     bool force, nul, quiet, invert, count_only, json, mmap;
+    uint64_t offset;           /* --offset */
     char **positional;         /* operands, in order (points into argv) */
     int positional_count;
 } cli_args;

@@ -265,6 +265,8 @@ static const option_spec option_specs[] = {
     { OPT_JSON, 0, "json", false },
     { OPT_MMAP, 0, "mmap", false },
     { OPT_PARQUET, 0, "parquet", false },
+    { OPT_HEADER, 0, "header", false },
+    { OPT_OFFSET, 0, "offset", true },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -333,6 +335,8 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_JSON: out->json = true; return CLI_OK;
     case OPT_MMAP: out->mmap = true; return CLI_OK;
     case OPT_PARQUET: params->flags |= BK_FLAG_PARQUET_SIZE; return CLI_OK;
+    case OPT_HEADER: return CLI_OK;
+    case OPT_OFFSET: return parse_count(option, value, 0, UINT64_MAX, &out->offset);
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);

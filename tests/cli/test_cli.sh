@@ -67,7 +67,8 @@ awk -v n=$N 'BEGIN { for (i = n / 3; i < n * 2 / 3; i++) print "user:" i }' > sh
 # ------------------------------------------------------------------ help
 "$BK" --help > out 2> err
 check "bloomkit --help exits 0 and prints usage" grep -q '^usage: bloomkit' out
-for command in size create add query info merge intersect estimate remove build demo; do
+for command in size create add query info merge intersect estimate remove build demo \
+    parquet-export parquet-import; do
     "$BK" $command --help > out 2> err
     status=$?
     check "$command --help exits 0 (got $status)" test $status -eq 0
@@ -447,6 +448,47 @@ check "build -n 100 of 1000 keys warns once, as add does" \
     test "$(grep -c '^bloomkit: warning: small-build.bf is past its design point' err)" -eq 1
 seq 1000 | "$BK" build right-size.bf -q > out 2> err
 check "build without -n: no warning" test ! -s err
+
+# ------------------------------------------------------------------ Parquet
+# An sbbf filter out to the bytes a Parquet file stores and back in; the
+# header of a 2,048-byte bitset is 15 80 20, then three unions 1c 1c 00 00,
+# then the stop byte.
+"$BK" create pq.bf --kind sbbf -n 1000 --parquet -q
+"$BK" add pq.bf alpha beta > /dev/null
+"$BK" parquet-export pq.bf --header > pq.header 2> err
+check "parquet-export --header exits 0" test $? -eq 0
+check "parquet-export --header: 16 header bytes and the 2048-byte bitset" \
+    test "$(wc -c < pq.header)" -eq 2064
+check "parquet-export --header: the BloomFilterHeader" \
+    test "$(head -c 16 pq.header | od -An -tx1 | tr -d ' \n')" = 1580201c1c00001c1c00001c1c000000
+"$BK" parquet-export pq.bf > pq.bitset
+check "parquet-export: the bitset follows the header" cmp -s -i 0:16 pq.bitset pq.header
+{ printf 'PAR1 column data '; cat pq.header; printf 'more of the file'; } > pq.parquet
+"$BK" parquet-import pq-in.bf pq.parquet --header --offset 17 -q > out 2> err
+check "parquet-import --header --offset: exits 0 ($(cat err))" test $? -eq 0
+"$BK" query -c pq-in.bf alpha beta gamma > out
+check "parquet-import: the keys are found" test "$(cat out)" -ge 2
+"$BK" parquet-export pq-in.bf > pq.again
+check "parquet-import then export: the same bitset" cmp -s pq.again pq.bitset
+"$BK" parquet-import pq-bits.bf - -q < pq.bitset
+check "parquet-import of a bitset from standard input" \
+    sh -c "'$BK' query -q pq-bits.bf alpha"
+"$BK" create pq-odd.bf --kind sbbf -n 1000 -q
+expect_error 'pq-odd.bf is 1344 bytes: Parquet readers need a power of two' \
+    "$BK" parquet-export pq-odd.bf
+expect_error 'f.bf is a bloom filter: Parquet stores sbbf filters' "$BK" parquet-export f.bf
+"$BK" create pq-seed.bf --kind sbbf -n 1000 --parquet --seed 7 -q
+expect_error 'Parquet readers hash with XXH64 and seed 0' "$BK" parquet-export pq-seed.bf
+expect_error 'not a valid Parquet BloomFilterHeader (check --offset)' \
+    "$BK" parquet-import new.bf pq.parquet --header --offset 16
+head -c 1000 pq.header > pq.short
+expect_error 'pq.short: the Parquet filter ends early' "$BK" parquet-import new.bf pq.short --header
+expect_error 'a Parquet bitset is a multiple of 32 bytes' "$BK" parquet-import new.bf pq.header
+{ head -c 3 pq.header; printf '\034\034\000\000\034\054\000\000\034\034\000\000\000'; } > pq.murmur
+expect_error 'other than BLOCK, XXHASH and UNCOMPRESSED' \
+    "$BK" parquet-import new.bf pq.murmur --header
+expect_error 'ends before --offset 99999' "$BK" parquet-import new.bf pq.header --offset 99999
+check "no file is created by a failed import" test ! -e new.bf
 
 # ------------------------------------------------------------------ time windows
 # The command gives a window in seconds the wall clock (BLOOMKIT_NOW, when
