@@ -15,7 +15,6 @@ PREFIX ?= /usr/local
 # No "Entering/Leaving directory" lines from the makefiles CMake generates
 # (they inherit MAKEFLAGS), and only CMake's warnings when it configures.
 MAKEFLAGS += --no-print-directory
-export MAKEFLAGS
 CONFIGURE := cmake --preset $(PRESET) --log-level=WARNING
 
 .PHONY: all build demo test deps bench asan tsan fuzz install clean

@@ -3,9 +3,9 @@
  *
  * Each subcommand lives in its own file (design.c: size, create, build;
  * update.c: add, remove; query.c: query, info; sets.c: merge, intersect,
- * estimate; parquet.c: parquet-export, parquet-import; demo.c) and shares cli/common.c (options, messages, filter
- * files) and cli/keys.c (reading keys, progress, output).  The user's
- * documentation is docs/bloomkit.1.
+ * estimate; parquet.c: parquet-export, parquet-import; demo.c) and shares
+ * cli/common.c (options, messages, filter files) and cli/keys.c (reading
+ * keys, progress, output).  The user's documentation is docs/bloomkit.1.
  */
 #include <stdio.h>
 #include <string.h>

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -47,8 +48,8 @@ static const char import_usage[] =
     "estimated from its fill).  Query it like any filter: the keys are the\n"
     "values' plain encodings (an INT64 is its 8 little-endian bytes).\n";
 
-/* The most bytes an import reads: the longest header and the largest
- * bitset, and one more to tell a bitset that is too long. */
+/* The most bytes an import reads: the largest bitset and room for the
+ * longest header (19 bytes); a bitset alone that fills it all is too long. */
 #define IMPORT_LIMIT (BK_SBBF_PARQUET_MAX_BYTES + 32)
 
 /* ------------------------------------------------------------------------ */
@@ -120,6 +121,29 @@ int cli_parquet_export(int argc, char **argv)
 /* import                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Moves `in` to `offset`: a seek in a regular file, else by reading
+ * (into `buffer`, IMPORT_LIMIT bytes).  CLI_ERROR after a message. */
+static int skip_to(FILE *in, const char *name, uint64_t offset, unsigned char *buffer)
+{
+    struct stat info;
+    if (fstat(fileno(in), &info) == 0 && S_ISREG(info.st_mode)) {
+        if (offset > (uint64_t)info.st_size)
+            return cli_error("%s ends before --offset %llu", name, (unsigned long long)offset);
+        if (fseeko(in, (off_t)offset, SEEK_SET) == 0)
+            return CLI_OK;
+    }
+    for (uint64_t skipped = 0; skipped < offset;) {
+        size_t chunk = offset - skipped < IMPORT_LIMIT ? (size_t)(offset - skipped) : IMPORT_LIMIT;
+        size_t got = fread(buffer, 1, chunk, in);
+        skipped += got;
+        if (got < chunk)
+            return ferror(in) ? cli_error("cannot read %s: %s", name, strerror(errno))
+                              : cli_error("%s ends before --offset %llu", name,
+                                          (unsigned long long)offset);
+    }
+    return CLI_OK;
+}
+
 /* Reads at most IMPORT_LIMIT bytes of `path` ('-': stdin) from `offset`. */
 static int read_input(const char *path, uint64_t offset, unsigned char **data, size_t *size)
 {
@@ -129,16 +153,7 @@ static int read_input(const char *path, uint64_t offset, unsigned char **data, s
         return cli_error("cannot read %s: %s", path, strerror(errno));
     const char *name = from_stdin ? "standard input" : path;
     unsigned char *buffer = malloc(IMPORT_LIMIT);
-    int result = buffer == NULL ? cli_error("out of memory") : CLI_OK;
-    for (uint64_t skipped = 0; result == CLI_OK && skipped < offset;) {
-        size_t chunk = offset - skipped < IMPORT_LIMIT ? (size_t)(offset - skipped) : IMPORT_LIMIT;
-        size_t got = fread(buffer, 1, chunk, in);
-        skipped += got;
-        if (got < chunk)
-            result = ferror(in) ? cli_error("cannot read %s: %s", name, strerror(errno))
-                                : cli_error("%s ends before --offset %llu", name,
-                                            (unsigned long long)offset);
-    }
+    int result = buffer == NULL ? cli_error("out of memory") : skip_to(in, name, offset, buffer);
     size_t used = result == CLI_OK ? fread(buffer, 1, IMPORT_LIMIT, in) : 0;
     if (result == CLI_OK && ferror(in))
         result = cli_error("cannot read %s: %s", name, strerror(errno));
