@@ -59,6 +59,13 @@
  * Fill: expected 1 - e^{-lambda/32} with lambda keys per block, inverted
  * for the key estimate (approximate, as for the blocked kind; measured
  * within 0.07% of the true count from 1e5 to 2e6 keys in a filter for 1e6).
+ *
+ * Parquet interchange (the end of this file): BK_FLAG_PARQUET_SIZE rounds
+ * the block count up to a power of two, at most 2^22 blocks (128 MiB), the
+ * sizes every Parquet reader accepts; the exports refuse any other filter;
+ * and a filter is written and read with or without the BloomFilterHeader a
+ * Parquet file puts before the bitset, encoded and decoded here in Thrift's
+ * compact protocol (the decoder bounded against hostile bytes).
  */
 #include "sbbf.h"
 
