@@ -1,13 +1,21 @@
 # The two commands a newcomer needs:
-#   make demo   build, then run the embedded-default demonstration
-#   make test   build, then run every test under CTest
+#   make demo   build the command-line tool only, then run the demonstration
+#               (the build's own output goes to build/<preset>/build.log and
+#               is shown only if the build fails)
+#   make test   build everything, then run every test under CTest
 # Other targets: make bench, make install PREFIX=..., make asan, make tsan,
 # make fuzz, make clean.  PRESET=debug|asan|tsan picks another build.
+# BLOOMKIT_BIG_TESTS=1 also runs the tests that need more than 4 GiB of RAM.
 
 PRESET ?= release
 BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
+
+# No "Entering/Leaving directory" lines from the makefiles CMake generates
+# (they inherit MAKEFLAGS), and only CMake's warnings when it configures.
+MAKEFLAGS += --no-print-directory
+CONFIGURE := cmake --preset $(PRESET) --log-level=WARNING
 
 .PHONY: all build demo test deps bench asan tsan fuzz install clean
 
@@ -17,14 +25,17 @@ deps:
 	@scripts/install-deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	@scripts/install-deps.sh --check || scripts/install-deps.sh
-	cmake --preset $(PRESET)
+	@scripts/install-deps.sh --check >/dev/null || scripts/install-deps.sh
+	@$(CONFIGURE) >/dev/null
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build --preset $(PRESET) -j $(JOBS)
 
-demo: build
-	$(BUILD)/cli/bloomkit demo
+demo: $(BUILD)/CMakeCache.txt
+	@echo "building bloomkit (log: $(BUILD)/build.log)"
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target bloomkit_cli \
+		>$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; exit 1; }
+	@$(BUILD)/cli/bloomkit demo
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

@@ -40,6 +40,8 @@ int cli_merge(int argc, char **argv);
 int cli_intersect(int argc, char **argv);
 int cli_estimate(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_parquet_export(int argc, char **argv);
+int cli_parquet_import(int argc, char **argv);
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -80,6 +82,9 @@ typedef enum cli_option_id {
     OPT_COUNT,            /* -c, --count */
     OPT_JSON,             /* --json */
     OPT_MMAP,             /* --mmap */
+    OPT_PARQUET,          /* --parquet (sbbf: a size every Parquet reader accepts) */
+    OPT_HEADER,           /* --header (Parquet: with the BloomFilterHeader) */
+    OPT_OFFSET,           /* --offset (Parquet import: where the filter starts) */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
@@ -90,7 +95,7 @@ typedef enum cli_option_id {
      OPT_BIT(OPT_HASHES) | OPT_BIT(OPT_KIND) | OPT_BIT(OPT_HASH) | OPT_BIT(OPT_SEED) |          \
      OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_FINGERPRINT_BITS) | OPT_BIT(OPT_EXPANSION) |           \
      OPT_BIT(OPT_TIGHTENING) | OPT_BIT(OPT_MAX_FILTERS) | OPT_BIT(OPT_WINDOW_KEYS) |            \
-     OPT_BIT(OPT_WINDOW_SECONDS) | OPT_BIT(OPT_GENERATIONS))
+     OPT_BIT(OPT_WINDOW_SECONDS) | OPT_BIT(OPT_GENERATIONS) | OPT_BIT(OPT_PARQUET))
 
 /* What the command line said, after validation. */
 typedef struct cli_args {
@@ -99,6 +104,7 @@ typedef struct cli_args {
     const char *kind_name;     /* --kind (NULL: not given) */
     uint8_t secret_key[BK_SECRET_KEY_BYTES]; /* from --key-file */
     bool force, nul, quiet, invert, count_only, json, mmap;
+    uint64_t offset;           /* --offset */
     char **positional;         /* operands, in order (points into argv) */
     int positional_count;
 } cli_args;
@@ -127,12 +133,30 @@ int cli_kind(const cli_args *args, bk_kind *out);
  * capacity present when `need_capacity`, --bits with --hashes, ... */
 int cli_check_design(const cli_args *args, bool need_capacity);
 
+/* Refuses (CLI_ERROR after a message) an option that `kind` does not use
+ * (--expansion on a bloom filter, --bits-per-key on a static kind, ...)
+ * and a --generations outside what a window can have: the library's kinds
+ * ignore the fields of the others without a word. */
+int cli_check_kind_options(const cli_args *args, bk_kind kind);
+
+/* After making `filter` with -p given: CLI_ERROR after a message when its
+ * false-positive rate is above the one asked for (a static kind's fixed
+ * rate, a cuckoo's fixed fingerprint width), a warning when a static kind's
+ * fixed rate is below it (-p did not size it). */
+int cli_check_fpr_reached(const cli_args *args, const bk_filter *filter);
+
+/* The one warning (whatever -q says) for a filter past its design point,
+ * `name` being its file name or "the filter". */
+void cli_warn_if_past_design_point(const bk_filter *filter, const char *name);
+
 /* ------------------------------------------------------------------------ */
 /* Filter files ("-" = standard input / output)                             */
 /* ------------------------------------------------------------------------ */
 
 /* Loads `path` (or maps it when `map`), with the secret key when --key-file
- * was given.  On error prints the problem and returns CLI_ERROR. */
+ * was given (a filter that is not keyed is then refused), and brings a
+ * filter whose keys age out by the clock to the current time
+ * (cli_settle_clock).  On error prints the problem and returns CLI_ERROR. */
 int cli_load(const cli_args *args, const char *path, bool map, bk_filter **out);
 
 /* Refuses (CLI_ERROR) an existing `path` unless --force. */
@@ -140,6 +164,17 @@ int cli_check_output(const cli_args *args, const char *path);
 
 /* Saves atomically to `path` (or writes to stdout for "-"). */
 int cli_save(const bk_filter *filter, const char *path);
+
+/* The time of filters whose keys age out by the clock (window with
+ * --window-seconds): the wall clock in seconds since 1970, or the value of
+ * BLOOMKIT_NOW when it is set (deterministic tests).  CLI_ERROR after a
+ * message for a BLOOMKIT_NOW that is not a whole number. */
+int cli_now(uint64_t *out);
+
+/* Brings a filter whose keys age out by the clock to cli_now (a filter
+ * mapped read-only is replaced by a copy first); any other filter is left
+ * as it is.  CLI_ERROR after a message. */
+int cli_settle_clock(bk_filter **filter, const char *path);
 
 /* Describes why two filters cannot be combined, into buffer. */
 void cli_describe_incompatibility(const bk_filter *a, const bk_filter *b, char *buffer,

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -263,6 +264,9 @@ static const option_spec option_specs[] = {
     { OPT_COUNT, 'c', "count", false },
     { OPT_JSON, 0, "json", false },
     { OPT_MMAP, 0, "mmap", false },
+    { OPT_PARQUET, 0, "parquet", false },
+    { OPT_HEADER, 0, "header", false },
+    { OPT_OFFSET, 0, "offset", true },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -330,6 +334,9 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_COUNT: out->count_only = true; return CLI_OK;
     case OPT_JSON: out->json = true; return CLI_OK;
     case OPT_MMAP: out->mmap = true; return CLI_OK;
+    case OPT_PARQUET: params->flags |= BK_FLAG_PARQUET_SIZE; return CLI_OK;
+    case OPT_HEADER: return CLI_OK;
+    case OPT_OFFSET: return parse_count(option, value, 0, UINT64_MAX, &out->offset);
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);
@@ -463,6 +470,102 @@ int cli_check_design(const cli_args *args, bool need_capacity)
 /* Kinds                                                                    */
 /* ------------------------------------------------------------------------ */
 
+#define KIND_BIT(kind) (1u << (kind))
+#define SIZED_KINDS                                                                   \
+    (KIND_BIT(BK_KIND_BLOOM) | KIND_BIT(BK_KIND_BLOCKED) | KIND_BIT(BK_KIND_SBBF) |      \
+     KIND_BIT(BK_KIND_COUNTING) | KIND_BIT(BK_KIND_CUCKOO))
+
+/* The options that shape only some kinds, and those kinds. */
+static const struct kind_option {
+    cli_option_id id;
+    const char *name;
+    unsigned kinds; /* KIND_BIT mask */
+} kind_options[] = {
+    { OPT_BITS_PER_KEY, "--bits-per-key", SIZED_KINDS },
+    { OPT_BITS, "--bits", SIZED_KINDS },
+    { OPT_HASHES, "--hashes", SIZED_KINDS },
+    { OPT_FINGERPRINT_BITS, "--fingerprint-bits", KIND_BIT(BK_KIND_CUCKOO) },
+    { OPT_EXPANSION, "--expansion", KIND_BIT(BK_KIND_SCALABLE) },
+    { OPT_TIGHTENING, "--tightening", KIND_BIT(BK_KIND_SCALABLE) },
+    { OPT_MAX_FILTERS, "--max-filters", KIND_BIT(BK_KIND_SCALABLE) },
+    { OPT_WINDOW_KEYS, "--window-keys", KIND_BIT(BK_KIND_WINDOW) },
+    { OPT_WINDOW_SECONDS, "--window-seconds", KIND_BIT(BK_KIND_WINDOW) },
+    { OPT_GENERATIONS, "--generations", KIND_BIT(BK_KIND_WINDOW) },
+    { OPT_PARQUET, "--parquet", KIND_BIT(BK_KIND_SBBF) },
+};
+
+static void list_kinds(unsigned kinds, char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (int kind = 1; bk_kind_name((bk_kind)kind) != NULL; kind++) {
+        if (!(kinds & KIND_BIT(kind)))
+            continue;
+        int n = snprintf(buffer + used, size - used, "%s%s", used ? ", " : "",
+                         bk_kind_name((bk_kind)kind));
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+int cli_check_kind_options(const cli_args *args, bk_kind kind)
+{
+    for (size_t i = 0; i < sizeof kind_options / sizeof kind_options[0]; i++) {
+        const struct kind_option *option = &kind_options[i];
+        if (!args->given[option->id] || (option->kinds & KIND_BIT(kind)))
+            continue;
+        char kinds[128];
+        list_kinds(option->kinds, kinds, sizeof kinds);
+        return cli_error("%s applies to %s filters, not to %s (choose the kind with --kind)",
+                         option->name, kinds, bk_kind_name(kind));
+    }
+    if (kind == BK_KIND_WINDOW) {
+        const bk_params *params = &args->params;
+        if (args->given[OPT_WINDOW_KEYS] && args->given[OPT_WINDOW_SECONDS])
+            return cli_error("give --window-keys or --window-seconds, not both");
+        if (args->given[OPT_GENERATIONS] &&
+            (params->generations < 2 || params->generations > BK_WINDOW_MAX_GENERATIONS))
+            return cli_error("--generations must be between 2 and %u, got %u",
+                             BK_WINDOW_MAX_GENERATIONS, params->generations);
+    }
+    return CLI_OK;
+}
+
+/* Above this factor of -p, a filter's rate is not what was asked (a Bloom
+ * filter's whole k puts it up to half a percent above). */
+#define FPR_TOLERANCE 1.1
+
+int cli_check_fpr_reached(const cli_args *args, const bk_filter *filter)
+{
+    if (!args->given[OPT_FPR])
+        return CLI_OK;
+    bk_stats s;
+    bk_filter_stats(filter, &s);
+    double asked = args->params.fpr;
+    const char *kind = bk_kind_name(s.kind);
+    if (s.target_fpr > asked * FPR_TOLERANCE)
+        return cli_error("a %s filter cannot reach -p %g: its false-positive rate is %.3g "
+                         "(nothing written; 'bloomkit size -n N -p P' shows what each kind "
+                         "gives)", kind, asked, s.target_fpr);
+    if (bk_kind_is_static(s.kind) && s.target_fpr * 2 < asked)
+        cli_warning("a %s filter's false-positive rate is fixed at %.3g: -p %g did not size it",
+                    kind, s.target_fpr, asked);
+    return CLI_OK;
+}
+
+void cli_warn_if_past_design_point(const bk_filter *filter, const char *name)
+{
+    bk_stats s;
+    bk_filter_stats(filter, &s);
+    if (!s.past_design_point)
+        return;
+    cli_warning("%s is past its design point: %llu keys added (about %.0f by its fill) for a "
+                "capacity of %llu; its false-positive rate is now about %.3g, designed for %.3g",
+                name, (unsigned long long)s.keys_added, s.keys_estimated,
+                (unsigned long long)s.capacity, s.current_fpr, s.target_fpr);
+}
+
 static void list_available_kinds(char *buffer, size_t size)
 {
     buffer[0] = '\0';
@@ -571,6 +674,54 @@ int cli_load(const cli_args *args, const char *path, bool map, bk_filter **out)
     }
     if (status != BK_OK)
         return cli_filter_error(path, "read", status);
+    if (args->given[OPT_KEY_FILE] && bk_filter_hasher(*out)->algorithm != BK_HASH_SIPHASH) {
+        bk_hash_algorithm algorithm = bk_filter_hasher(*out)->algorithm;
+        bk_filter_free(*out);
+        *out = NULL;
+        return cli_error("%s is not keyed (it hashes with %s): --key-file does not apply to it",
+                         strcmp(path, "-") == 0 ? "standard input" : path,
+                         bk_hash_algorithm_name(algorithm));
+    }
+    if (cli_settle_clock(out, path) != CLI_OK) {
+        bk_filter_free(*out);
+        *out = NULL;
+        return CLI_ERROR;
+    }
+    return CLI_OK;
+}
+
+int cli_now(uint64_t *out)
+{
+    const char *fixed = getenv("BLOOMKIT_NOW");
+    if (fixed == NULL || fixed[0] == '\0') {
+        time_t now = time(NULL);
+        if (now < 0)
+            return cli_error("cannot read the clock");
+        *out = (uint64_t)now;
+        return CLI_OK;
+    }
+    if (parse_whole(fixed, out) != WHOLE_OK || *out == UINT64_MAX)
+        return cli_error("BLOOMKIT_NOW must be a whole number of seconds, got '%s'", fixed);
+    return CLI_OK;
+}
+
+int cli_settle_clock(bk_filter **filter, const char *path)
+{
+    uint64_t now;
+    if (cli_now(&now) != CLI_OK)
+        return CLI_ERROR;
+    bk_status status = bk_filter_advance_clock(*filter, now);
+    if (status == BK_EIMMUTABLE) { /* mapped in place: age a private copy */
+        bk_filter *copy;
+        status = bk_filter_copy(*filter, &copy);
+        if (status != BK_OK)
+            return cli_filter_error(path, "read", status);
+        bk_filter_free(*filter);
+        *filter = copy;
+        status = bk_filter_advance_clock(*filter, now);
+    }
+    if (status != BK_OK && status != BK_EUNSUPPORTED)
+        return cli_filter_error(path, "age", status);
     return CLI_OK;
 }
 

@@ -25,7 +25,8 @@
 #define KIND_OPTIONS                                                                       \
     "kind options: --fingerprint-bits B (cuckoo), --expansion X --tightening R\n"             \
     "  --max-filters M (scalable), --window-keys N --window-seconds S\n"                      \
-    "  --generations G (window)\n"
+    "  --generations G (window), --parquet (sbbf: a power of two bytes up to\n"              \
+    "  128 MiB, the sizes every Parquet reader accepts)\n"
 
 static const char size_usage[] =
     "usage: bloomkit size -n N [-p P | --bits-per-key B | --bits M --hashes K] [--kind K]\n"
@@ -62,12 +63,20 @@ static const char build_usage[] =
     "\n" KIND_OPTIONS;
 
 /* What a kind needs beyond -n, for the message when its design fails. */
-static const char *kind_requirements(bk_kind kind)
+static const char *kind_requirements(bk_kind kind, const bk_params *params)
 {
     switch (kind) {
-    case BK_KIND_WINDOW: return " (a window filter needs --window-keys N or --window-seconds S)";
+    case BK_KIND_WINDOW:
+        if (params->generations == 1 || params->generations > BK_WINDOW_MAX_GENERATIONS)
+            return " (a window filter has 2 to 64 --generations)";
+        if (params->bits != 0 || params->bits_per_key != 0)
+            return " (a window filter is sized by -n and -p, not --bits or --bits-per-key)";
+        return " (a window filter needs --window-keys N or --window-seconds S)";
+    case BK_KIND_SCALABLE:
+        if (params->bits != 0 || params->bits_per_key != 0)
+            return " (a scalable filter is sized by -n and -p, not --bits or --bits-per-key)";
+        return " (scalable: --expansion >= 1, 0 < --tightening < 1)";
     case BK_KIND_CUCKOO: return " (cuckoo takes --fingerprint-bits 8, 12 or 16)";
-    case BK_KIND_SCALABLE: return " (scalable: --expansion >= 1, 0 < --tightening < 1)";
     default: return "";
     }
 }
@@ -117,14 +126,15 @@ static void print_size_json(const bk_stats *design, bool first)
     printf("}");
 }
 
-static void print_size_json_error(bk_kind kind, bk_status status, bool first)
+static void print_size_json_error(const cli_args *args, bk_kind kind, bk_status status,
+                                  bool first)
 {
     printf("%s\n  {\"kind\": ", first ? "" : ",");
     json_string(stdout, bk_kind_name(kind));
     printf(", \"static\": %s, \"error\": ", bk_kind_is_static(kind) ? "true" : "false");
     char message[200];
     snprintf(message, sizeof message, "%s%s", bk_strerror(status),
-             status == BK_EINVAL ? kind_requirements(kind) : "");
+             status == BK_EINVAL ? kind_requirements(kind, &args->params) : "");
     json_string(stdout, message);
     printf("}");
 }
@@ -132,7 +142,8 @@ static void print_size_json_error(bk_kind kind, bk_status status, bool first)
 static int run_size(const cli_args *args)
 {
     bk_kind only = BK_KIND_NONE;
-    if (args->kind_name != NULL && cli_kind(args, &only) != CLI_OK)
+    if (args->kind_name != NULL &&
+        (cli_kind(args, &only) != CLI_OK || cli_check_kind_options(args, only) != CLI_OK))
         return CLI_ERROR;
     if (args->json)
         printf("[");
@@ -143,14 +154,17 @@ static int run_size(const cli_args *args)
         bk_kind kind = (bk_kind)k;
         if (!bk_kind_available(kind) || (only != BK_KIND_NONE && kind != only))
             continue;
+        bk_params params = args->params;
+        if (kind != BK_KIND_SBBF) /* --parquet shapes sbbf only */
+            params.flags &= ~BK_FLAG_PARQUET_SIZE;
         bk_stats design;
-        bk_status status = bk_kind_design(kind, &args->params, &design);
+        bk_status status = bk_kind_design(kind, &params, &design);
         if (status != BK_OK) {
             if (args->json)
-                print_size_json_error(kind, status, shown + failed == 0);
+                print_size_json_error(args, kind, status, shown + failed == 0);
             else
                 printf("%-10s (%s%s)\n", bk_kind_name(kind), bk_strerror(status),
-                       status == BK_EINVAL ? kind_requirements(kind) : "");
+                       status == BK_EINVAL ? kind_requirements(kind, &args->params) : "");
             failed++;
             continue;
         }
@@ -209,14 +223,19 @@ static int create_filter(const cli_args *args, const char *path)
     if (bk_kind_is_static(kind))
         return cli_error("%s filters are static: make one from its keys with 'bloomkit build'",
                          bk_kind_name(kind));
-    if (cli_check_output(args, path) != CLI_OK)
+    if (cli_check_kind_options(args, kind) != CLI_OK || cli_check_output(args, path) != CLI_OK)
         return CLI_ERROR;
     bk_filter *filter;
     bk_status status = bk_filter_create(kind, &args->params, &filter);
     if (status != BK_OK)
         return cli_error("cannot create a %s filter with these parameters: %s%s",
                          bk_kind_name(kind), bk_strerror(status),
-                         status == BK_EINVAL ? kind_requirements(kind) : "");
+                         status == BK_EINVAL ? kind_requirements(kind, &args->params) : "");
+    if (cli_check_fpr_reached(args, filter) != CLI_OK ||
+        cli_settle_clock(&filter, path) != CLI_OK) {
+        bk_filter_free(filter);
+        return CLI_ERROR;
+    }
     int result = cli_save(filter, path);
     if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
         print_summary(path, filter, "empty");
@@ -249,10 +268,64 @@ int cli_create(int argc, char **argv)
 /* build                                                                    */
 /* ------------------------------------------------------------------------ */
 
+static int build_error(const cli_args *args, bk_kind kind, size_t count, bk_status status)
+{
+    return cli_error("cannot build a %s filter of %zu keys: %s%s", bk_kind_name(kind), count,
+                     bk_strerror(status),
+                     status == BK_EINVAL ? kind_requirements(kind, &args->params) : "");
+}
+
+/*
+ * The filter holding exactly `keys`: a static kind is built from them; a
+ * dynamic kind is created (for -n keys, by default as many as were read),
+ * brought to the current time (a window in seconds stamps the keys with
+ * it) and filled.  Then the checks that -p and -n were honoured: a rate
+ * above -p is an error, -n on a static kind and a filter past its design
+ * point get a warning.  CLI_ERROR after a message.
+ */
+static int make_filter(const cli_args *args, bk_kind kind, const bk_key *keys, size_t count,
+                       const char *path, bk_filter **out)
+{
+    bk_filter *filter;
+    bk_status status;
+    if (bk_kind_is_static(kind)) {
+        status = bk_filter_build(kind, &args->params, keys, count, &filter);
+        if (status != BK_OK)
+            return build_error(args, kind, count, status);
+    } else {
+        bk_params sized = args->params;
+        if (sized.capacity == 0)
+            sized.capacity = count ? count : 1;
+        status = bk_filter_create(kind, &sized, &filter);
+        if (status != BK_OK)
+            return build_error(args, kind, count, status);
+        if (cli_settle_clock(&filter, "the new filter") != CLI_OK) {
+            bk_filter_free(filter);
+            return CLI_ERROR;
+        }
+        status = bk_filter_add_batch(filter, keys, count, NULL);
+        if (status != BK_OK) {
+            bk_filter_free(filter);
+            return build_error(args, kind, count, status);
+        }
+    }
+    if (cli_check_fpr_reached(args, filter) != CLI_OK) {
+        bk_filter_free(filter);
+        return CLI_ERROR;
+    }
+    if (bk_kind_is_static(kind) && args->given[OPT_CAPACITY] && args->params.capacity != count)
+        cli_warning("-n %llu is not used: a %s filter is sized for the %zu keys it holds",
+                    (unsigned long long)args->params.capacity, bk_kind_name(kind), count);
+    cli_warn_if_past_design_point(filter, strcmp(path, "-") == 0 ? "the filter" : path);
+    *out = filter;
+    return CLI_OK;
+}
+
 static int build_filter(const cli_args *args, const char *path)
 {
     bk_kind kind;
-    if (cli_kind(args, &kind) != CLI_OK || cli_check_output(args, path) != CLI_OK)
+    if (cli_kind(args, &kind) != CLI_OK || cli_check_kind_options(args, kind) != CLI_OK ||
+        cli_check_output(args, path) != CLI_OK)
         return CLI_ERROR;
     key_reader reader;
     key_reader_init(&reader, args->positional + 1, (size_t)args->positional_count - 1,
@@ -261,13 +334,9 @@ static int build_filter(const cli_args *args, const char *path)
     size_t count = 0;
     int result = key_reader_all(&reader, &keys, &count);
     if (result == CLI_OK) {
-        bk_filter *filter;
-        bk_status status = bk_filter_build(kind, &args->params, keys, count, &filter);
-        if (status != BK_OK) {
-            result = cli_error("cannot build a %s filter of %zu keys: %s%s", bk_kind_name(kind),
-                               count, bk_strerror(status),
-                               status == BK_EINVAL ? kind_requirements(kind) : "");
-        } else {
+        bk_filter *filter = NULL;
+        result = make_filter(args, kind, keys, count, path, &filter);
+        if (result == CLI_OK) {
             result = cli_save(filter, path);
             if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
                 print_summary(path, filter, "built");

@@ -3,9 +3,9 @@
  *
  * Each subcommand lives in its own file (design.c: size, create, build;
  * update.c: add, remove; query.c: query, info; sets.c: merge, intersect,
- * estimate; demo.c) and shares cli/common.c (options, messages, filter
- * files) and cli/keys.c (reading keys, progress, output).  The user's
- * documentation is docs/bloomkit.1.
+ * estimate; parquet.c: parquet-export, parquet-import; demo.c) and shares
+ * cli/common.c (options, messages, filter files) and cli/keys.c (reading
+ * keys, progress, output).  The user's documentation is docs/bloomkit.1.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,13 +31,15 @@ static const subcommand subcommands[] = {
     { "remove", cli_remove, "remove keys (kinds with deletion)" },
     { "build", cli_build, "build a filter holding exactly the keys read (static kinds)" },
     { "demo", cli_demo, "the embedded-default demonstration (make demo)" },
+    { "parquet-export", cli_parquet_export, "an sbbf filter as a Parquet file stores it" },
+    { "parquet-import", cli_parquet_import, "a Parquet file's split-block filter, as a filter" },
 };
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: bloomkit COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-        fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+        fprintf(out, "  %-14s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(out, "\nKeys are lines of standard input (-0: NUL-terminated), or the arguments\n"
                  "after FILE.  Exit status: 0 success, 1 no (no key present, key not found),\n"
                  "2 error.  'bloomkit COMMAND --help' describes each command; man bloomkit.\n");

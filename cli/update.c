@@ -104,15 +104,8 @@ static int add_error(const update_job *job, bk_status status)
 
 static void warn_if_past_design_point(const update_job *job)
 {
-    bk_stats s;
-    bk_filter_stats(job->filter, &s);
-    if (!s.past_design_point)
-        return;
-    cli_warning("%s is past its design point: %llu keys added (about %.0f by its fill) for a "
-                "capacity of %llu; its false-positive rate is now about %.3g, designed for %.3g",
-                strcmp(job->path, "-") == 0 ? "the filter" : job->path,
-                (unsigned long long)s.keys_added, s.keys_estimated,
-                (unsigned long long)s.capacity, s.current_fpr, s.target_fpr);
+    cli_warn_if_past_design_point(job->filter,
+                                  strcmp(job->path, "-") == 0 ? "the filter" : job->path);
 }
 
 static int add_keys(update_job *job)

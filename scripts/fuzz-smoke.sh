@@ -2,8 +2,9 @@
 # Builds the libFuzzer targets with clang (the `fuzz` preset) and runs each
 # for a short while (default 30 s each; FUZZ_SECONDS=N to change), starting
 # from the committed seeds: the buffer loader (fuzz_deserialize) and the
-# operation sequences checked against a model (fuzz_operations).  New
-# inputs go to build/fuzz/corpus and build/fuzz/operations, never into the
+# operation sequences checked against a model (fuzz_operations), and the
+# reader of Parquet-stored sbbf filters (fuzz_parquet).  New
+# inputs go to build/fuzz/corpus, operations and parquet, never into the
 # source tree.  Exits non-zero if a fuzzer finds a crash, leak, sanitizer
 # report or broken property; the reproducer is left in build/fuzz/
 # (crash-*, leak-*, ...).
@@ -18,6 +19,7 @@ fi
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations
+cmake --build --preset fuzz -j2 --target fuzz_parquet
 
 mkdir -p build/fuzz/corpus build/fuzz/operations
 cd build/fuzz
@@ -40,4 +42,6 @@ run fuzz_deserialize fuzz.log -max_len=4096 -dict=../../tests/fuzz/format.dict \
     corpus ../../tests/fuzz/corpus ../../tests/data
 run fuzz_operations operations.log -max_len=2048 -len_control=0 \
     operations ../../tests/fuzz/operations
+mkdir -p parquet
+run fuzz_parquet parquet.log -max_len=1024 parquet ../../tests/fuzz/parquet
 echo "fuzz-smoke: no crash in ${seconds} s per target"

@@ -494,6 +494,15 @@ bk_status bk_filter_check_fill(const bk_filter *filter)
     return fill == BK_FILL_OK ? BK_OK : BK_EFULL;
 }
 
+bk_status bk_filter_advance_clock(bk_filter *filter, uint64_t now)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->ops->advance_clock == NULL)
+        return BK_EUNSUPPORTED;
+    return filter->ops->advance_clock(filter->object, now);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Fill alarms (contract in bloomkit/filter.h)                              */
 /* ------------------------------------------------------------------------ */

@@ -84,6 +84,11 @@ typedef struct bk_kind_ops {
      * (filter.c) then tests it after every new key; without it the alarm
      * checks the full stats on a schedule. */
     bool (*past_design_point)(const void *filter);
+
+    /* Optional: moves a clock kept in the caller's time units (a window in
+     * seconds) to `now`, as bk_filter_advance_clock documents; a filter of
+     * the kind without such a clock answers BK_EUNSUPPORTED. */
+    bk_status (*advance_clock)(void *filter, uint64_t now);
 } bk_kind_ops;
 
 /* A design FPR read from a parameter block: in [0, 1], or at most 1e-9

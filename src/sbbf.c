@@ -59,6 +59,13 @@
  * Fill: expected 1 - e^{-lambda/32} with lambda keys per block, inverted
  * for the key estimate (approximate, as for the blocked kind; measured
  * within 0.07% of the true count from 1e5 to 2e6 keys in a filter for 1e6).
+ *
+ * Parquet interchange (the end of this file): BK_FLAG_PARQUET_SIZE rounds
+ * the block count up to a power of two, at most 2^22 blocks (128 MiB), the
+ * sizes every Parquet reader accepts; the exports refuse any other filter;
+ * and a filter is written and read with or without the BloomFilterHeader a
+ * Parquet file puts before the bitset, encoded and decoded here in Thrift's
+ * compact protocol (the decoder bounded against hostile bytes).
  */
 #include "sbbf.h"
 
@@ -72,7 +79,7 @@
 #include "filter.h"
 #include "memory.h"
 
-#define KNOWN_FLAGS BK_FLAG_CONCURRENT
+#define KNOWN_FLAGS (BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE)
 #define SBBF_HASHES 8u
 #define SBBF_BLOCK_BITS 256u
 
@@ -92,7 +99,19 @@ static double predicted_fpr(uint64_t block_count, uint64_t capacity)
         (double)block_count * SBBF_BLOCK_BITS / (double)capacity, SBBF_HASHES, BK_SBBF_WORD_BITS);
 }
 
-static bk_status design_from_bits(uint64_t capacity, double bits, sbbf_design *out)
+/* The smallest power of two >= blocks (blocks <= 2^32). */
+static uint64_t power_of_two_at_least(uint64_t blocks)
+{
+    uint64_t power = 1;
+    while (power < blocks)
+        power <<= 1;
+    return power;
+}
+
+/* With BK_FLAG_PARQUET_SIZE the block count is rounded up to a power of
+ * two, and may not exceed Parquet's largest bitset. */
+static bk_status design_from_bits(uint64_t capacity, double bits, unsigned flags,
+                                  sbbf_design *out)
 {
     if (!(bits <= (double)BK_SBBF_MAX_BLOCKS * SBBF_BLOCK_BITS))
         return BK_ERANGE;
@@ -101,6 +120,11 @@ static bk_status design_from_bits(uint64_t capacity, double bits, sbbf_design *o
         blocks = 1;
     if (blocks > BK_SBBF_MAX_BLOCKS)
         return BK_ERANGE;
+    if (flags & BK_FLAG_PARQUET_SIZE) {
+        blocks = power_of_two_at_least(blocks);
+        if (blocks > BK_SBBF_PARQUET_MAX_BYTES / BK_SBBF_BLOCK_BYTES)
+            return BK_ERANGE;
+    }
     out->block_count = blocks;
     out->capacity = capacity;
     out->predicted_fpr = predicted_fpr(blocks, capacity);
@@ -115,7 +139,7 @@ static bk_status design_from_params(const bk_params *params, sbbf_design *out)
         return BK_EINVAL;
     double n = (double)params->capacity;
     if (params->bits != 0)
-        return design_from_bits(params->capacity, (double)params->bits, out);
+        return design_from_bits(params->capacity, (double)params->bits, params->flags, out);
     double c;
     if (params->bits_per_key != 0) {
         c = params->bits_per_key;
@@ -127,7 +151,7 @@ static bk_status design_from_params(const bk_params *params, sbbf_design *out)
         if (status != BK_OK)
             return status;
     }
-    return design_from_bits(params->capacity, n * c, out);
+    return design_from_bits(params->capacity, n * c, params->flags, out);
 }
 
 /* XXH3 is the library-wide default (0), which for this kind means XXH64. */
@@ -633,11 +657,27 @@ static void load_words(uint32_t *words, const uint8_t *in, size_t count)
         words[i] = bk_load_le32(in + 4 * i);
 }
 
+/* Readable by every Parquet reader: XXH64 with seed 0 (the only hash the
+ * format names) and a bitset of a power of two bytes in [32 B, 128 MiB]
+ * (Arrow C++ and Velox refuse any other size; parquet-mr caps it too). */
+static bk_status check_parquet_readable(const bk_sbbf *filter)
+{
+    uint64_t bytes = (uint64_t)filter->block_count * BK_SBBF_BLOCK_BYTES;
+    if (filter->hasher.algorithm != BK_HASH_XXH64 || filter->hasher.seed != 0)
+        return BK_EUNSUPPORTED;
+    if (bytes > BK_SBBF_PARQUET_MAX_BYTES || (filter->block_count & (filter->block_count - 1)))
+        return BK_EUNSUPPORTED;
+    return BK_OK;
+}
+
 bk_status bk_sbbf_export_parquet(const bk_sbbf *filter, void *buffer, size_t size,
                                  size_t *written)
 {
     if (filter == NULL || buffer == NULL)
         return BK_EINVAL;
+    bk_status status = check_parquet_readable(filter);
+    if (status != BK_OK)
+        return status;
     size_t needed = bk_sbbf_parquet_size(filter);
     if (size < needed)
         return BK_ERANGE;
@@ -647,14 +687,11 @@ bk_status bk_sbbf_export_parquet(const bk_sbbf *filter, void *buffer, size_t siz
     return BK_OK;
 }
 
-bk_status bk_sbbf_import_parquet(const void *bitset, size_t size, uint64_t capacity,
-                                 bk_sbbf **out)
+/* A filter of `blocks` blocks holding the little-endian bitset, hashed as
+ * Parquet hashes; capacity 0: estimated from the fill (at least 1). */
+static bk_status filter_from_bitset(const uint8_t *bitset, uint64_t blocks, uint64_t capacity,
+                                    bk_sbbf **out)
 {
-    if (bitset == NULL || out == NULL || size == 0 || size % BK_SBBF_BLOCK_BYTES != 0)
-        return BK_EINVAL;
-    uint64_t blocks = size / BK_SBBF_BLOCK_BYTES;
-    if (blocks > BK_SBBF_MAX_BLOCKS)
-        return BK_ERANGE;
     bk_hasher hasher;
     bk_status status = bk_hasher_init(&hasher, BK_HASH_XXH64, 0, NULL);
     if (status != BK_OK)
@@ -672,6 +709,384 @@ bk_status bk_sbbf_import_parquet(const void *bitset, size_t size, uint64_t capac
     filter->capacity = capacity;
     filter->target_fpr = predicted_fpr(blocks, capacity);
     *out = filter;
+    return BK_OK;
+}
+
+bk_status bk_sbbf_import_parquet(const void *bitset, size_t size, uint64_t capacity,
+                                 bk_sbbf **out)
+{
+    if (bitset == NULL || out == NULL || size == 0 || size % BK_SBBF_BLOCK_BYTES != 0)
+        return BK_EINVAL;
+    uint64_t blocks = size / BK_SBBF_BLOCK_BYTES;
+    if (blocks > BK_SBBF_MAX_BLOCKS)
+        return BK_ERANGE;
+    return filter_from_bitset(bitset, blocks, capacity, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The BloomFilterHeader, in Thrift's compact protocol                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A Parquet file stores a column chunk's filter at its bloom_filter_offset
+ * as a BloomFilterHeader (parquet.thrift) followed by the bitset:
+ *
+ *     struct BloomFilterHeader {
+ *       1: required i32 numBytes;                        bitset length
+ *       2: required BloomFilterAlgorithm algorithm;      union { 1: BLOCK (empty struct) }
+ *       3: required BloomFilterHash hash;                union { 1: XXHASH (empty struct) }
+ *       4: required BloomFilterCompression compression;  union { 1: UNCOMPRESSED (empty struct) }
+ *     }
+ *
+ * The compact protocol (Apache Thrift, "Thrift Compact protocol encoding"):
+ * a struct is its fields then a stop byte 0x00; a field starts with one
+ * byte, the id's increase over the previous field's id in the high nibble
+ * (1..15) and the type in the low one (a high nibble of 0 puts the id
+ * after the type, as a zigzag varint); an i32 is a zigzag varint (n << 1 ^
+ * n >> 31, then 7 bits per byte, low first, the top bit saying "more").
+ * A union is a struct with exactly one field.  So numBytes = 1024 is
+ *
+ *     15 80 10   1c 1c 00 00   1c 1c 00 00   1c 1c 00 00   00
+ *     i32 1024   algorithm     hash          compression   stop
+ *
+ * (16 bytes; 15 to 19 for the sizes Parquet allows).  Reading treats the
+ * bytes as hostile: every read is bounded by the input, varints by their
+ * longest legal length, nesting by THRIFT_MAX_DEPTH; a field this version
+ * does not know is skipped (a later format may add one), but an algorithm,
+ * hash or compression other than the three above is refused
+ * (BK_EUNSUPPORTED), since the bitset could not be read right.
+ */
+
+enum thrift_type {
+    THRIFT_STOP = 0, THRIFT_TRUE = 1, THRIFT_FALSE = 2, THRIFT_BYTE = 3, THRIFT_I16 = 4,
+    THRIFT_I32 = 5, THRIFT_I64 = 6, THRIFT_DOUBLE = 7, THRIFT_BINARY = 8, THRIFT_LIST = 9,
+    THRIFT_SET = 10, THRIFT_MAP = 11, THRIFT_STRUCT = 12
+};
+
+#define THRIFT_MAX_DEPTH 8
+#define HEADER_MAX_BYTES 20 /* field byte, 5-byte varint, 3 x 4 union bytes, stop */
+
+/* The header's three unions, each holding field 1, an empty struct. */
+static const uint8_t header_unions[12] = { 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00,
+                                           0x1c, 0x1c, 0x00, 0x00 };
+
+/* Writes the header for a bitset of `num_bytes` (< 2^31) into out (at
+ * least HEADER_MAX_BYTES); returns its length. */
+static size_t write_header(uint8_t *out, uint32_t num_bytes)
+{
+    size_t length = 0;
+    out[length++] = 0x10 | THRIFT_I32; /* field 1 */
+    uint32_t zigzag = num_bytes << 1;  /* num_bytes >= 0 */
+    while (zigzag >= 0x80) {
+        out[length++] = (uint8_t)(zigzag | 0x80);
+        zigzag >>= 7;
+    }
+    out[length++] = (uint8_t)zigzag;
+    memcpy(out + length, header_unions, sizeof header_unions); /* fields 2, 3, 4 */
+    length += sizeof header_unions;
+    out[length++] = THRIFT_STOP;
+    return length;
+}
+
+typedef struct thrift_reader {
+    const uint8_t *bytes;
+    size_t size, position;
+} thrift_reader;
+
+static bk_status read_byte(thrift_reader *r, uint8_t *out)
+{
+    if (r->position >= r->size)
+        return BK_ETRUNCATED;
+    *out = r->bytes[r->position++];
+    return BK_OK;
+}
+
+static bk_status skip_bytes(thrift_reader *r, uint64_t count)
+{
+    if (count > r->size - r->position)
+        return BK_ETRUNCATED;
+    r->position += (size_t)count;
+    return BK_OK;
+}
+
+/* An unsigned varint of at most `max_bits` bits (32 or 64); one carrying
+ * more bits, or running past the bytes such a value needs, is BK_ECORRUPT. */
+static bk_status read_varint(thrift_reader *r, unsigned max_bits, uint64_t *out)
+{
+    uint64_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t byte;
+        bk_status status = read_byte(r, &byte);
+        if (status != BK_OK)
+            return status;
+        if (shift >= max_bits || (shift > max_bits - 7 && (byte & 0x7f) >> (max_bits - shift)))
+            return BK_ECORRUPT;
+        value |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80))
+            break;
+    }
+    *out = value;
+    return BK_OK;
+}
+
+static int64_t unzigzag(uint64_t value)
+{
+    return (int64_t)(value >> 1) ^ -(int64_t)(value & 1);
+}
+
+/* The next field's type and id (type THRIFT_STOP at the struct's end);
+ * *last_id is the previous field's id, updated. */
+static bk_status read_field_header(thrift_reader *r, int32_t *last_id, uint8_t *type,
+                                   int32_t *id)
+{
+    uint8_t byte;
+    bk_status status = read_byte(r, &byte);
+    if (status != BK_OK)
+        return status;
+    *type = byte & 0x0f;
+    if (*type == THRIFT_STOP)
+        return byte == THRIFT_STOP ? BK_OK : BK_ECORRUPT;
+    if (*type > THRIFT_STRUCT)
+        return BK_ECORRUPT;
+    if (byte >> 4) {
+        *id = *last_id + (byte >> 4);
+    } else {
+        uint64_t raw;
+        status = read_varint(r, 32, &raw);
+        if (status != BK_OK)
+            return status;
+        int64_t value = unzigzag(raw);
+        if (value < INT16_MIN || value > INT16_MAX)
+            return BK_ECORRUPT;
+        *id = (int32_t)value;
+    }
+    *last_id = *id;
+    return BK_OK;
+}
+
+static bk_status skip_value(thrift_reader *r, uint8_t type, unsigned depth);
+
+/* One element of a list, set or map: as a field's value, except that a
+ * boolean takes a byte.  Every element thus takes at least a byte, so a
+ * container's count can never make the reader loop longer than its input. */
+static bk_status skip_element(thrift_reader *r, uint8_t type, unsigned depth)
+{
+    if (type == THRIFT_TRUE || type == THRIFT_FALSE)
+        return skip_bytes(r, 1);
+    return skip_value(r, type, depth);
+}
+
+/* The fields of a struct up to its stop byte, whatever they are; `depth`
+ * is the struct's nesting level (the header's own fields are at 1). */
+static bk_status skip_struct(thrift_reader *r, unsigned depth)
+{
+    if (depth >= THRIFT_MAX_DEPTH)
+        return BK_ECORRUPT;
+    int32_t last_id = 0, id;
+    for (;;) {
+        uint8_t type;
+        bk_status status = read_field_header(r, &last_id, &type, &id);
+        if (status != BK_OK || type == THRIFT_STOP)
+            return status;
+        status = skip_value(r, type, depth + 1);
+        if (status != BK_OK)
+            return status;
+    }
+}
+
+/* A list or set: a byte with the count (15: a varint follows) and the
+ * element type, then the elements. */
+static bk_status skip_list(thrift_reader *r, unsigned depth)
+{
+    uint8_t byte;
+    bk_status status = read_byte(r, &byte);
+    if (status != BK_OK)
+        return status;
+    uint64_t count = byte >> 4;
+    uint8_t type = byte & 0x0f;
+    if (count == 15 && (status = read_varint(r, 32, &count)) != BK_OK)
+        return status;
+    if (type == THRIFT_STOP || type > THRIFT_STRUCT || depth >= THRIFT_MAX_DEPTH)
+        return BK_ECORRUPT;
+    for (uint64_t i = 0; i < count; i++)
+        if ((status = skip_element(r, type, depth + 1)) != BK_OK)
+            return status;
+    return BK_OK;
+}
+
+static bk_status skip_map(thrift_reader *r, unsigned depth)
+{
+    uint64_t count;
+    bk_status status = read_varint(r, 32, &count);
+    if (status != BK_OK || count == 0)
+        return status;
+    uint8_t types;
+    if ((status = read_byte(r, &types)) != BK_OK)
+        return status;
+    uint8_t key_type = types >> 4, value_type = types & 0x0f;
+    if (key_type == THRIFT_STOP || key_type > THRIFT_STRUCT || value_type == THRIFT_STOP ||
+        value_type > THRIFT_STRUCT || depth >= THRIFT_MAX_DEPTH)
+        return BK_ECORRUPT;
+    for (uint64_t i = 0; i < count; i++) {
+        if ((status = skip_element(r, key_type, depth + 1)) != BK_OK ||
+            (status = skip_element(r, value_type, depth + 1)) != BK_OK)
+            return status;
+    }
+    return BK_OK;
+}
+
+/* Skips one value of `type` (a field this version does not know) at
+ * nesting level `depth`: a container at THRIFT_MAX_DEPTH is BK_ECORRUPT. */
+static bk_status skip_value(thrift_reader *r, uint8_t type, unsigned depth)
+{
+    uint64_t value;
+    switch (type) {
+    case THRIFT_TRUE:
+    case THRIFT_FALSE: return BK_OK; /* a field's boolean is its type */
+    case THRIFT_BYTE: return skip_bytes(r, 1);
+    case THRIFT_I16:
+    case THRIFT_I32: return read_varint(r, 32, &value);
+    case THRIFT_I64: return read_varint(r, 64, &value);
+    case THRIFT_DOUBLE: return skip_bytes(r, 8);
+    case THRIFT_BINARY: {
+        bk_status status = read_varint(r, 32, &value);
+        return status != BK_OK ? status : skip_bytes(r, value);
+    }
+    case THRIFT_LIST:
+    case THRIFT_SET: return skip_list(r, depth);
+    case THRIFT_MAP: return skip_map(r, depth);
+    case THRIFT_STRUCT: return skip_struct(r, depth);
+    default: return BK_ECORRUPT;
+    }
+}
+
+/* One of the header's unions, whose only member this version knows is
+ * field 1, an empty struct (BLOCK, XXHASH, UNCOMPRESSED): another member
+ * is BK_EUNSUPPORTED; an empty union, a second member or a member 1 that
+ * is not a struct is BK_ECORRUPT. */
+static bk_status read_union(thrift_reader *r)
+{
+    int32_t last_id = 0, member = 0, id = 0;
+    uint8_t type;
+    bk_status status = read_field_header(r, &last_id, &type, &member);
+    if (status != BK_OK)
+        return status;
+    if (type == THRIFT_STOP)
+        return BK_ECORRUPT;
+    if (member != 1)
+        return BK_EUNSUPPORTED;
+    if (type != THRIFT_STRUCT)
+        return BK_ECORRUPT;
+    if ((status = skip_struct(r, 2)) != BK_OK)
+        return status;
+    if ((status = read_field_header(r, &last_id, &type, &id)) != BK_OK)
+        return status;
+    return type == THRIFT_STOP ? BK_OK : BK_ECORRUPT; /* a union has one member */
+}
+
+/* Reads a BloomFilterHeader: *num_bytes gets the bitset's length (a
+ * multiple of 32 in [32 B, 128 MiB]) and r->position the bitset's start. */
+static bk_status read_header(thrift_reader *r, uint32_t *num_bytes)
+{
+    bool seen[5] = { false };
+    int32_t last_id = 0, id = 0;
+    for (;;) {
+        uint8_t type;
+        bk_status status = read_field_header(r, &last_id, &type, &id);
+        if (status != BK_OK)
+            return status;
+        if (type == THRIFT_STOP)
+            break;
+        if (id < 1 || id > 4) {
+            if ((status = skip_value(r, type, 1)) != BK_OK)
+                return status;
+            continue;
+        }
+        if (seen[id] || type != (id == 1 ? THRIFT_I32 : THRIFT_STRUCT))
+            return BK_ECORRUPT;
+        seen[id] = true;
+        if (id == 1) {
+            uint64_t raw;
+            if ((status = read_varint(r, 32, &raw)) != BK_OK)
+                return status;
+            int64_t value = unzigzag(raw);
+            if (value < BK_SBBF_BLOCK_BYTES || value > (int64_t)BK_SBBF_PARQUET_MAX_BYTES ||
+                value % BK_SBBF_BLOCK_BYTES != 0)
+                return BK_ECORRUPT;
+            *num_bytes = (uint32_t)value;
+        } else if ((status = read_union(r)) != BK_OK) {
+            return status;
+        }
+    }
+    return seen[1] && seen[2] && seen[3] && seen[4] ? BK_OK : BK_ECORRUPT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parquet interchange through the generic handle                           */
+/* ------------------------------------------------------------------------ */
+
+bk_status bk_sbbf_to_parquet(const bk_filter *handle, bk_parquet_form form, void *buffer,
+                             size_t size, size_t *written)
+{
+    if (handle == NULL || written == NULL ||
+        (form != BK_PARQUET_BITSET && form != BK_PARQUET_WITH_HEADER))
+        return BK_EINVAL;
+    if (bk_filter_kind(handle) != BK_KIND_SBBF)
+        return BK_EKIND;
+    const bk_sbbf *filter = bk_filter_object(handle); /* the kind's own object */
+    bk_status status = check_parquet_readable(filter);
+    if (status != BK_OK)
+        return status;
+    size_t bitset_size = bk_sbbf_parquet_size(filter);
+    uint8_t header[HEADER_MAX_BYTES];
+    size_t header_size = form == BK_PARQUET_WITH_HEADER
+                             ? write_header(header, (uint32_t)bitset_size)
+                             : 0;
+    if (buffer == NULL) {
+        *written = header_size + bitset_size;
+        return BK_OK;
+    }
+    if (size < header_size + bitset_size)
+        return BK_ERANGE;
+    memcpy(buffer, header, header_size);
+    store_words((uint8_t *)buffer + header_size, filter->words,
+                (size_t)filter->block_count * BK_SBBF_WORDS);
+    *written = header_size + bitset_size;
+    return BK_OK;
+}
+
+bk_status bk_sbbf_from_parquet(const void *bytes, size_t size, bk_parquet_form form,
+                               uint64_t capacity, bk_filter **out, size_t *consumed)
+{
+    if (bytes == NULL || out == NULL ||
+        (form != BK_PARQUET_BITSET && form != BK_PARQUET_WITH_HEADER))
+        return BK_EINVAL;
+    thrift_reader reader = { bytes, size, 0 };
+    uint64_t bitset_size = size;
+    if (form == BK_PARQUET_WITH_HEADER) {
+        uint32_t num_bytes = 0;
+        bk_status status = read_header(&reader, &num_bytes);
+        if (status != BK_OK)
+            return status;
+        if (num_bytes > size - reader.position)
+            return BK_ETRUNCATED;
+        bitset_size = num_bytes;
+    } else if (size == 0 || size % BK_SBBF_BLOCK_BYTES != 0 ||
+               size > BK_SBBF_PARQUET_MAX_BYTES) {
+        return BK_EINVAL;
+    }
+    bk_sbbf *filter;
+    bk_status status = filter_from_bitset((const uint8_t *)bytes + reader.position,
+                                          bitset_size / BK_SBBF_BLOCK_BYTES, capacity, &filter);
+    if (status != BK_OK)
+        return status;
+    status = bk_filter_wrap(&bk_sbbf_ops, filter, out);
+    if (status != BK_OK) {
+        bk_sbbf_free(filter);
+        return status;
+    }
+    if (consumed != NULL)
+        *consumed = reader.position + (size_t)bitset_size;
     return BK_OK;
 }
 

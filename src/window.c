@@ -779,6 +779,14 @@ static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes,
 }
 
 static void ops_stats(const void *filter, bk_stats *out) { bk_window_stats(filter, out); }
+
+/* Only a time window has a clock the caller sets. */
+static bk_status ops_advance_clock(void *filter, uint64_t now)
+{
+    if (!bk_window_is_timed(filter))
+        return BK_EUNSUPPORTED;
+    return bk_window_advance(filter, now);
+}
 static bool ops_past_design_point(const void *filter)
 {
     return some_live_generation_overfull(filter);
@@ -825,4 +833,5 @@ const bk_kind_ops bk_window_ops = {
     .write_payload = ops_write_payload,
     .read = ops_read,
     .past_design_point = ops_past_design_point,
+    .advance_clock = ops_advance_clock,
 };

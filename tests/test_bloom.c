@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -446,8 +447,13 @@ static void test_incompatible_filters_refused(void **state)
 static void test_filter_of_two_to_the_36_bits(void **state)
 {
     (void)state;
-    /* 8 GiB of address space, lazily zeroed: only the pages touched by the
-     * probes of a few keys become memory. */
+    /* An 8 GiB filter: big payloads are committed when they are allocated
+     * (src/memory.c), so this needs 8 GiB of RAM and runs only when
+     * BLOOMKIT_BIG_TESTS is set (.ci/run sets it; `make test` must fit in
+     * 4 GiB). */
+    const char *big_tests = getenv("BLOOMKIT_BIG_TESTS");
+    if (big_tests == NULL || big_tests[0] == '\0' || strcmp(big_tests, "0") == 0)
+        skip();
     const uint64_t m = (uint64_t)1 << 36;
     bk_params p = { .capacity = 1000, .bits = m, .hashes = 4 };
     bk_bloom *f = NULL;

@@ -389,6 +389,40 @@ static void test_generic_handle(void **state)
     bk_filter_free(f);
 }
 
+/* bk_filter_advance_clock: the handle's way to give a time window its time;
+ * without it the handle's adds and queries never age a key out. */
+static void test_generic_handle_advances_time(void **state)
+{
+    (void)state;
+    bk_params p = { .window_seconds = 2, .generations = 3, .capacity = 100 }; /* S = 1 s */
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_WINDOW, &p, &f), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(f, 1000), BK_OK);
+    assert_int_equal(bk_filter_add(f, "old", 3, NULL), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(f, 1001), BK_OK); /* age 1 < T */
+    assert_true(bk_filter_contains(f, "old", 3));
+    assert_int_equal(bk_filter_advance_clock(f, 999), BK_OK); /* back in time: no change */
+    assert_true(bk_filter_contains(f, "old", 3));
+    assert_int_equal(bk_filter_advance_clock(f, 1003), BK_OK); /* age 3 = g S: forgotten */
+    assert_false(bk_filter_contains(f, "old", 3));
+    assert_int_equal(bk_filter_add(f, "new", 3, NULL), BK_OK);
+    assert_true(bk_filter_contains(f, "new", 3));
+    bk_window *w = bk_filter_object(f);
+    assert_int_equal(bk_window_clock(w), 1003);
+    assert_int_equal(bk_filter_advance_clock(f, UINT64_MAX), BK_ERANGE);
+    assert_int_equal(bk_filter_advance_clock(NULL, 1), BK_EINVAL);
+    bk_filter_free(f);
+
+    bk_params counted = { .window_keys = 100 };
+    assert_int_equal(bk_filter_create(BK_KIND_WINDOW, &counted, &f), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(f, 1000), BK_EUNSUPPORTED);
+    bk_filter_free(f);
+    bk_params bloom = { .capacity = 100 };
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &bloom, &f), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(f, 1000), BK_EUNSUPPORTED);
+    bk_filter_free(f);
+}
+
 /* ------------------------------------------------------------------------ */
 /* File-format hooks, called directly (the container is src/format.c)       */
 /* ------------------------------------------------------------------------ */
@@ -601,6 +635,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_batches_copy_clear),
         cmocka_unit_test(test_generic_handle),
+        cmocka_unit_test(test_generic_handle_advances_time),
         cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_format_rejects_inconsistent_data),
         cmocka_unit_test(test_file_round_trip),

@@ -123,6 +123,8 @@ typedef enum bk_hash_algorithm {
 
 /* Creation flags. */
 #define BK_FLAG_CONCURRENT 0x1u /* add() may be called from several threads at once */
+/* sbbf only: a size every Parquet reader accepts (bloomkit/sbbf.h) */
+#define BK_FLAG_PARQUET_SIZE 0x2u
 
 /*
  * What a filter should be.  Zero means "default" for every field, so a

@@ -126,6 +126,20 @@ bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out);
  * bk_filter_fill_status reports anything but BK_FILL_OK. */
 bk_status bk_filter_check_fill(const bk_filter *filter);
 
+/* Time for filters whose keys age out by the caller's clock (a window
+ * filter created with .window_seconds): moves the filter's clock to `now`
+ * (whole seconds, or the unit the window was made in; a `now` before the
+ * latest one seen changes nothing), clearing the generations that age out.
+ * Later adds are stamped with it, queries and stats answer as of it, and a
+ * saved file keeps it.  The library never reads a clock itself: a program
+ * that keeps such a filter calls this with its own time before adding or
+ * querying (the `bloomkit` command passes the wall clock).
+ * BK_EUNSUPPORTED for a filter without such a clock (every other kind, and
+ * a window counted in insertions); BK_EIMMUTABLE for a filter read in place
+ * from a mapped file (copy it first); BK_ERANGE for now = 2^64 - 1;
+ * BK_EINVAL for NULL. */
+bk_status bk_filter_advance_clock(bk_filter *filter, uint64_t now);
+
 /* ------------------------------------------------------------------------ */
 /* Fill alarms, common to every kind                                        */
 /* ------------------------------------------------------------------------ */

@@ -25,9 +25,16 @@
  * size reaching it by the split-block formula (bloomkit/sizing.h), e.g.
  * 10.53 bits per key at 1% (the spec's own rule of thumb, derived from the
  * classic formula, gives 9.68 and is optimistic).  The block count may be
- * any number from 1 to 2^32; Parquet writers (parquet-mr, Arrow) use powers
- * of two, which any reader accepts: pass .bits = 8 x the bytes wanted to
- * get one.
+ * any number from 1 to 2^32.
+ *
+ * Parquet sizing: Parquet readers accept a bitset of a power of two bytes
+ * from 32 B to 128 MiB (Arrow C++ -- and so pyarrow -- and Velox refuse
+ * any other size), which is what Parquet writers (parquet-mr, Arrow) make.
+ * A filter meant for a Parquet file is created with .flags |=
+ * BK_FLAG_PARQUET_SIZE: the block count of the sizing above is rounded up
+ * to a power of two (so the FPR is at most the one asked for, often lower),
+ * and a design beyond 128 MiB is BK_ERANGE.  The exports below refuse a
+ * filter some reader would refuse.
  *
  * Hash: .hash_algorithm BK_HASH_XXH64 or the default (0) both mean XXH64
  * with .seed (0 for Parquet); BK_HASH_SIPHASH (keyed, first 64 output bits)
@@ -40,6 +47,7 @@
 #define BLOOMKIT_SBBF_H
 
 #include "bloomkit/common.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
 
@@ -53,6 +61,7 @@ typedef struct bk_sbbf bk_sbbf;
 
 #define BK_SBBF_BLOCK_BYTES 32u
 #define BK_SBBF_MAX_BLOCKS ((uint64_t)1 << 32)
+#define BK_SBBF_PARQUET_MAX_BYTES ((size_t)128 << 20) /* the largest Parquet bitset */
 
 /* Creates an empty filter (see above for sizing and hashing).  Errors:
  * BK_EINVAL for NULL arguments, zero capacity, an fpr outside (0,1),
@@ -123,8 +132,11 @@ size_t bk_sbbf_parquet_size(const bk_sbbf *filter);
 
 /* Writes the bitset as Parquet stores it (each word little-endian, blocks
  * in order): the bytes that follow the BloomFilterHeader in a Parquet
- * file.  BK_ERANGE if `size` is too small (nothing written); *written (may
- * be NULL) receives the byte count. */
+ * file.  BK_EUNSUPPORTED (nothing written) for a filter some Parquet reader
+ * refuses: a hash other than XXH64 with seed 0, or a size that is not a
+ * power of two bytes up to 128 MiB (create it with BK_FLAG_PARQUET_SIZE).
+ * BK_ERANGE if `size` is too small (nothing written); *written (may be
+ * NULL) receives the byte count. */
 bk_status bk_sbbf_export_parquet(const bk_sbbf *filter, void *buffer, size_t size,
                                  size_t *written);
 
@@ -134,6 +146,45 @@ bk_status bk_sbbf_export_parquet(const bk_sbbf *filter, void *buffer, size_t siz
  * keys for statistics; 0 means "estimate it from the fill" (at least 1). */
 bk_status bk_sbbf_import_parquet(const void *bitset, size_t size, uint64_t capacity,
                                  bk_sbbf **out);
+
+/* ---- Parquet interchange through the generic handle --------------------- */
+
+/* The two forms of a filter in Parquet. */
+typedef enum bk_parquet_form {
+    BK_PARQUET_BITSET = 0,     /* the bitset alone */
+    BK_PARQUET_WITH_HEADER = 1 /* the bytes at a column chunk's bloom_filter_offset:
+                                * the BloomFilterHeader (Thrift compact protocol:
+                                * numBytes, algorithm BLOCK, hash XXHASH,
+                                * compression UNCOMPRESSED) then the bitset */
+} bk_parquet_form;
+
+/*
+ * Writes an sbbf filter in `form` into buffer; *written gets the byte count
+ * (header 15 to 19 bytes, plus the bitset).  With buffer NULL nothing is
+ * written and *written gets the size needed.  Errors (nothing written):
+ * BK_EINVAL for NULL filter or written, or an unknown form; BK_EKIND for a
+ * filter of another kind; BK_EUNSUPPORTED for a filter some Parquet reader
+ * refuses (as bk_sbbf_export_parquet); BK_ERANGE if `size` is too small.
+ */
+bk_status bk_sbbf_to_parquet(const bk_filter *filter, bk_parquet_form form, void *buffer,
+                             size_t size, size_t *written);
+
+/*
+ * An sbbf filter (XXH64 seed 0) from Parquet bytes in `form`: the bitset
+ * alone is all of `size` bytes (a multiple of 32 from 32 B to 128 MiB, else
+ * BK_EINVAL); with the header, `size` may run past the filter (the rest of
+ * a file read from bloom_filter_offset) and *consumed (may be NULL) gets
+ * the bytes header and bitset take.  `capacity` as bk_sbbf_import_parquet.
+ * The header is read as untrusted input: BK_ETRUNCATED when the bytes end
+ * before the header or the bitset it declares; BK_ECORRUPT for a malformed
+ * header (a bad varint or type, a missing or repeated field, nesting deeper
+ * than 8, numBytes not a multiple of 32 from 32 B to 128 MiB);
+ * BK_EUNSUPPORTED for an algorithm, hash or compression other than BLOCK,
+ * XXHASH and UNCOMPRESSED.  Fields a later format may add are skipped.
+ * On error *out is untouched.
+ */
+bk_status bk_sbbf_from_parquet(const void *bytes, size_t size, bk_parquet_form form,
+                               uint64_t capacity, bk_filter **out, size_t *consumed);
 
 BK_API_END
 

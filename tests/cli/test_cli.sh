@@ -67,7 +67,8 @@ awk -v n=$N 'BEGIN { for (i = n / 3; i < n * 2 / 3; i++) print "user:" i }' > sh
 # ------------------------------------------------------------------ help
 "$BK" --help > out 2> err
 check "bloomkit --help exits 0 and prints usage" grep -q '^usage: bloomkit' out
-for command in size create add query info merge intersect estimate remove build demo; do
+for command in size create add query info merge intersect estimate remove build demo \
+    parquet-export parquet-import; do
     "$BK" $command --help > out 2> err
     status=$?
     check "$command --help exits 0 (got $status)" test $status -eq 0
@@ -227,7 +228,8 @@ check "info --json of a keyed filter is valid" json_fields sip.json
 check "info --json of a keyed filter names siphash" test "$(json_field sip.json hash_algorithm)" = siphash
 
 # ------------------------------------------------------------------ every kind
-# Kind-specific options are ignored by the other kinds.
+# A kind-specific option is refused by the other kinds (see "options a kind
+# does not use" below): only the window gets its window.
 KIND_OPTIONS="--window-keys 1000000"
 "$BK" size -n 2000 $KIND_OPTIONS --json | python3 -c '
 import json, sys
@@ -236,11 +238,13 @@ for row in json.load(sys.stdin):
 head -n 2000 keys.txt > kind_keys.txt
 head -n 1000 keys.txt > kind_removed.txt
 while read -r kind mode; do
+    options=
+    [ "$kind" = window ] && options=$KIND_OPTIONS
     if [ "$mode" = static ]; then
-        "$BK" build kind.bf --kind "$kind" $KIND_OPTIONS --force -q < kind_keys.txt > out 2> err
+        "$BK" build kind.bf --kind "$kind" $options --force -q < kind_keys.txt > out 2> err
         check "$kind: build exits 0 ($(cat err))" test $? -eq 0
     else
-        "$BK" create kind.bf --kind "$kind" $KIND_OPTIONS -n 2000 -p 0.01 --force -q > out 2> err
+        "$BK" create kind.bf --kind "$kind" $options -n 2000 -p 0.01 --force -q > out 2> err
         check "$kind: create exits 0 ($(cat err))" test $? -eq 0
         "$BK" add kind.bf < kind_keys.txt > out 2> err
         check "$kind: add exits 0 ($(cat err))" test $? -eq 0
@@ -255,7 +259,7 @@ while read -r kind mode; do
     else
         # Overfilled 10 times: either it takes the keys (warning at most
         # once) or it fails (exit 2) and leaves the file as it was.
-        "$BK" create over.bf --kind "$kind" $KIND_OPTIONS -n 200 --force -q
+        "$BK" create over.bf --kind "$kind" $options -n 200 --force -q
         cp over.bf over.orig
         "$BK" add -q over.bf < kind_keys.txt > /dev/null 2> err
         status=$?
@@ -374,7 +378,9 @@ expect_error 'secret key missing or wrong' "$BK" add sip.bf key --key-file wrong
 expect_error 'cannot remove keys' "$BK" remove f.bf user:1
 expect_error 'incompatible: sizes differ' "$BK" merge m.bf f.bf g.bf
 expect_error 'incompatible: sizes differ' "$BK" merge f.bf f.bf g.bf --force
-expect_error 'incompatible: hash algorithms differ' "$BK" merge m.bf g.bf sip.bf --key-file key.hex
+expect_error 'g.bf is not keyed' "$BK" merge m.bf g.bf sip.bf --key-file key.hex
+"$BK" create g64.bf -n 1000 -p 0.001 --hash xxh64 -q
+expect_error 'incompatible: hash algorithms differ' "$BK" merge m.bf g.bf g64.bf
 expect_error 'already exists (use --force' "$BK" merge a.bf f.bf f.bf
 expect_error 'at least two input filters' "$BK" intersect m.bf f.bf
 expect_error 'incompatible: sizes differ' "$BK" intersect m.bf f.bf g.bf
@@ -392,6 +398,132 @@ check "the warning is the only stderr line" test "$(wc -l < err)" -eq 1
 "$BK" info --json small.bf > small.json && json_fields small.json
 check "info --json status past_design_point" test "$(json_field small.json status)" = past_design_point
 check "info says past design point" sh -c "'$BK' info small.bf | grep -q '^status: *past design point'"
+
+# ------------------------------------------------------------------ options a kind does not use
+# An option the result cannot honour is an error (nothing written); one it
+# can still serve without is a warning.
+expect_error 'a fuse8 filter cannot reach -p 0.0001' \
+    sh -c "seq 1000 | '$BK' build new.bf --kind fuse8 -p 0.0001"
+expect_error 'a cuckoo filter cannot reach -p 0.0001' \
+    "$BK" create new.bf -n 100 --kind cuckoo --fingerprint-bits 8 -p 0.0001
+expect_error '--expansion applies to scalable filters, not to bloom' \
+    "$BK" create new.bf -n 100 --expansion 2
+expect_error '--window-seconds applies to window filters, not to cuckoo' \
+    "$BK" create new.bf -n 100 --kind cuckoo --window-seconds 60
+expect_error '--fingerprint-bits applies to cuckoo filters, not to window' \
+    "$BK" size -n 100 --kind window --window-keys 100 --fingerprint-bits 8
+expect_error '--bits-per-key applies to bloom, blocked, sbbf, counting, cuckoo filters, not to fuse16' \
+    sh -c "seq 1000 | '$BK' build new.bf --kind fuse16 --bits-per-key 20"
+expect_error '--parquet applies to sbbf filters, not to bloom' "$BK" create new.bf -n 100 --parquet
+"$BK" create parquet.bf --kind sbbf -n 100000 -p 0.01 --parquet > out 2> err
+check "create --kind sbbf --parquet: a power of two bytes (8192 blocks)" \
+    grep -q 'm = 2097152 bits (262144 bytes)' out
+"$BK" create plain.bf --kind sbbf -n 100000 -p 0.01 > out 2> err
+check "create --kind sbbf without --parquet: 4113 blocks" grep -q '(131616 bytes)' out
+"$BK" size -n 100000 --parquet > out 2> err
+check "size --parquet still shows every kind" test "$(grep -c '(invalid' out)" -le 1
+expect_error '--generations must be between 2 and 64, got 1' \
+    "$BK" create new.bf -n 100 --kind window --window-keys 100 --generations 1
+expect_error '--generations must be between 2 and 64, got 300' \
+    "$BK" create new.bf -n 100 --kind window --window-seconds 60 --generations 300
+expect_error 'give --window-keys or --window-seconds, not both' \
+    "$BK" create new.bf -n 100 --kind window --window-keys 100 --window-seconds 60
+"$BK" size -n 100 --window-keys 100 --generations 300 > out 2> err
+check "size without --kind: the window row says what is wrong" \
+    grep -q '^window .*has 2 to 64 --generations' out
+expect_error 'f.bf is not keyed (it hashes with xxh3): --key-file does not apply' \
+    "$BK" add f.bf user:1 --key-file key.hex
+expect_error 'f.bf is not keyed' "$BK" query f.bf user:1 --key-file key.hex
+check "no file is created by a refused option" test ! -e new.bf
+seq 1000 | "$BK" build fixed.bf --kind fuse16 -p 0.01 -q > out 2> err
+check "build fuse16 -p 0.01 succeeds" test $? -eq 0
+check "build fuse16 -p 0.01 warns that -p did not size it" \
+    grep -q '^bloomkit: warning: a fuse16 filter.s false-positive rate is fixed at 1.53e-05' err
+seq 1000 | "$BK" build fixed.bf --kind xor8 -n 100 --force -q > out 2> err
+check "build --kind xor8 -n 100 of 1000 keys warns that -n is not used" \
+    grep -q '^bloomkit: warning: -n 100 is not used: a xor8 filter is sized for the 1000 keys' err
+seq 1000 | "$BK" build small-build.bf -n 100 -q > out 2> err
+check "build -n 100 of 1000 keys succeeds" test $? -eq 0
+check "build -n 100 of 1000 keys warns once, as add does" \
+    test "$(grep -c '^bloomkit: warning: small-build.bf is past its design point' err)" -eq 1
+seq 1000 | "$BK" build right-size.bf -q > out 2> err
+check "build without -n: no warning" test ! -s err
+
+# ------------------------------------------------------------------ Parquet
+# An sbbf filter out to the bytes a Parquet file stores and back in; the
+# header of a 2,048-byte bitset is 15 80 20, then three unions 1c 1c 00 00,
+# then the stop byte.
+"$BK" create pq.bf --kind sbbf -n 1000 --parquet -q
+"$BK" add pq.bf alpha beta > /dev/null
+"$BK" parquet-export pq.bf --header > pq.header 2> err
+check "parquet-export --header exits 0" test $? -eq 0
+check "parquet-export --header: 16 header bytes and the 2048-byte bitset" \
+    test "$(wc -c < pq.header)" -eq 2064
+check "parquet-export --header: the BloomFilterHeader" \
+    test "$(head -c 16 pq.header | od -An -tx1 | tr -d ' \n')" = 1580201c1c00001c1c00001c1c000000
+"$BK" parquet-export pq.bf > pq.bitset
+check "parquet-export: the bitset follows the header" cmp -s -i 0:16 pq.bitset pq.header
+{ printf 'PAR1 column data '; cat pq.header; printf 'more of the file'; } > pq.parquet
+"$BK" parquet-import pq-in.bf pq.parquet --header --offset 17 -q > out 2> err
+check "parquet-import --header --offset: exits 0 ($(cat err))" test $? -eq 0
+"$BK" query -c pq-in.bf alpha beta gamma > out
+check "parquet-import: the keys are found" test "$(cat out)" -ge 2
+"$BK" parquet-export pq-in.bf > pq.again
+check "parquet-import then export: the same bitset" cmp -s pq.again pq.bitset
+"$BK" parquet-import pq-bits.bf - -q < pq.bitset
+check "parquet-import of a bitset from standard input" \
+    sh -c "'$BK' query -q pq-bits.bf alpha"
+"$BK" create pq-odd.bf --kind sbbf -n 1000 -q
+expect_error 'pq-odd.bf is 1344 bytes: Parquet readers need a power of two' \
+    "$BK" parquet-export pq-odd.bf
+expect_error 'f.bf is a bloom filter: Parquet stores sbbf filters' "$BK" parquet-export f.bf
+"$BK" create pq-seed.bf --kind sbbf -n 1000 --parquet --seed 7 -q
+expect_error 'Parquet readers hash with XXH64 and seed 0' "$BK" parquet-export pq-seed.bf
+expect_error 'not a valid Parquet BloomFilterHeader (check --offset)' \
+    "$BK" parquet-import new.bf pq.parquet --header --offset 16
+head -c 1000 pq.header > pq.short
+expect_error 'pq.short: the Parquet filter ends early' "$BK" parquet-import new.bf pq.short --header
+expect_error 'a Parquet bitset is a multiple of 32 bytes' "$BK" parquet-import new.bf pq.header
+{ head -c 3 pq.header; printf '\034\034\000\000\034\054\000\000\034\034\000\000\000'; } > pq.murmur
+expect_error 'other than BLOCK, XXHASH and UNCOMPRESSED' \
+    "$BK" parquet-import new.bf pq.murmur --header
+expect_error 'ends before --offset 99999' "$BK" parquet-import new.bf pq.header --offset 99999
+check "no file is created by a failed import" test ! -e new.bf
+
+# ------------------------------------------------------------------ time windows
+# The command gives a window in seconds the wall clock (BLOOMKIT_NOW, when
+# set, stands in for it).  --window-seconds 2 --generations 3: spans of
+# S = 1 s; a key is kept while its age is under 2 s and gone at 3 s.
+BLOOMKIT_NOW=1000 "$BK" create tw.bf --kind window --window-seconds 2 --generations 3 -n 100 -q
+BLOOMKIT_NOW=1000 "$BK" add tw.bf early > /dev/null
+BLOOMKIT_NOW=1001 "$BK" query -q tw.bf early
+check "a key is found 1 s later" test $? -eq 0
+BLOOMKIT_NOW=1002 "$BK" add tw.bf late > /dev/null
+BLOOMKIT_NOW=1003 "$BK" query -q tw.bf early
+check "a key of a 2 s window is gone 3 s later, after another add" test $? -eq 1
+BLOOMKIT_NOW=1003 "$BK" query -q --mmap tw.bf early
+check "... also when the file is mapped" test $? -eq 1
+BLOOMKIT_NOW=1003 "$BK" query -q tw.bf late
+check "the later key is still found" test $? -eq 0
+BLOOMKIT_NOW=1003 "$BK" info --json tw.bf > tw.json && json_fields tw.json
+check "info counts only the live key" \
+    python3 -c "import sys; sys.exit(not 0.5 < float(sys.argv[1]) < 1.5)" "$(json_field tw.json keys_estimated)"
+cp tw.bf tw.bf.orig
+BLOOMKIT_NOW=soon expect_error "BLOOMKIT_NOW must be a whole number of seconds, got 'soon'" \
+    "$BK" add tw.bf key
+rm -f tw.bf.orig
+seq 10 | BLOOMKIT_NOW=5000 "$BK" build twb.bf --kind window --window-seconds 2 --generations 3 -q
+BLOOMKIT_NOW=5001 "$BK" query -c twb.bf < /dev/null > /dev/null 2>&1
+BLOOMKIT_NOW=5001 "$BK" query -c twb.bf 1 2 3 > out
+check "build stamps a window's keys with the current time" test "$(cat out)" = 3
+# The real clock: a 1 s window, spans of 1 s; gone once 2 s have passed.
+"$BK" create rt.bf --kind window --window-seconds 1 --generations 2 -n 100 -q
+"$BK" add rt.bf now > /dev/null
+"$BK" query -q rt.bf now
+check "wall clock: the key is there at once" test $? -eq 0
+sleep 2.2
+"$BK" query -q rt.bf now
+check "wall clock: the key is gone after its window" test $? -eq 1
 
 # ------------------------------------------------------------------ progress line
 BLOOMKIT_PROGRESS_DELAY=0 "$BK" query -c f.bf < keys.txt > out 2> err
