@@ -421,7 +421,7 @@ static inline void count_new_key(bk_blocked *filter)
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
     else
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
 bk_status bk_blocked_add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
@@ -706,7 +706,7 @@ bk_status bk_blocked_union(bk_blocked *dst, const bk_blocked *src)
     size_t words = (size_t)dst->block_count * BK_BLOCKED_BLOCK_WORDS;
     for (size_t i = 0; i < words; i++)
         dst->words[i] |= src->words[i];
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 

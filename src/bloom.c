@@ -323,7 +323,7 @@ static inline void count_new_key(bk_bloom *filter)
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
     else
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
 bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view)
@@ -473,7 +473,7 @@ static size_t add_pipelined(bk_bloom *filter, const bk_hash *hashes, size_t coun
     /* adds there set plain words: not for BK_FLAG_CONCURRENT */
     if (gather_batches(filter) && !(filter->flags & BK_FLAG_CONCURRENT)) {
         fresh = bk_bloom_avx512_add_batch(filter, hashes, count);
-        filter->keys_added += fresh;
+        filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
         return fresh;
     }
 #endif
@@ -493,7 +493,7 @@ static size_t add_pipelined(bk_bloom *filter, const bk_hash *hashes, size_t coun
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, fresh, __ATOMIC_RELAXED);
     else
-        filter->keys_added += fresh;
+        filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
 }
 
@@ -668,7 +668,7 @@ bk_status bk_bloom_union(bk_bloom *dst, const bk_bloom *src)
         return BK_EIMMUTABLE;
     for (size_t i = 0; i < dst->word_count; i++)
         dst->words[i] |= src->words[i];
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 

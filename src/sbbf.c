@@ -298,7 +298,7 @@ static inline void count_new_key(bk_sbbf *filter)
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
     else
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
 bk_status bk_sbbf_add_hash64(bk_sbbf *filter, uint64_t hash, bool *was_new)
@@ -562,7 +562,7 @@ bk_status bk_sbbf_union(bk_sbbf *dst, const bk_sbbf *src)
     size_t words = (size_t)dst->block_count * BK_SBBF_WORDS;
     for (size_t i = 0; i < words; i++)
         dst->words[i] |= src->words[i];
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 
