@@ -1,12 +1,13 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang (the `fuzz` preset) and runs each
 # for a short while (default 30 s each; FUZZ_SECONDS=N to change), starting
-# from the committed seeds: the buffer loader (fuzz_deserialize) and the
-# operation sequences checked against a model (fuzz_operations).  New
-# inputs go to build/fuzz/corpus and build/fuzz/operations, never into the
-# source tree.  Exits non-zero if a fuzzer finds a crash, leak, sanitizer
-# report or broken property; the reproducer is left in build/fuzz/
-# (crash-*, leak-*, ...).
+# from the committed seeds: the buffer loader (fuzz_deserialize), the
+# operation sequences checked against a model (fuzz_operations), and
+# filters loaded from hostile bytes then used and saved again
+# (fuzz_loaded).  New inputs go to build/fuzz/corpus, build/fuzz/operations
+# and build/fuzz/loaded, never into the source tree.  Exits non-zero if a
+# fuzzer finds a crash, leak, sanitizer report or broken property; the
+# reproducer is left in build/fuzz/ (crash-*, leak-*, ...).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -17,9 +18,9 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations
+cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations fuzz_loaded
 
-mkdir -p build/fuzz/corpus build/fuzz/operations
+mkdir -p build/fuzz/corpus build/fuzz/operations build/fuzz/loaded
 cd build/fuzz
 
 # run NAME LOG FUZZER-ARGUMENTS...
@@ -40,4 +41,6 @@ run fuzz_deserialize fuzz.log -max_len=4096 -dict=../../tests/fuzz/format.dict \
     corpus ../../tests/fuzz/corpus ../../tests/data
 run fuzz_operations operations.log -max_len=2048 -len_control=0 \
     operations ../../tests/fuzz/operations
+run fuzz_loaded loaded.log -max_len=4096 -rss_limit_mb=1024 -malloc_limit_mb=256 \
+    loaded ../../tests/fuzz/loaded
 echo "fuzz-smoke: no crash in ${seconds} s per target"
