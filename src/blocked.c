@@ -628,7 +628,10 @@ const uint64_t *bk_blocked_words(const bk_blocked *filter) { return filter->word
 
 uint64_t bk_blocked_bits_set(const bk_blocked *filter)
 {
-    return bk_popcount_words(filter->words, (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS);
+    size_t words = (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS;
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        return bk_popcount_words_shared(filter->words, words);
+    return bk_popcount_words(filter->words, words);
 }
 
 double bk_blocked_fill_ratio(const bk_blocked *filter)
@@ -663,7 +666,7 @@ void bk_blocked_stats(const bk_blocked *filter, bk_stats *out)
     s.bytes = payload_bytes(filter->block_count);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
-    s.keys_added = filter->keys_added;
+    s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.fill_ratio = (double)bk_blocked_bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter, s.fill_ratio);
     s.design_fill_ratio = bk_blocked_expected_fill(
@@ -901,6 +904,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
 const bk_kind_ops bk_blocked_ops = {
     .kind = BK_KIND_BLOCKED,
     .name = "blocked",
+    .concurrent_adds = true,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

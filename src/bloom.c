@@ -597,6 +597,8 @@ size_t bk_bloom_word_count(const bk_bloom *filter) { return filter->word_count; 
 
 uint64_t bk_bloom_bits_set(const bk_bloom *filter)
 {
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        return bk_popcount_words_shared(filter->words, filter->word_count);
     return bk_popcount_words(filter->words, filter->word_count);
 }
 
@@ -632,7 +634,7 @@ void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
     s.bytes = (uint64_t)filter->word_count * sizeof(uint64_t);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
-    s.keys_added = filter->keys_added;
+    s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.keys_estimated = bk_estimate_keys(filter->bits, filter->hashes, bits_set);
     s.fill_ratio = (double)bits_set / (double)filter->bits;
     s.design_fill_ratio = bk_expected_fill(filter->capacity, filter->bits, filter->hashes);
@@ -890,6 +892,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
 const bk_kind_ops bk_bloom_ops = {
     .kind = BK_KIND_BLOOM,
     .name = "bloom",
+    .concurrent_adds = true,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

@@ -489,8 +489,10 @@ uint64_t bk_sbbf_bits_set(const bk_sbbf *filter)
 {
     uint64_t total = 0;
     size_t words = (size_t)filter->block_count * BK_SBBF_WORDS;
+    bool shared = (filter->flags & BK_FLAG_CONCURRENT) != 0; /* adds may be setting bits */
     for (size_t i = 0; i < words; i++)
-        total += (uint64_t)__builtin_popcount(filter->words[i]);
+        total += (uint64_t)__builtin_popcount(
+            shared ? __atomic_load_n(&filter->words[i], __ATOMIC_RELAXED) : filter->words[i]);
     return total;
 }
 
@@ -521,7 +523,7 @@ void bk_sbbf_stats(const bk_sbbf *filter, bk_stats *out)
     s.bytes = payload_bytes(filter->block_count);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
-    s.keys_added = filter->keys_added;
+    s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.fill_ratio = (double)bk_sbbf_bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter->block_count, s.fill_ratio);
     s.design_fill_ratio =
@@ -827,6 +829,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
 const bk_kind_ops bk_sbbf_ops = {
     .kind = BK_KIND_SBBF,
     .name = "sbbf",
+    .concurrent_adds = true,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

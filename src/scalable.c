@@ -197,6 +197,8 @@ bk_status bk_scalable_create(const bk_params *params, bk_scalable **out)
 {
     if (params == NULL || out == NULL)
         return BK_EINVAL;
+    if (params->flags & BK_FLAG_CONCURRENT)
+        return BK_EUNSUPPORTED; /* as for every kind whose adds are not atomic */
     chain_params c;
     bk_status status = check_params(params, &c);
     if (status != BK_OK)

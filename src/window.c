@@ -173,6 +173,8 @@ bk_status bk_window_create(const bk_params *params, bk_window **out)
 {
     if (params == NULL || out == NULL)
         return BK_EINVAL;
+    if (params->flags & BK_FLAG_CONCURRENT)
+        return BK_EUNSUPPORTED; /* as for every kind whose adds are not atomic */
     window_design d;
     bk_status status = design_window(params, &d);
     if (status != BK_OK)
