@@ -780,7 +780,7 @@ void bk_cuckoo_stats(const bk_cuckoo *filter, bk_stats *out)
     bk_stats s;
     fill_design(&design, filter->hasher.algorithm, &s);
     uint64_t stored = occupied(filter);
-    s.keys_added = stored; /* = filter->stored, counted from memory (a mapped table's header is not checked) */
+    s.keys_added = stored; /* = filter->stored; from memory, as a mapped count is unchecked */
     s.keys_estimated = (double)stored;
     s.load_factor = (double)stored / (double)bk_cuckoo_slots(filter);
     s.fill_ratio = s.load_factor;
@@ -870,6 +870,9 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (!in_place)
         memcpy(filter->table, payload, filter->table_bytes);
     filter->stash_fingerprint = stash_fingerprint;
+    filter->stash_bucket = stash_bucket;
+    filter->kick_state = bk_load_le64(params + 48);
+    filter->stored = keys_added;
     /* The key count is the number of stored fingerprints: every add
      * stores one, every remove deletes one.  A mapped table is read-only
      * and not scanned here (its stats and saves count from memory). */
@@ -877,9 +880,6 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
         bk_cuckoo_free(filter);
         return BK_ECORRUPT;
     }
-    filter->stash_bucket = stash_bucket;
-    filter->kick_state = bk_load_le64(params + 48);
-    filter->stored = keys_added;
     *out = filter;
     return BK_OK;
 }
