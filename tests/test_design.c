@@ -151,7 +151,7 @@ static void sweep(bk_kind kind)
 static void test_design_errors_match_create(void **state)
 {
     (void)state;
-    for (int kind = BK_KIND_NONE + 1; kind <= BK_KIND_WINDOW; kind++)
+    for (int kind = BK_KIND_NONE + 1; kind < 256; kind++) /* every kind this build has */
         if (bk_kind_available((bk_kind)kind))
             sweep((bk_kind)kind);
     assert_true(compared > 10000);
