@@ -1,10 +1,11 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang (the `fuzz` preset) and runs each
 # for a short while (default 30 s each; FUZZ_SECONDS=N to change), starting
-# from the committed seeds: the buffer loader (fuzz_deserialize) and the
-# operation sequences checked against a model (fuzz_operations), and the
-# reader of Parquet-stored sbbf filters (fuzz_parquet).  New
-# inputs go to build/fuzz/corpus, operations and parquet, never into the
+# from the committed seeds: the buffer loader (fuzz_deserialize), the
+# operation sequences checked against a model (fuzz_operations), filters
+# loaded from hostile bytes then used and saved again (fuzz_loaded), and
+# the reader of Parquet-stored sbbf filters (fuzz_parquet).  New inputs go
+# to build/fuzz/corpus, operations, loaded and parquet, never into the
 # source tree.  Exits non-zero if a fuzzer finds a crash, leak, sanitizer
 # report or broken property; the reproducer is left in build/fuzz/
 # (crash-*, leak-*, ...).
@@ -18,10 +19,10 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations
-cmake --build --preset fuzz -j2 --target fuzz_parquet
+cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations fuzz_loaded \
+    fuzz_parquet
 
-mkdir -p build/fuzz/corpus build/fuzz/operations
+mkdir -p build/fuzz/corpus build/fuzz/operations build/fuzz/loaded
 cd build/fuzz
 
 # run NAME LOG FUZZER-ARGUMENTS...
@@ -42,6 +43,8 @@ run fuzz_deserialize fuzz.log -max_len=4096 -dict=../../tests/fuzz/format.dict \
     corpus ../../tests/fuzz/corpus ../../tests/data
 run fuzz_operations operations.log -max_len=2048 -len_control=0 \
     operations ../../tests/fuzz/operations
+run fuzz_loaded loaded.log -max_len=4096 -rss_limit_mb=1024 -malloc_limit_mb=256 \
+    loaded ../../tests/fuzz/loaded
 mkdir -p parquet
 run fuzz_parquet parquet.log -max_len=1024 parquet ../../tests/fuzz/parquet
 echo "fuzz-smoke: no crash in ${seconds} s per target"

@@ -419,7 +419,7 @@ static inline void count_new_key(bk_blocked *filter)
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
     else
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
 bk_status bk_blocked_add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
@@ -626,7 +626,10 @@ const uint64_t *bk_blocked_words(const bk_blocked *filter) { return filter->word
 
 uint64_t bk_blocked_bits_set(const bk_blocked *filter)
 {
-    return bk_popcount_words(filter->words, (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS);
+    size_t words = (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS;
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        return bk_popcount_words_shared(filter->words, words);
+    return bk_popcount_words(filter->words, words);
 }
 
 double bk_blocked_fill_ratio(const bk_blocked *filter)
@@ -661,7 +664,7 @@ void bk_blocked_stats(const bk_blocked *filter, bk_stats *out)
     s.bytes = payload_bytes(filter->block_count);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
-    s.keys_added = filter->keys_added;
+    s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.fill_ratio = (double)bk_blocked_bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter, s.fill_ratio);
     s.design_fill_ratio = bk_blocked_expected_fill(
@@ -704,7 +707,7 @@ bk_status bk_blocked_union(bk_blocked *dst, const bk_blocked *src)
     size_t words = (size_t)dst->block_count * BK_BLOCKED_BLOCK_WORDS;
     for (size_t i = 0; i < words; i++)
         dst->words[i] |= src->words[i];
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 
@@ -899,6 +902,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
 const bk_kind_ops bk_blocked_ops = {
     .kind = BK_KIND_BLOCKED,
     .name = "blocked",
+    .concurrent_adds = true,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

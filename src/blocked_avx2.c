@@ -157,7 +157,7 @@ size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size
     unsigned k = filter->hashes;
     size_t fresh = k <= 16 ? add_batches[k](filter, hashes, count)
                            : add_batch(filter, hashes, count, k);
-    filter->keys_added += fresh;
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
 }
 

@@ -96,7 +96,7 @@ size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, si
     default:
         fresh = add_batch(filter, hashes, count, filter->hashes);
     }
-    filter->keys_added += fresh;
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
 }
 

@@ -314,7 +314,7 @@ static inline void count_new_key(bk_bloom *filter)
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
     else
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
 bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view)
@@ -453,7 +453,7 @@ static size_t add_pipelined(bk_bloom *filter, const bk_hash *hashes, size_t coun
     /* adds there set plain words: not for BK_FLAG_CONCURRENT */
     if (gather_batches(filter) && !(filter->flags & BK_FLAG_CONCURRENT)) {
         fresh = bk_bloom_avx512_add_batch(filter, hashes, count);
-        filter->keys_added += fresh;
+        filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
         return fresh;
     }
 #endif
@@ -473,7 +473,7 @@ static size_t add_pipelined(bk_bloom *filter, const bk_hash *hashes, size_t coun
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, fresh, __ATOMIC_RELAXED);
     else
-        filter->keys_added += fresh;
+        filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
 }
 
@@ -577,6 +577,8 @@ size_t bk_bloom_word_count(const bk_bloom *filter) { return filter->word_count; 
 
 uint64_t bk_bloom_bits_set(const bk_bloom *filter)
 {
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        return bk_popcount_words_shared(filter->words, filter->word_count);
     return bk_popcount_words(filter->words, filter->word_count);
 }
 
@@ -612,7 +614,7 @@ void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
     s.bytes = (uint64_t)filter->word_count * sizeof(uint64_t);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
-    s.keys_added = filter->keys_added;
+    s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.keys_estimated = bk_estimate_keys(filter->bits, filter->hashes, bits_set);
     s.fill_ratio = (double)bits_set / (double)filter->bits;
     s.design_fill_ratio = bk_expected_fill(filter->capacity, filter->bits, filter->hashes);
@@ -648,7 +650,7 @@ bk_status bk_bloom_union(bk_bloom *dst, const bk_bloom *src)
         return BK_EIMMUTABLE;
     for (size_t i = 0; i < dst->word_count; i++)
         dst->words[i] |= src->words[i];
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 
@@ -870,6 +872,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
 const bk_kind_ops bk_bloom_ops = {
     .kind = BK_KIND_BLOOM,
     .name = "bloom",
+    .concurrent_adds = true,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

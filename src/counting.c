@@ -318,7 +318,7 @@ bk_status bk_counting_add_hash(bk_counting *filter, bk_hash hash, bool *was_new)
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     bool fresh = increment_counters(filter, hash);
-    filter->keys_added++;
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
     if (was_new != NULL)
         *was_new = fresh;
     return BK_OK;
@@ -394,7 +394,7 @@ static size_t add_chunk(bk_counting *filter, const bk_hash *hashes, size_t count
         prefetch_counters(filter, hashes[i]);
     for (size_t i = 0; i < count; i++)
         fresh += increment_counters(filter, hashes[i]);
-    filter->keys_added += count;
+    filter->keys_added = bk_saturating_add(filter->keys_added, count);
     return fresh;
 }
 
@@ -613,7 +613,7 @@ bk_status bk_counting_union(bk_counting *dst, const bk_counting *src)
         unsigned high = saturating_sum(dst->bytes[i] >> 4, src->bytes[i] >> 4);
         dst->bytes[i] = (uint8_t)(low | high << 4);
     }
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 

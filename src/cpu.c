@@ -80,6 +80,14 @@ uint64_t bk_popcount_words_portable(const uint64_t *words, size_t count)
     return total;
 }
 
+uint64_t bk_popcount_words_shared(const uint64_t *words, size_t count)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += (uint64_t)__builtin_popcountll(__atomic_load_n(&words[i], __ATOMIC_RELAXED));
+    return total;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("popcnt")))
 static uint64_t popcount_words_hardware(const uint64_t *words, size_t count)

@@ -44,5 +44,8 @@ const bk_cpu_features *bk_cpu(void);
 /* Number of one bits in words[0..count). */
 uint64_t bk_popcount_words(const uint64_t *words, size_t count);
 uint64_t bk_popcount_words_portable(const uint64_t *words, size_t count);
+/* The same with relaxed atomic loads, for words that BK_FLAG_CONCURRENT
+ * adds may be setting meanwhile (a count of some moment's bits, race-free). */
+uint64_t bk_popcount_words_shared(const uint64_t *words, size_t count);
 
 #endif

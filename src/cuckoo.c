@@ -778,7 +778,7 @@ void bk_cuckoo_stats(const bk_cuckoo *filter, bk_stats *out)
     bk_stats s;
     fill_design(&design, filter->hasher.algorithm, &s);
     uint64_t stored = occupied(filter);
-    s.keys_added = filter->stored;
+    s.keys_added = stored; /* = filter->stored; from memory, as a mapped count is unchecked */
     s.keys_estimated = (double)stored;
     s.load_factor = (double)stored / (double)bk_cuckoo_slots(filter);
     s.fill_ratio = s.load_factor;
@@ -858,7 +858,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (payload_size != design.buckets * (SLOTS * design.fingerprint_bits / 8) ||
         stash_fingerprint >= (1u << design.fingerprint_bits) ||
         (stash_fingerprint != 0 ? stash_bucket >= design.buckets : stash_bucket != 0) ||
-        keys_added > slots + 1)
+        keys_added > slots + (stash_fingerprint != 0))
         return BK_ECORRUPT;
     bk_cuckoo *filter;
     uint8_t *borrowed = in_place ? (uint8_t *)(uintptr_t)payload : NULL;
@@ -871,6 +871,13 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     filter->stash_bucket = stash_bucket;
     filter->kick_state = bk_load_le64(params + 48);
     filter->stored = keys_added;
+    /* The key count is the number of stored fingerprints: every add
+     * stores one, every remove deletes one.  A mapped table is read-only
+     * and not scanned here (its stats and saves count from memory). */
+    if (!in_place && occupied(filter) != keys_added) {
+        bk_cuckoo_free(filter);
+        return BK_ECORRUPT;
+    }
     *out = filter;
     return BK_OK;
 }

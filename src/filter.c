@@ -22,7 +22,8 @@ struct bk_filter {
     /* Fill alarm (see the end of this file). */
     bk_fill_alarm alarm;
     void *alarm_context;
-    uint64_t alarm_countdown; /* new keys until the next check; 0: none armed */
+    uint64_t alarm_countdown; /* new keys until the next check; 0: none armed, or a
+                               * check running (atomic: adds may be concurrent) */
     void *backing;        /* memory the object reads in place (mapped file), or NULL */
     size_t backing_size;
     void (*release_backing)(void *memory, size_t size);
@@ -30,6 +31,11 @@ struct bk_filter {
 
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status);
 static void alarm_rearm(bk_filter *filter);
+
+static inline uint64_t alarm_countdown(const bk_filter *filter)
+{
+    return __atomic_load_n(&filter->alarm_countdown, __ATOMIC_ACQUIRE);
+}
 
 /* Every kind this build implements. */
 static const bk_kind_ops *const kind_table[] = {
@@ -135,6 +141,24 @@ static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter
     return status;
 }
 
+/* The checks every kind's create, build and design share, made before the
+ * kind's own (so that bk_kind_design and bk_filter_create / _build report
+ * the same first error): flags bloomkit does not know (BK_EINVAL),
+ * BK_FLAG_CONCURRENT on a kind whose adds cannot take it
+ * (BK_EUNSUPPORTED), then the hash algorithm, seed and key
+ * (bk_hasher_init: BK_EINVAL, or BK_EKEY for SipHash without a key). */
+static bk_status check_common_params(const bk_kind_ops *ops, const bk_params *params)
+{
+    if (params->flags & ~BK_FLAG_CONCURRENT)
+        return BK_EINVAL;
+    if ((params->flags & BK_FLAG_CONCURRENT) && !ops->is_static && !ops->concurrent_adds)
+        return BK_EUNSUPPORTED;
+    bk_hasher hasher;
+    bk_status status = bk_hasher_from_params(&hasher, params);
+    memset(&hasher, 0, sizeof hasher); /* do not leave the key behind */
+    return status;
+}
+
 bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **out)
 {
     const bk_kind_ops *ops = bk_kind_ops_for(kind);
@@ -144,8 +168,11 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
         return BK_EINVAL;
     if (ops->is_static || ops->create == NULL)
         return BK_EIMMUTABLE;
+    bk_status status = check_common_params(ops, params);
+    if (status != BK_OK)
+        return status;
     void *object;
-    bk_status status = ops->create(params, &object);
+    status = ops->create(params, &object);
     if (status != BK_OK)
         return status;
     return wrap_or_destroy(ops, object, out);
@@ -193,7 +220,9 @@ bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *k
     if (params == NULL || out == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
     void *object;
-    bk_status status;
+    bk_status status = check_common_params(ops, params);
+    if (status != BK_OK)
+        return status;
     if (ops->build != NULL) {
         status = build_static(ops, params, keys, count, &object);
         if (status != BK_OK)
@@ -275,7 +304,7 @@ bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
         return BK_EINVAL;
     if (filter->ops->add_hash == NULL)
         return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
-    if (filter->alarm_countdown == 0)
+    if (alarm_countdown(filter) == 0)
         return filter->ops->add_hash(filter->object, hash, was_new);
     bool fresh = false;
     bk_status status = filter->ops->add_hash(filter->object, hash, &fresh);
@@ -329,12 +358,12 @@ static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t
                                 size_t *added)
 {
     /* Near a fill alarm's next check, key by key so it fires on time. */
-    bool alarm_due = filter->alarm_countdown != 0 &&
-                     (filter->alarm_countdown <= n || filter->ops->past_design_point != NULL);
+    uint64_t countdown = alarm_countdown(filter);
+    bool alarm_due = countdown != 0 && (countdown <= n || filter->ops->past_design_point != NULL);
     *added = 0;
     if (filter->ops->add_hash_batch != NULL && !alarm_due) {
         bk_status status = filter->ops->add_hash_batch(filter->object, hashes, n, added);
-        if (filter->alarm_countdown != 0)
+        if (alarm_countdown(filter) != 0)
             alarm_after_adds(filter, *added, status);
         return status;
     }
@@ -482,6 +511,9 @@ bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out)
         return BK_EINVAL;
     if (ops->design == NULL)
         return BK_EUNSUPPORTED;
+    bk_status status = check_common_params(ops, params);
+    if (status != BK_OK)
+        return status;
     return ops->design(params, out);
 }
 
@@ -539,7 +571,7 @@ bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out)
 
 static void alarm_rearm(bk_filter *filter)
 {
-    filter->alarm_countdown = filter->alarm != NULL ? 1 : 0;
+    __atomic_store_n(&filter->alarm_countdown, filter->alarm != NULL ? 1 : 0, __ATOMIC_RELEASE);
 }
 
 bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context)
@@ -577,26 +609,47 @@ static uint64_t keys_until_next_check(const bk_stats *stats)
     return nearest >= 8 ? (uint64_t)(nearest / 4) : 1;
 }
 
+/* Takes `new_keys` off the countdown.  True when the caller has claimed
+ * the check: the countdown ran out (or `check_now`) and this call moved it
+ * to 0, which no other thread can then do until the check re-arms it.  A
+ * compare-and-swap loop, so concurrent adds (BK_FLAG_CONCURRENT) neither
+ * lose a decrement nor claim the same check twice. */
+static bool alarm_claim_check(bk_filter *filter, size_t new_keys, bool check_now)
+{
+    uint64_t countdown = alarm_countdown(filter);
+    while (countdown != 0) {
+        bool claims = check_now || new_keys >= countdown;
+        uint64_t next = claims ? 0 : countdown - new_keys;
+        if (__atomic_compare_exchange_n(&filter->alarm_countdown, &countdown, next, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return claims;
+    }
+    return false;
+}
+
+/* After adds that made `new_keys` new keys (status: the add's).  The thread
+ * that claims a check computes the stats; while it does, the countdown is
+ * 0 and other threads' adds skip the alarm.  The stats are still OK: it
+ * re-arms the countdown.  They are not: it calls the alarm, and the
+ * countdown stays 0, so the alarm fires once. */
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status)
 {
+    bool check_now = status == BK_EFULL;
     if (filter->ops->past_design_point != NULL) {
         /* a cheap exact test: after every new key */
-        if ((new_keys == 0 && status != BK_EFULL) ||
-            !filter->ops->past_design_point(filter->object))
+        if ((new_keys == 0 && !check_now) || !filter->ops->past_design_point(filter->object))
             return;
-    } else if (status != BK_EFULL) {
-        if (new_keys < filter->alarm_countdown) {
-            filter->alarm_countdown -= new_keys;
-            return;
-        }
+        check_now = true;
     }
+    if (!alarm_claim_check(filter, new_keys, check_now))
+        return;
     bk_stats stats;
     filter->ops->stats(filter->object, &stats);
     bk_fill_status fill = bk_fill_status_from_stats(&stats);
     if (fill == BK_FILL_OK) {
-        filter->alarm_countdown = keys_until_next_check(&stats);
+        __atomic_store_n(&filter->alarm_countdown, keys_until_next_check(&stats),
+                         __ATOMIC_RELEASE);
         return;
     }
-    filter->alarm_countdown = 0; /* once */
-    filter->alarm(filter, fill, filter->alarm_context);
+    filter->alarm(filter, fill, filter->alarm_context); /* once: the countdown stays 0 */
 }

@@ -19,6 +19,8 @@ typedef struct bk_kind_ops {
     bk_kind kind;
     const char *name;       /* as on the command line: "bloom" */
     bool is_static;         /* built once from a key set; no add */
+    bool concurrent_adds;   /* add may take BK_FLAG_CONCURRENT (static kinds: queries only,
+                             * always concurrent) */
 
     bk_status (*create)(const bk_params *params, void **out);
     /* Static kinds: build from hashes (duplicates allowed). */

@@ -253,4 +253,11 @@ static inline bool bk_packed_valid(const void *keys, size_t key_len, size_t coun
     return keys != NULL || key_len == 0 || count == 0;
 }
 
+/* a + b, or 2^64 - 1 if that overflows: key counts read from a file may
+ * start anywhere, and adding to them must never wrap to a small count. */
+static inline uint64_t bk_saturating_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
 #endif /* BK_SRC_HASH_H */

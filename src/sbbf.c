@@ -322,7 +322,7 @@ static inline void count_new_key(bk_sbbf *filter)
     if (filter->flags & BK_FLAG_CONCURRENT)
         __atomic_fetch_add(&filter->keys_added, 1, __ATOMIC_RELAXED);
     else
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
 bk_status bk_sbbf_add_hash64(bk_sbbf *filter, uint64_t hash, bool *was_new)
@@ -511,8 +511,10 @@ uint64_t bk_sbbf_bits_set(const bk_sbbf *filter)
 {
     uint64_t total = 0;
     size_t words = (size_t)filter->block_count * BK_SBBF_WORDS;
+    bool shared = (filter->flags & BK_FLAG_CONCURRENT) != 0; /* adds may be setting bits */
     for (size_t i = 0; i < words; i++)
-        total += (uint64_t)__builtin_popcount(filter->words[i]);
+        total += (uint64_t)__builtin_popcount(
+            shared ? __atomic_load_n(&filter->words[i], __ATOMIC_RELAXED) : filter->words[i]);
     return total;
 }
 
@@ -543,7 +545,7 @@ void bk_sbbf_stats(const bk_sbbf *filter, bk_stats *out)
     s.bytes = payload_bytes(filter->block_count);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
-    s.keys_added = filter->keys_added;
+    s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.fill_ratio = (double)bk_sbbf_bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter->block_count, s.fill_ratio);
     s.design_fill_ratio =
@@ -584,7 +586,7 @@ bk_status bk_sbbf_union(bk_sbbf *dst, const bk_sbbf *src)
     size_t words = (size_t)dst->block_count * BK_SBBF_WORDS;
     for (size_t i = 0; i < words; i++)
         dst->words[i] |= src->words[i];
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bk_saturating_add(dst->keys_added, src->keys_added);
     return BK_OK;
 }
 
@@ -1240,6 +1242,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
 const bk_kind_ops bk_sbbf_ops = {
     .kind = BK_KIND_SBBF,
     .name = "sbbf",
+    .concurrent_adds = true,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

@@ -44,7 +44,7 @@ size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t cou
         }
         fresh += set_block(bk_sbbf_block(filter, hashes[i].h1), (uint32_t)hashes[i].h1);
     }
-    filter->keys_added += fresh;
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
 }
 

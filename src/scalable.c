@@ -197,6 +197,8 @@ bk_status bk_scalable_create(const bk_params *params, bk_scalable **out)
 {
     if (params == NULL || out == NULL)
         return BK_EINVAL;
+    if (params->flags & BK_FLAG_CONCURRENT)
+        return BK_EUNSUPPORTED; /* as for every kind whose adds are not atomic */
     chain_params c;
     bk_status status = check_params(params, &c);
     if (status != BK_OK)
@@ -621,12 +623,42 @@ static bk_status read_sub_filter(const level_record *record, const uint8_t *slic
     return BK_OK;
 }
 
-static bk_status check_levels(const uint8_t *params, unsigned count, uint64_t payload_size,
-                              uint64_t keys_added, level_record *records)
+/* |a - b| <= slack */
+static bool within(uint64_t a, uint64_t b, uint64_t slack)
+{
+    return a > b ? a - b <= slack : b - a <= slack;
+}
+
+/* Sub-filter `level` is the one grow() makes for the chain `c`: its
+ * capacity n0 s^i, and m and k of bk_size_for_fpr_at_most at p (1-r) r^i.
+ * The next sub-filter is sized from the same rule, so a chain whose
+ * records disagree with its header (a huge n0 over a tiny first
+ * sub-filter) would make its next add allocate what no payload justified.
+ * The comparison leaves room for the last bits of floating point that
+ * another C library may round differently: capacity and k within 1, m
+ * within one part in 10^6 (plus one word). */
+static bk_status check_level_design(const chain_params *c, unsigned level,
+                                    const bk_sizing *stored)
+{
+    bk_sizing expected;
+    if (level_sizing(c->initial_capacity, c->target_fpr, c->expansion, c->tightening, level,
+                     &expected) != BK_OK)
+        return BK_ECORRUPT;
+    if (!within(stored->capacity, expected.capacity, 1) ||
+        !within(stored->hashes, expected.hashes, 1) ||
+        !within(stored->bits, expected.bits, expected.bits / 1000000 + 64))
+        return BK_ECORRUPT;
+    return BK_OK;
+}
+
+static bk_status check_levels(const uint8_t *params, const chain_params *c, unsigned count,
+                              uint64_t payload_size, uint64_t keys_added, level_record *records)
 {
     uint64_t bytes = 0, keys = 0;
     for (unsigned i = 0; i < count; i++) {
         bk_status status = read_level(params, i, count, &records[i]);
+        if (status == BK_OK)
+            status = check_level_design(c, i, &records[i].sizing);
         if (status != BK_OK)
             return status;
         bytes += (uint64_t)padded_words(records[i].sizing.bits) * 8;
@@ -647,7 +679,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (status != BK_OK)
         return status;
     level_record records[BK_SCALABLE_MAX_FILTERS];
-    status = check_levels(params, count, payload_size, keys_added, records);
+    status = check_levels(params, &c, count, payload_size, keys_added, records);
     if (status != BK_OK)
         return status;
     bk_scalable *filter = new_chain(&c, hasher);

@@ -74,6 +74,10 @@
 #include "level_hash.h"
 
 #define EMPTY_EPOCH UINT64_MAX
+/* The latest clock value an event may have: 2^64 - 1 is refused (a time
+ * window's timestamp, or an insertion window's 2^64-th add), so that no
+ * epoch ever equals EMPTY_EPOCH. */
+#define MAX_CLOCK (UINT64_MAX - 1)
 
 struct bk_window {
     bk_bloom *generations[BK_WINDOW_MAX_GENERATIONS]; /* ring slots */
@@ -169,6 +173,8 @@ bk_status bk_window_create(const bk_params *params, bk_window **out)
 {
     if (params == NULL || out == NULL)
         return BK_EINVAL;
+    if (params->flags & BK_FLAG_CONCURRENT)
+        return BK_EUNSUPPORTED; /* as for every kind whose adds are not atomic */
     window_design d;
     bk_status status = design_window(params, &d);
     if (status != BK_OK)
@@ -299,7 +305,7 @@ static void add_at_clock(bk_window *filter, bk_hash hash, uint64_t clock, bool *
     unsigned slot = (unsigned)((clock / filter->span) % filter->generation_count);
     bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
     if (!present)
-        filter->keys_added++;
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);
     if (was_new != NULL)
         *was_new = !present;
 }
@@ -319,6 +325,8 @@ bk_status bk_window_add_hash(bk_window *filter, bk_hash hash, bool *was_new)
         return BK_EINVAL;
     if (filter->read_only)
         return BK_EIMMUTABLE;
+    if (!filter->timed && filter->started && filter->clock >= MAX_CLOCK)
+        return BK_EFULL; /* 2^64 - 1 insertions: the clock cannot move on */
     uint64_t clock = filter->timed ? clock_at(filter, 0) : next_insertion_clock(filter);
     add_at_clock(filter, hash, clock, was_new);
     return BK_OK;
@@ -398,14 +406,15 @@ bk_status bk_window_add_hash_batch(bk_window *filter, const bk_hash *hashes, siz
     if (filter->read_only)
         return BK_EIMMUTABLE;
     size_t fresh = 0;
-    for (size_t i = 0; i < count; i++) {
+    bk_status status = BK_OK;
+    for (size_t i = 0; i < count && status == BK_OK; i++) {
         bool was_new = false;
-        bk_window_add_hash(filter, hashes[i], &was_new);
-        fresh += was_new;
+        status = bk_window_add_hash(filter, hashes[i], &was_new);
+        fresh += status == BK_OK && was_new;
     }
     if (new_count != NULL)
         *new_count = fresh;
-    return BK_OK;
+    return status;
 }
 
 bk_status bk_window_add_batch(bk_window *filter, const bk_key *keys, size_t count,
@@ -416,14 +425,15 @@ bk_status bk_window_add_batch(bk_window *filter, const bk_key *keys, size_t coun
     if (filter->read_only)
         return BK_EIMMUTABLE;
     size_t fresh = 0;
-    for (size_t i = 0; i < count; i++) {
+    bk_status status = BK_OK;
+    for (size_t i = 0; i < count && status == BK_OK; i++) {
         bool was_new = false;
-        bk_window_add(filter, keys[i].data, keys[i].len, &was_new);
-        fresh += was_new;
+        status = bk_window_add(filter, keys[i].data, keys[i].len, &was_new);
+        fresh += status == BK_OK && was_new;
     }
     if (new_count != NULL)
         *new_count = fresh;
-    return BK_OK;
+    return status;
 }
 
 size_t bk_window_contains_hash_batch(const bk_window *filter, const bk_hash *hashes,
@@ -649,7 +659,7 @@ static bk_status read_window_header(const uint8_t *params, size_t params_size, w
     if (d->length == 0 || d->capacity == 0 || d->generation_count < 2 ||
         d->generation_count > BK_WINDOW_MAX_GENERATIONS || mode > 1 || started > 1 ||
         !(d->target_fpr > 0 && d->target_fpr < 1) || bits == 0 || hashes == 0 ||
-        (!h->started && h->clock != 0))
+        (!h->started && h->clock != 0) || h->clock > MAX_CLOCK)
         return BK_ECORRUPT;
     if (params_size != WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * d->generation_count)
         return BK_ECORRUPT;
@@ -664,26 +674,61 @@ static bk_status read_window_header(const uint8_t *params, size_t params_size, w
     return bk_size_explicit(d->generation_capacity, bits, hashes, &d->sizing);
 }
 
-/* Every slot is empty or holds an epoch that maps to it and that the
- * latest clock still reads. */
+static const uint8_t *slot_record(const uint8_t *params, unsigned slot)
+{
+    return params + WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * slot;
+}
+
+/* The ring as the clock leaves it (advance_to): before the first event
+ * every slot is empty; after it the slots hold the epochs E - j + 1 .. E
+ * for some j in 1..g, E = clock / S the current epoch, each in slot
+ * epoch mod g, and the other slots are empty.  An empty slot counts no
+ * keys; in an insertion window a generation counts at most its S
+ * insertions.  A file whose current slot is marked empty would take new
+ * keys into a generation no query reads: false negatives. */
 static bk_status check_slots(const uint8_t *params, const window_header *h)
 {
     unsigned g = h->design.generation_count;
     uint64_t epoch = h->clock / h->design.span;
+    unsigned held_count = 0;
     for (unsigned slot = 0; slot < g; slot++) {
-        uint64_t held = bk_load_le64(params + WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * slot);
-        if (held == EMPTY_EPOCH)
+        uint64_t held = bk_load_le64(slot_record(params, slot));
+        uint64_t keys = bk_load_le64(slot_record(params, slot) + 8);
+        if (held == EMPTY_EPOCH) {
+            if (keys != 0)
+                return BK_ECORRUPT;
             continue;
-        if (!h->started || held % g != slot || held > epoch || epoch - held >= g)
+        }
+        if (!h->started || held % g != slot || held > epoch || epoch - held >= g ||
+            (!h->design.timed && keys > h->design.span))
+            return BK_ECORRUPT;
+        held_count++;
+    }
+    if (!h->started)
+        return BK_OK;
+    /* the held epochs are exactly E - held_count + 1 .. E */
+    for (unsigned back = 0; back < held_count; back++) {
+        if (back > epoch)
+            return BK_ECORRUPT;
+        if (bk_load_le64(slot_record(params, (unsigned)((epoch - back) % g))) != epoch - back)
             return BK_ECORRUPT;
     }
-    return BK_OK;
+    return held_count > 0 ? BK_OK : BK_ECORRUPT;
+}
+
+/* The window's own key count: nothing before the first event; in an
+ * insertion window at most one new key per insertion (clock + 1 of them). */
+static bool keys_added_valid(const window_header *h, uint64_t keys_added)
+{
+    if (!h->started)
+        return keys_added == 0;
+    return h->design.timed || keys_added <= h->clock + 1;
 }
 
 static bk_status read_generation(bk_window *filter, unsigned slot, const uint8_t *params,
                                  const uint8_t *slice, const bk_sizing *sizing, bool in_place)
 {
-    const uint8_t *record = params + WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * slot;
+    const uint8_t *record = slot_record(params, slot);
     size_t words = bk_bloom_words_for_bits(sizing->bits);
     size_t padded = padded_words(sizing->bits);
     uint64_t last;
@@ -719,6 +764,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     status = check_slots(params, &h);
     if (status != BK_OK)
         return status;
+    if (!keys_added_valid(&h, keys_added))
+        return BK_ECORRUPT;
     uint64_t slice_bytes = (uint64_t)padded_words(h.design.sizing.bits) * 8;
     if (payload_size != slice_bytes * h.design.generation_count)
         return BK_ECORRUPT;

@@ -14,6 +14,8 @@
  * keys below it: one reader through bk_filter_contains, the other through
  * the kind's inline view (bloomkit/bloom_inline.h, blocked_inline.h,
  * sbbf_inline.h), whose loads must be as race-free as the library's.
+ * And a fill alarm set on such a filter fires exactly once while all the
+ * writers push it past its design point.
  */
 #include <math.h>
 #include <pthread.h>
@@ -209,6 +211,91 @@ static void test_blocked_batch_adds(void **state) { (void)state; hammer("blocked
 static void test_sbbf_single_adds(void **state) { (void)state; hammer("sbbf", false, 0); }
 static void test_sbbf_batch_adds(void **state) { (void)state; hammer("sbbf", true, 0); }
 
+/* ------------------------------------------------------------------------ */
+/* The fill alarm under concurrent adds: it fires exactly once              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct alarm_shared {
+    bk_filter *filter;
+    bool batched;
+    unsigned fired;            /* atomic */
+    bk_fill_status status;     /* written by the one alarm call */
+} alarm_shared;
+
+typedef struct alarm_writer {
+    alarm_shared *shared;
+    unsigned writer;
+} alarm_writer;
+
+/* The alarm may read the filter: the stats pass runs while other threads
+ * still add (under TSan, a race there would be reported). */
+static void count_alarm(bk_filter *filter, bk_fill_status status, void *context)
+{
+    alarm_shared *s = context;
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+    s->status = status;
+    __atomic_fetch_add(&s->fired, 1, __ATOMIC_RELAXED);
+}
+
+static void *alarm_writer_main(void *argument)
+{
+    alarm_writer *arg = argument;
+    alarm_shared *s = arg->shared;
+    uint64_t values[BATCH];
+    bk_key keys[BATCH];
+    for (uint64_t i = 0; i < KEYS_PER_WRITER;) {
+        size_t n = s->batched ? BATCH : 1;
+        if (i + n > KEYS_PER_WRITER)
+            n = KEYS_PER_WRITER - i;
+        for (size_t j = 0; j < n; j++) {
+            values[j] = key_of(arg->writer, i + j);
+            keys[j] = (bk_key){ &values[j], sizeof values[j] };
+        }
+        bk_status status = s->batched ? bk_filter_add_batch(s->filter, keys, n, NULL)
+                                      : bk_filter_add(s->filter, &values[0], 8, NULL);
+        assert_int_equal(status, BK_OK);
+        i += n;
+    }
+    return NULL;
+}
+
+/* WRITERS threads add 4 x 6000 distinct keys to a filter built for 2,000:
+ * it passes its design point while all of them add, and the alarm must
+ * fire once, not once per thread that saw the countdown run out. */
+static void alarm_once(const char *kind_name, bool batched)
+{
+    bk_kind kind;
+    assert_int_equal(bk_kind_from_name(kind_name, &kind), BK_OK);
+    bk_params params = { .capacity = 2000, .fpr = 0.01, .flags = BK_FLAG_CONCURRENT };
+    for (int round = 0; round < 4; round++) {
+        static alarm_shared s;
+        memset(&s, 0, sizeof s);
+        s.batched = batched;
+        assert_int_equal(bk_filter_create(kind, &params, &s.filter), BK_OK);
+        assert_int_equal(bk_filter_set_fill_alarm(s.filter, count_alarm, &s), BK_OK);
+        pthread_t writers[WRITERS];
+        alarm_writer args[WRITERS];
+        for (unsigned w = 0; w < WRITERS; w++) {
+            args[w] = (alarm_writer){ &s, w };
+            assert_int_equal(pthread_create(&writers[w], NULL, alarm_writer_main, &args[w]), 0);
+        }
+        for (unsigned w = 0; w < WRITERS; w++)
+            pthread_join(writers[w], NULL);
+        assert_int_equal(__atomic_load_n(&s.fired, __ATOMIC_RELAXED), 1);
+        assert_true(s.status != BK_FILL_OK);
+        bk_fill_status now;
+        assert_int_equal(bk_filter_fill_status(s.filter, &now), BK_OK);
+        assert_true(now != BK_FILL_OK);
+        bk_filter_free(s.filter);
+    }
+}
+
+static void test_bloom_alarm_fires_once(void **state) { (void)state; alarm_once("bloom", false); }
+static void test_bloom_batch_alarm_fires_once(void **state) { (void)state; alarm_once("bloom", true); }
+static void test_blocked_alarm_fires_once(void **state) { (void)state; alarm_once("blocked", false); }
+static void test_sbbf_batch_alarm_fires_once(void **state) { (void)state; alarm_once("sbbf", true); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +306,10 @@ int main(void)
         cmocka_unit_test(test_blocked_batch_adds),
         cmocka_unit_test(test_sbbf_single_adds),
         cmocka_unit_test(test_sbbf_batch_adds),
+        cmocka_unit_test(test_bloom_alarm_fires_once),
+        cmocka_unit_test(test_bloom_batch_alarm_fires_once),
+        cmocka_unit_test(test_blocked_alarm_fires_once),
+        cmocka_unit_test(test_sbbf_batch_alarm_fires_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

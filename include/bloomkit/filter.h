@@ -40,7 +40,12 @@ bool bk_kind_available(bk_kind kind);
 bool bk_kind_is_static(bk_kind kind);
 
 /* An empty filter of a dynamic kind.  Static kinds: BK_EIMMUTABLE (use
- * bk_filter_build).  Other errors as the kind's own create. */
+ * bk_filter_build).  First the checks common to every kind: flags other
+ * than BK_FLAG_* (BK_EINVAL); BK_FLAG_CONCURRENT on a kind whose adds
+ * cannot take it -- counting, cuckoo, scalable, window (BK_EUNSUPPORTED);
+ * the hash algorithm, seed and key (BK_EINVAL for an unknown algorithm or
+ * a key without SipHash, BK_EKEY for SipHash without a key).  Then the
+ * kind's own errors, as its create. */
 bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **out);
 
 /* A filter of any kind holding exactly `keys` (static kinds are built;
@@ -118,7 +123,9 @@ void bk_filter_stats(const bk_filter *filter, bk_stats *out);
 
 /* The design (bits, hashes, bytes, target FPR, bits per key) that
  * bk_filter_create(kind, params) would produce, computed without allocating:
- * what `bloomkit size` prints for each kind.  Errors as create. */
+ * what `bloomkit size` prints for each kind.  Errors exactly as create's
+ * (for a static kind, as bk_filter_build's given .capacity keys): the same
+ * common checks, then the kind's own. */
 bk_status bk_kind_design(bk_kind kind, const bk_params *params, bk_stats *out);
 
 /* Fill alarm, common to every kind: BK_OK while the filter is within its
@@ -201,6 +208,17 @@ bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out);
  * Setting an alarm (or NULL to remove it) re-arms it: the next new key is
  * checked, and an alarm set on a filter already past its design point
  * fires then.  bk_filter_clear re-arms it too.  BK_EINVAL for a NULL filter.
+ *
+ * Concurrent adds (BK_FLAG_CONCURRENT): the alarm still fires exactly
+ * once.  The countdown is an atomic counter; the thread whose new keys run
+ * it out claims the check with a compare-and-swap (setting it to 0, so no
+ * other thread can claim it), computes the stats with atomic loads, and
+ * either re-arms the countdown or calls the alarm, from its own add, while
+ * other threads may still be adding.  During that check other threads'
+ * new keys are not counted, so under contention the alarm may come a few
+ * keys after the threshold rather than on the very add that crossed it.
+ * bk_filter_set_fill_alarm and bk_filter_clear must not run concurrently
+ * with adds.
  */
 typedef void (*bk_fill_alarm)(bk_filter *filter, bk_fill_status status, void *context);
 bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context);

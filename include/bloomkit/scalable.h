@@ -65,8 +65,8 @@ typedef struct bk_scalable bk_scalable;
  * Errors: BK_EINVAL for .capacity 0, .fpr not in (0,1), .expansion not in
  * [1, 1000] (0 = default), .tightening not in (0,1) (0 = default),
  * .max_filters > BK_SCALABLE_MAX_FILTERS, .bits/.hashes/.bits_per_key set,
- * unknown or concurrent flags, a bad hash algorithm; BK_EKEY when SipHash
- * has no key; BK_ERANGE when the first sub-filter is too big; BK_ENOMEM.
+ * unknown flags, a bad hash algorithm; BK_EUNSUPPORTED for
+ * BK_FLAG_CONCURRENT; BK_EKEY when SipHash has no key; BK_ERANGE when the first sub-filter is too big; BK_ENOMEM.
  * On error *out is untouched. */
 bk_status bk_scalable_create(const bk_params *params, bk_scalable **out);
 

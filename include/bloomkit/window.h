@@ -75,7 +75,8 @@ typedef struct bk_window bk_window;
  * .generations: g, 2..BK_WINDOW_MAX_GENERATIONS (0 = 4).  .fpr: p (0 = 0.01).
  * Errors: BK_EINVAL for a missing or doubled window, .capacity 0 on a time
  * window, g out of range, p not in (0,1), .bits/.hashes/.bits_per_key set,
- * any flag, a bad hash algorithm; BK_EKEY for SipHash without a key;
+ * unknown flags, a bad hash algorithm; BK_EUNSUPPORTED for
+ * BK_FLAG_CONCURRENT; BK_EKEY for SipHash without a key;
  * BK_ERANGE when a generation would be too big; BK_ENOMEM.  On error *out
  * is untouched. */
 bk_status bk_window_create(const bk_params *params, bk_window **out);
