@@ -149,8 +149,10 @@ static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter
  * (bk_hasher_init: BK_EINVAL, or BK_EKEY for SipHash without a key). */
 static bk_status check_common_params(const bk_kind_ops *ops, const bk_params *params)
 {
-    if (params->flags & ~BK_FLAG_CONCURRENT)
+    if (params->flags & ~(BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE))
         return BK_EINVAL;
+    if (params->flags & ~BK_FLAG_CONCURRENT & ~ops->kind_flags)
+        return BK_EUNSUPPORTED;
     if ((params->flags & BK_FLAG_CONCURRENT) && !ops->is_static && !ops->concurrent_adds)
         return BK_EUNSUPPORTED;
     bk_hasher hasher;

@@ -21,6 +21,8 @@ typedef struct bk_kind_ops {
     bool is_static;         /* built once from a key set; no add */
     bool concurrent_adds;   /* add may take BK_FLAG_CONCURRENT (static kinds: queries only,
                              * always concurrent) */
+    unsigned kind_flags;    /* the kind's own BK_FLAG_* it accepts (BK_FLAG_PARQUET_SIZE);
+                             * another kind's gives BK_EUNSUPPORTED */
 
     bk_status (*create)(const bk_params *params, void **out);
     /* Static kinds: build from hashes (duplicates allowed). */

@@ -1243,6 +1243,7 @@ const bk_kind_ops bk_sbbf_ops = {
     .kind = BK_KIND_SBBF,
     .name = "sbbf",
     .concurrent_adds = true,
+    .kind_flags = BK_FLAG_PARQUET_SIZE,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,
