@@ -217,11 +217,13 @@ static int create_filter(const cli_args *args, const char *path)
         return cli_error("cannot create a %s filter with these parameters: %s%s",
                          bk_kind_name(kind), bk_strerror(status),
                          status == BK_EINVAL ? kind_requirements(kind) : "");
-    int result = cli_save(filter, path);
-    if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
+    if (!args->quiet && strcmp(path, "-") != 0)
         print_summary(path, filter, "empty");
+    int result = output_finish(); /* before the file: a failed command writes nothing */
+    if (result == CLI_OK)
+        result = cli_save(filter, path);
     bk_filter_free(filter);
-    return result == CLI_OK ? output_finish() : result;
+    return result;
 }
 
 int cli_create(int argc, char **argv)
@@ -268,15 +270,17 @@ static int build_filter(const cli_args *args, const char *path)
                                count, bk_strerror(status),
                                status == BK_EINVAL ? kind_requirements(kind) : "");
         } else {
-            result = cli_save(filter, path);
-            if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
+            if (!args->quiet && strcmp(path, "-") != 0)
                 print_summary(path, filter, "built");
+            result = output_finish(); /* before the file, as in create */
+            if (result == CLI_OK)
+                result = cli_save(filter, path);
             bk_filter_free(filter);
         }
     }
     free(keys);
     key_reader_free(&reader);
-    return result == CLI_OK ? output_finish() : result;
+    return result;
 }
 
 int cli_build(int argc, char **argv)

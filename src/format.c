@@ -509,8 +509,9 @@ static bk_status read_rest(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZE], si
     return status;
 }
 
-static bk_status load_object(const char *path, const bk_load_options *options,
-                             const bk_kind_ops **ops, void **object)
+/* Reads and decodes the file as it is now. */
+static bk_status load_plain(const char *path, const bk_load_options *options,
+                            const bk_kind_ops **ops, void **object)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -530,6 +531,81 @@ static bk_status load_object(const char *path, const bk_load_options *options,
     return status;
 }
 
+/* A regular file's bytes, whatever they are (malloc'd). */
+static bk_status read_raw(const char *path, uint8_t **bytes, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return BK_EIO;
+    struct stat st;
+    bk_status status = fstat(fd, &st) != 0 ? BK_EIO : BK_OK;
+    if (status == BK_OK && (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX))
+        status = BK_EUNSUPPORTED;
+    uint8_t *buffer = NULL;
+    if (status == BK_OK) {
+        buffer = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+        if (buffer == NULL)
+            status = BK_ENOMEM;
+    }
+    if (status == BK_OK && read_full(fd, buffer, (size_t)st.st_size) != (ssize_t)st.st_size)
+        status = BK_EIO;
+    close_keeping_errno(fd);
+    if (status != BK_OK) {
+        int saved = errno;
+        free(buffer);
+        errno = saved;
+        return status;
+    }
+    *bytes = buffer;
+    *size = (size_t)st.st_size;
+    return BK_OK;
+}
+
+/* While a writer updates the file in place: the file as it was before the
+ * update (what was read, with the journal's old pages put back). */
+static bk_status read_before_update(const char *path, uint8_t **image, size_t *size)
+{
+    uint8_t *current;
+    size_t current_size;
+    bk_status status = read_raw(path, &current, &current_size);
+    if (status != BK_OK)
+        return status;
+    status = bk_file_old_image(path, current, current_size, image, size);
+    if (status == BK_ENOTFOUND) { /* the writer finished: what was read is the new file */
+        *image = current;
+        *size = current_size;
+        return BK_OK;
+    }
+    free(current);
+    return status;
+}
+
+/* Tries of a reader that keeps meeting a writer's half-written pages. */
+#define READ_ATTEMPTS 8
+
+static bk_status load_object(const char *path, const bk_load_options *options,
+                             const bk_kind_ops **ops, void **object)
+{
+    bool writer_active = false;
+    bk_status status = bk_file_recover_for_reading(path, &writer_active);
+    if (status != BK_OK)
+        return status;
+    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+        status = load_plain(path, options, ops, object);
+        if (status == BK_OK || !writer_active)
+            return status;
+        uint8_t *image;
+        size_t size;
+        if (read_before_update(path, &image, &size) != BK_OK)
+            continue;
+        status = bk_format_decode(image, size, options, true, false, ops, object);
+        free(image);
+        if (status == BK_OK)
+            return status;
+    }
+    return status;
+}
+
 bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out)
 {
     if (path == NULL || out == NULL)
@@ -546,19 +622,17 @@ bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_fi
 /* Saving atomically                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Longest part of the target's name kept in the temporary's name, so that
- * the suffix never pushes a long name past NAME_MAX. */
-#define TEMP_NAME_KEEP 160
-
 /* Creates "PATH.<pid>.<n>.tmp" exclusively (PATH's last component cut to
- * TEMP_NAME_KEEP bytes); its name goes to *temp_path. */
+ * BK_TEMP_NAME_KEEP bytes); its name goes to *temp_path.  The pid lets a
+ * later save recognise the leftovers of a killed one
+ * (bk_file_remove_stale_temporaries). */
 static int create_temp_beside(const char *path, char **temp_path)
 {
     const char *slash = strrchr(path, '/');
     size_t base_start = slash == NULL ? 0 : (size_t)(slash - path) + 1;
     size_t keep = strlen(path) - base_start;
-    if (keep > TEMP_NAME_KEEP)
-        keep = TEMP_NAME_KEEP;
+    if (keep > BK_TEMP_NAME_KEEP)
+        keep = BK_TEMP_NAME_KEEP;
     size_t room = base_start + keep + 64;
     char *name = malloc(room);
     if (name == NULL) {
@@ -585,37 +659,24 @@ static int create_temp_beside(const char *path, char **temp_path)
     return -1;
 }
 
-/* fsync of the directory holding `path`, so the rename itself is durable. */
-static bool sync_directory_of(const char *path)
+/* The new file takes the old one's owner and group (when this process may
+ * give them away: root) and its permission bits. */
+static bool keep_owner_and_mode(int fd, const struct stat *old)
 {
-    const char *slash = strrchr(path, '/');
-    char *directory;
-    if (slash == NULL)
-        directory = strdup(".");
-    else if (slash == path)
-        directory = strdup("/");
-    else
-        directory = strndup(path, (size_t)(slash - path));
-    if (directory == NULL) {
-        errno = ENOMEM;
+    if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0)
         return false;
-    }
-    int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(directory);
-    if (fd < 0)
-        return false;
-    bool ok = fsync(fd) == 0 || errno == EINVAL; /* some file systems cannot sync a directory */
-    close_keeping_errno(fd);
-    return ok;
+    return fchmod(fd, old->st_mode & 07777) == 0;
 }
 
-static bk_status write_file_atomically(const char *path, const uint8_t *bytes, size_t size)
+static bk_status write_file_atomically(const char *path, const struct stat *old,
+                                       const uint8_t *bytes, size_t size)
 {
     char *temp_path;
     int fd = create_temp_beside(path, &temp_path);
     if (fd < 0)
         return BK_EIO;
-    bool ok = write_full(fd, bytes, size) && fsync(fd) == 0;
+    bool ok = (old == NULL || keep_owner_and_mode(fd, old)) && write_full(fd, bytes, size) &&
+              fsync(fd) == 0;
     if (ok) {
         ok = close(fd) == 0;
         fd = -1;
@@ -632,7 +693,27 @@ static bk_status write_file_atomically(const char *path, const uint8_t *bytes, s
         return BK_EIO;
     }
     free(temp_path);
-    return sync_directory_of(path) ? BK_OK : BK_EIO;
+    return bk_file_sync_directory(path) ? BK_OK : BK_EIO;
+}
+
+/* The file to write (symbolic links followed) and, when it exists, its
+ * status; BK_EUNSUPPORTED for anything but a regular file. */
+static bk_status save_target(const char *path, char **target, struct stat *old, bool *exists)
+{
+    bk_status status = bk_file_resolve(path, target);
+    if (status != BK_OK)
+        return status;
+    *exists = stat(*target, old) == 0;
+    if (!*exists && errno != ENOENT)
+        status = BK_EIO;
+    else if (*exists && !S_ISREG(old->st_mode))
+        status = BK_EUNSUPPORTED;
+    if (status != BK_OK) {
+        int saved = errno;
+        free(*target);
+        errno = saved;
+    }
+    return status;
 }
 
 static bk_status save_object(const bk_kind_ops *ops, const void *object, const char *path)
@@ -641,14 +722,24 @@ static bk_status save_object(const bk_kind_ops *ops, const void *object, const c
     bk_status status = bk_format_encoded_size(ops, object, &size);
     if (status != BK_OK)
         return status;
+    char *target;
+    struct stat old;
+    bool exists;
+    status = save_target(path, &target, &old, &exists);
+    if (status != BK_OK)
+        return status;
+    bk_file_remove_stale_temporaries(target);
     uint8_t *bytes = bk_alloc_zeroed(size); /* huge pages for big filters, as above */
-    if (bytes == NULL)
+    if (bytes == NULL) {
+        free(target);
         return BK_ENOMEM;
+    }
     status = bk_format_encode(ops, object, bytes, size, NULL);
     if (status == BK_OK)
-        status = write_file_atomically(path, bytes, size);
+        status = write_file_atomically(target, exists ? &old : NULL, bytes, size);
     int saved = errno;
     bk_free_zeroed(bytes, size);
+    free(target);
     errno = saved;
     return status;
 }
@@ -673,15 +764,23 @@ bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_fil
 {
     if (path == NULL || out == NULL)
         return BK_EINVAL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO's open must not wait */
     if (fd < 0)
         return BK_EIO;
+    struct stat st;
+    bool known = fstat(fd, &st) == 0;
+    if (!known || !S_ISREG(st.st_mode)) { /* before reading a byte */
+        bk_status refused = known ? BK_EUNSUPPORTED : BK_EIO;
+        close_keeping_errno(fd);
+        return refused;
+    }
+    bool writer_active; /* a mapping shows the file as it is, even mid-update */
+    bk_status status = bk_file_recover_for_reading(path, &writer_active);
     uint8_t head[BK_FORMAT_HEADER_SIZE];
     bk_format_header h;
     bool regular;
-    bk_status status = read_checked_header(fd, head, &h, &regular);
-    if (status == BK_OK && !regular)
-        status = BK_EUNSUPPORTED;
+    if (status == BK_OK)
+        status = read_checked_header(fd, head, &h, &regular);
     void *mapped = MAP_FAILED;
     if (status == BK_OK) {
         mapped = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -747,6 +846,25 @@ static bk_status checksum_stream(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZ
     return status;
 }
 
+/* bk_file_verify while a writer updates the file: the file before the
+ * update, rebuilt in memory, checked whole. */
+static bk_status verify_before_update(const char *path)
+{
+    uint8_t *image;
+    size_t size;
+    bk_status status = read_before_update(path, &image, &size);
+    if (status != BK_OK)
+        return status;
+    bk_format_header h;
+    status = bk_format_parse_header(image, size, &h);
+    if (status == BK_OK && size != h.total_size)
+        status = size < h.total_size ? BK_ETRUNCATED : BK_EOVERSIZE;
+    if (status == BK_OK && bk_format_checksum(image, size) != h.checksum)
+        status = BK_ECHECKSUM;
+    free(image);
+    return status;
+}
+
 bk_status bk_file_verify(const char *path)
 {
     if (path == NULL)
@@ -754,16 +872,21 @@ bk_status bk_file_verify(const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return BK_EIO;
+    bool writer_active;
+    bk_status status = bk_file_recover_for_reading(path, &writer_active);
     uint8_t head[BK_FORMAT_HEADER_SIZE];
     bk_format_header h;
     bool regular;
     uint64_t checksum = 0;
-    bk_status status = read_checked_header(fd, head, &h, &regular);
+    if (status == BK_OK)
+        status = read_checked_header(fd, head, &h, &regular);
     if (status == BK_OK)
         status = checksum_stream(fd, head, h.total_size, &checksum);
     close_keeping_errno(fd);
     if (status == BK_OK && checksum != h.checksum)
         status = BK_ECHECKSUM;
+    for (int attempt = 0; status != BK_OK && writer_active && attempt < READ_ATTEMPTS; attempt++)
+        status = verify_before_update(path);
     return status;
 }
 
