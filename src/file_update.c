@@ -529,7 +529,8 @@ static bk_status map_and_decode(bk_file_update *update, uint64_t file_size,
     update->size = (size_t)file_size;
     const bk_kind_ops *ops;
     void *object;
-    bk_status status = bk_format_decode(mapped, update->size, options, true, false, &ops,
+    /* the checksum is checked by the commit's single pass over the file */
+    bk_status status = bk_format_decode(mapped, update->size, options, false, false, &ops,
                                         &object);
     if (status != BK_OK)
         return status;
@@ -570,37 +571,94 @@ bk_status bk_file_update_begin(const char *path, const bk_load_options *options,
     return BK_OK;
 }
 
-/* The pages where `next` differs from the file, in increasing order. */
-static bk_status changed_pages(const bk_file_update *update, const uint8_t *next,
-                               uint64_t next_size, uint64_t **pages, uint64_t *count)
+/* A growing list of page indexes. */
+typedef struct page_list {
+    uint64_t *pages;
+    size_t count, capacity;
+} page_list;
+
+static bool page_list_push(page_list *list, uint64_t index)
 {
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 64;
+        uint64_t *grown = realloc(list->pages, capacity * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        list->pages = grown;
+        list->capacity = capacity;
+    }
+    list->pages[list->count++] = index;
+    return true;
+}
+
+/* The format's checksum (src/format.c) computed a chunk at a time: the
+ * header with its checksum field read as zero, then bytes from 64 on. */
+static void checksum_start(XXH3_state_t *state, const uint8_t *bytes)
+{
+    static const uint8_t zero_field[8];
+    XXH3_INITSTATE(state);
+    XXH3_64bits_reset(state);
+    XXH3_64bits_update(state, bytes, BK_FORMAT_OFFSET_CHECKSUM);
+    XXH3_64bits_update(state, zero_field, sizeof zero_field);
+}
+
+static void checksum_range(XXH3_state_t *state, const uint8_t *bytes, uint64_t size,
+                           uint64_t start, uint64_t end)
+{
+    if (start < BK_FORMAT_HEADER_SIZE)
+        start = BK_FORMAT_HEADER_SIZE;
+    if (end > size)
+        end = size;
+    if (start < end)
+        XXH3_64bits_update(state, bytes + start, (size_t)(end - start));
+}
+
+static bool page_differs(const uint8_t *old, uint64_t old_size, const uint8_t *next,
+                         uint64_t next_size, uint64_t index)
+{
+    uint64_t old_length = page_length(old_size, index);
+    uint64_t offset = index * PAGE_BYTES;
+    return old_length != page_length(next_size, index) ||
+           memcmp(old + offset, next + offset, (size_t)old_length) != 0;
+}
+
+/* Bytes per step of the pass below: both files' chunks stay in cache
+ * between the checksums and the comparison. */
+#define PASS_CHUNK (64 * PAGE_BYTES)
+
+/*
+ * One pass over the mapped file and `next` (encoded without its checksum):
+ * checks the file's checksum (BK_ECHECKSUM: it was damaged, nothing is
+ * written), stores next's checksum in it, and lists the pages where next
+ * differs from the file, in increasing order.
+ */
+static bk_status compare_and_sum(const bk_file_update *update, uint8_t *next, uint64_t next_size,
+                                 page_list *changed)
+{
+    const uint8_t *old = update->mapped;
     uint64_t old_size = update->size;
     uint64_t larger = old_size > next_size ? old_size : next_size;
-    uint64_t total_pages = (larger + PAGE_BYTES - 1) / PAGE_BYTES;
-    size_t capacity = 64, used = 0;
-    uint64_t *list = malloc(capacity * sizeof *list);
-    if (list == NULL)
+    XXH3_state_t old_sum, new_sum;
+    checksum_start(&old_sum, old);
+    checksum_start(&new_sum, next);
+    if (!page_list_push(changed, 0)) /* page 0's place: decided once next is summed */
         return BK_ENOMEM;
-    for (uint64_t index = 0; index < total_pages; index++) {
-        uint64_t old_length = page_length(old_size, index);
-        uint64_t new_length = page_length(next_size, index);
-        uint64_t offset = index * PAGE_BYTES;
-        if (old_length == new_length &&
-            memcmp(update->mapped + offset, next + offset, (size_t)old_length) == 0)
-            continue;
-        if (used == capacity) {
-            uint64_t *grown = realloc(list, 2 * capacity * sizeof *list);
-            if (grown == NULL) {
-                free(list);
+    for (uint64_t start = 0; start < larger; start += PASS_CHUNK) {
+        uint64_t end = larger - start < PASS_CHUNK ? larger : start + PASS_CHUNK;
+        checksum_range(&old_sum, old, old_size, start, end);
+        checksum_range(&new_sum, next, next_size, start, end);
+        for (uint64_t index = start / PAGE_BYTES; index * PAGE_BYTES < end; index++)
+            if (index > 0 && page_differs(old, old_size, next, next_size, index) &&
+                !page_list_push(changed, index))
                 return BK_ENOMEM;
-            }
-            list = grown;
-            capacity *= 2;
-        }
-        list[used++] = index;
     }
-    *pages = list;
-    *count = used;
+    if (XXH3_64bits_digest(&old_sum) != bk_load_le64(old + BK_FORMAT_OFFSET_CHECKSUM))
+        return BK_ECHECKSUM;
+    bk_store_le64(next + BK_FORMAT_OFFSET_CHECKSUM, XXH3_64bits_digest(&new_sum));
+    if (!page_differs(old, old_size, next, next_size, 0)) {
+        changed->count--;
+        memmove(changed->pages, changed->pages + 1, changed->count * sizeof *changed->pages);
+    }
     return BK_OK;
 }
 
@@ -722,17 +780,17 @@ bk_status bk_file_update_commit(bk_file_update *update, const bk_filter *filter)
     uint8_t *next = bk_alloc_zeroed(size);
     if (next == NULL)
         return BK_ENOMEM;
-    uint64_t *pages = NULL;
-    uint64_t count = 0;
-    status = bk_filter_serialize(filter, next, size, NULL);
+    page_list changed = { NULL, 0, 0 };
+    status = bk_format_encode_unsummed(bk_filter_ops(filter), bk_filter_object(filter), next,
+                                       size, &size);
     if (status == BK_OK)
-        status = changed_pages(update, next, size, &pages, &count);
-    if (status == BK_OK && count > 0)
-        status = apply_update(update, next, size, pages, count);
+        status = compare_and_sum(update, next, size, &changed);
+    if (status == BK_OK && changed.count > 0)
+        status = apply_update(update, next, size, changed.pages, changed.count);
     if (status == BK_OK)
         update->committed = true;
     int saved = errno;
-    free(pages);
+    free(changed.pages);
     bk_free_zeroed(next, size);
     errno = saved;
     return status;

@@ -290,8 +290,8 @@ static void write_header(const bk_kind_ops *ops, const void *object, const layou
     bk_store_le64(out + BK_FORMAT_OFFSET_KEYS_ADDED, stats.keys_added);
 }
 
-bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
-                           size_t size, size_t *written)
+bk_status bk_format_encode_unsummed(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                                    size_t size, size_t *written)
 {
     layout l;
     bk_status status = layout_of(ops, object, &l);
@@ -302,9 +302,20 @@ bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *
     write_header(ops, object, &l, buffer);
     ops->write_params(object, buffer + BK_FORMAT_PARAMS_OFFSET);
     ops->write_payload(object, buffer + l.header_size);
-    bk_store_le64(buffer + BK_FORMAT_OFFSET_CHECKSUM, bk_format_checksum(buffer, l.total_size));
+    *written = l.total_size;
+    return BK_OK;
+}
+
+bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                           size_t size, size_t *written)
+{
+    size_t total;
+    bk_status status = bk_format_encode_unsummed(ops, object, buffer, size, &total);
+    if (status != BK_OK)
+        return status;
+    bk_store_le64(buffer + BK_FORMAT_OFFSET_CHECKSUM, bk_format_checksum(buffer, total));
     if (written != NULL)
-        *written = l.total_size;
+        *written = total;
     return BK_OK;
 }
 

@@ -63,6 +63,10 @@ bk_status bk_format_decode(const uint8_t *bytes, size_t size, const bk_load_opti
 bk_status bk_format_encoded_size(const bk_kind_ops *ops, const void *object, size_t *size);
 bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
                            size_t size, size_t *written);
+/* bk_format_encode without the checksum (its field left zero; *written is
+ * required): for a caller that computes it in a pass of its own. */
+bk_status bk_format_encode_unsummed(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                                    size_t size, size_t *written);
 
 /* ------------------------------------------------------------------------ */
 /* Files (src/file_update.c)                                                */

@@ -130,7 +130,7 @@ bk_status bk_file_verify(const char *path);
  *     bk_file_update *update;
  *     bk_filter *filter;
  *     if (bk_file_update_begin(path, NULL, true, &update, &filter) == BK_OK) {
- *         status = bk_filter_add(filter, key, len);      -- any changes
+ *         status = bk_filter_add(filter, key, len, NULL);  -- any changes
  *         if (status == BK_OK)
  *             status = bk_file_update_commit(update, filter);
  *         bk_filter_free(filter);
