@@ -17,14 +17,16 @@
  *   2. write the OLD contents of those pages to the journal, with its own
  *      XXH3 checksum; fsync the journal and its directory;
  *   3. pwrite the new pages (and truncate or extend the file); fsync it;
- *   4. unlink the journal; fsync the directory.
+ *   4. unlink the journal.
  *
  * A crash before step 2 completes leaves the file untouched and at most a
  * journal whose checksum fails (it is discarded).  A crash in step 3 or 4
  * leaves a complete journal: whoever next takes the writer's lock copies
  * the old pages back (roll back), truncates to the old size, fsyncs and
  * removes the journal -- the file is then exactly the old one, every key and
- * the checksum intact.  The journal names the file's device and inode and
+ * the checksum intact.  (A journal that a crash brings back after step 4,
+ * its unlink not yet durable, finds the update complete -- the new size,
+ * first bytes and checksum all hold -- and is only removed.)  The journal names the file's device and inode and
  * holds its old and new first 64 bytes; a journal whose file no longer
  * matches (replaced since) is discarded, never applied.
  *
@@ -361,11 +363,32 @@ static bool roll_back(int fd, const journal *j)
            ftruncate(fd, (off_t)j->old_size) == 0 && fsync(fd) == 0;
 }
 
-static bool remove_journal(const char *journal_path)
+/* With `durably`, the removal survives a crash; without, a crash may bring
+ * the journal back, which recovery then finds already applied. */
+static bool remove_journal(const char *journal_path, bool durably)
 {
     if (unlink(journal_path) != 0 && errno != ENOENT)
         return false;
-    return bk_file_sync_directory(journal_path);
+    return !durably || bk_file_sync_directory(journal_path);
+}
+
+/* Whether the update the journal describes was completed: the file has the
+ * new size and first bytes, and the new checksum holds over all of it. */
+static bool update_completed(int fd, const journal *j)
+{
+    uint8_t head[BK_FORMAT_HEADER_SIZE];
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != j->new_size ||
+        j->new_size < BK_FORMAT_HEADER_SIZE || j->new_size > SIZE_MAX ||
+        !pread_full(fd, head, sizeof head, 0) || memcmp(head, j->new_head, sizeof head) != 0)
+        return false;
+    void *mapped = mmap(NULL, (size_t)j->new_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (mapped == MAP_FAILED)
+        return false;
+    bool whole = bk_format_checksum(mapped, (size_t)j->new_size) ==
+                 bk_load_le64(head + BK_FORMAT_OFFSET_CHECKSUM);
+    munmap(mapped, (size_t)j->new_size);
+    return whole;
 }
 
 /* With the writer's lock held on fd (the file at `path`): rolls back an
@@ -381,8 +404,9 @@ static bk_status recover_locked(int fd, const char *path)
     bk_status status = BK_OK;
     if (read_journal_file(journal_path, &bytes, &size)) {
         journal j;
-        bool applies = parse_journal(bytes, size, &j) && journal_matches_file(&j, fd);
-        if ((applies && !roll_back(fd, &j)) || !remove_journal(journal_path))
+        bool applies = parse_journal(bytes, size, &j) && journal_matches_file(&j, fd) &&
+                       !update_completed(fd, &j);
+        if ((applies && !roll_back(fd, &j)) || !remove_journal(journal_path, true))
             status = BK_EIO;
     } else if (errno != ENOENT) {
         status = BK_EIO;
@@ -731,6 +755,11 @@ static bool write_new_pages(int fd, const uint8_t *next, uint64_t next_size,
             return false;
         i += run;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return false;
+    if ((uint64_t)st.st_size == next_size) /* same size: the data alone */
+        return fdatasync(fd) == 0;
     return ftruncate(fd, (off_t)next_size) == 0 && fsync(fd) == 0;
 }
 
@@ -753,15 +782,15 @@ static bk_status apply_update(bk_file_update *update, const uint8_t *next, uint6
     bk_status status = BK_OK;
     if (!write_journal(journal_path, journal_bytes, journal_size)) {
         status = BK_EIO;
-        (void)remove_journal(journal_path); /* the file is untouched */
+        (void)remove_journal(journal_path, true); /* the file is untouched */
     } else if (!write_new_pages(update->fd, next, next_size, pages, count)) {
         status = BK_EIO;
         journal j; /* put the old pages back now; else the next command will */
         int saved = errno;
         if (parse_journal(journal_bytes, journal_size, &j) && roll_back(update->fd, &j))
-            (void)remove_journal(journal_path);
+            (void)remove_journal(journal_path, true);
         errno = saved;
-    } else if (!remove_journal(journal_path)) {
+    } else if (!remove_journal(journal_path, false)) {
         status = BK_EIO;
     }
     free_keeping_errno(journal_bytes);
