@@ -668,11 +668,7 @@ void cli_guard_standard_descriptors(void)
     for (int fd = 0; fd < 3; fd++) {
         if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
             continue;
-        int opened = open("/dev/null", flags[fd]);
-        if (opened >= 0 && opened != fd) { /* cannot happen: the lowest number is free */
-            dup2(opened, fd);
-            close(opened);
-        }
+        (void)open("/dev/null", flags[fd]); /* takes the lowest free number: fd */
     }
 }
 

@@ -74,8 +74,10 @@ static int start_job(update_job *job, const cli_args *args, const char *verb)
     if (filter_from_stdin && cli_check_output(args, "-") != CLI_OK)
         return CLI_ERROR;
     job->report = filter_from_stdin ? stderr : stdout;
-    if (filter_from_stdin ? cli_load(args, job->path, false, &job->filter)
-                          : cli_update_begin(args, job->path, &job->update, &job->filter))
+    int loaded = filter_from_stdin
+                     ? cli_load(args, job->path, false, &job->filter)
+                     : cli_update_begin(args, job->path, &job->update, &job->filter);
+    if (loaded != CLI_OK)
         return CLI_ERROR;
     key_reader_init(&job->reader, args->positional + 1, operand_count, args->nul, args->quiet);
     progress_start(&job->progress, verb, args->quiet);

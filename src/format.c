@@ -27,7 +27,9 @@
  *
  * Files: save writes a temporary file beside the target, fsyncs it, renames
  * it over the target and fsyncs the directory, so a crash leaves the old
- * file or the new one, never half of one.  Map uses mmap(PROT_READ) and lets
+ * file or the new one, never half of one.  (Changing a file in place, its
+ * lock and its undo journal, which the loaders here roll back or read
+ * around: src/file_update.c.)  Map uses mmap(PROT_READ) and lets
  * the kind read its payload in place on little-endian hosts: the first query
  * of a multi-gigabyte filter costs a page fault, not a read of the file.
  *
@@ -594,6 +596,14 @@ static bk_status read_before_update(const char *path, uint8_t **image, size_t *s
 /* Tries of a reader that keeps meeting a writer's half-written pages. */
 #define READ_ATTEMPTS 8
 
+/* The errors a read of a half-updated file can give (pages of two versions,
+ * or a size between them). */
+static bool may_be_torn(bk_status status)
+{
+    return status == BK_ECHECKSUM || status == BK_ETRUNCATED || status == BK_EOVERSIZE ||
+           status == BK_ECORRUPT;
+}
+
 static bk_status load_object(const char *path, const bk_load_options *options,
                              const bk_kind_ops **ops, void **object)
 {
@@ -603,7 +613,7 @@ static bk_status load_object(const char *path, const bk_load_options *options,
         return status;
     for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
         status = load_plain(path, options, ops, object);
-        if (status == BK_OK || !writer_active)
+        if (status == BK_OK || !writer_active || !may_be_torn(status))
             return status;
         uint8_t *image;
         size_t size;
@@ -896,7 +906,8 @@ bk_status bk_file_verify(const char *path)
     close_keeping_errno(fd);
     if (status == BK_OK && checksum != h.checksum)
         status = BK_ECHECKSUM;
-    for (int attempt = 0; status != BK_OK && writer_active && attempt < READ_ATTEMPTS; attempt++)
+    for (int attempt = 0; may_be_torn(status) && writer_active && attempt < READ_ATTEMPTS;
+         attempt++)
         status = verify_before_update(path);
     return status;
 }
