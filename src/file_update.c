@@ -12,11 +12,14 @@
  *
  * Why it stays crash-safe: an undo journal ("PATH.bkj", beside the file).
  *
- *   1. encode the new filter in memory; compare it with the file, page by
- *      page, and list the pages that differ;
+ *   1. encode the new filter in memory (without its checksum); one pass
+ *      over the file and the new bytes, a chunk at a time, checks the
+ *      file's checksum, computes the new one, and lists the pages that
+ *      differ;
  *   2. write the OLD contents of those pages to the journal, with its own
  *      XXH3 checksum; fsync the journal and its directory;
- *   3. pwrite the new pages (and truncate or extend the file); fsync it;
+ *   3. pwrite the new pages (and truncate or extend the file); fdatasync
+ *      (fsync when the size changed);
  *   4. unlink the journal.
  *
  * A crash before step 2 completes leaves the file untouched and at most a
@@ -26,15 +29,21 @@
  * removes the journal -- the file is then exactly the old one, every key and
  * the checksum intact.  (A journal that a crash brings back after step 4,
  * its unlink not yet durable, finds the update complete -- the new size,
- * first bytes and checksum all hold -- and is only removed.)  The journal names the file's device and inode and
- * holds its old and new first 64 bytes; a journal whose file no longer
- * matches (replaced since) is discarded, never applied.
+ * first bytes and checksum all hold -- and is only removed.)  The journal
+ * names the file's device and inode and holds its old and new first 64
+ * bytes; a journal whose file no longer matches (replaced since) is
+ * discarded, never applied.
+ *
+ * Cost: the file is read once (the checksum covers every byte) and held
+ * twice in memory (the kind's copy, the encoded one); what is written is
+ * the changed pages twice (journal, file).  Figures: docs/PERFORMANCE.md,
+ * "Updating a filter file in place".
  *
  *   journal ("PATH.bkj"), little-endian:
- *   +---------+-----+-----+----------+----------+-------+----------+----------+
- *   | "BKFundo1" | dev | ino | old_size | new_size | pages | old head | new head |
- *   +---------+-----+-----+----------+----------+-------+----------+----------+
- *     8 bytes    u64   u64   u64        u64        u64     64 bytes   64 bytes
+ *   +----------+-----+-----+----------+----------+-------+----------+----------+
+ *   |"BKFundo1"| dev | ino | old_size | new_size | pages | old head | new head |
+ *   +----------+-----+-----+----------+----------+-------+----------+----------+
+ *     8 bytes    u64   u64    u64        u64       u64    64 bytes   64 bytes
  *   then `pages` entries: u64 page index, then the page's old bytes (4096, or
  *   fewer for the last page of the old file), then u64 XXH3-64 of all before.
  *
