@@ -604,27 +604,73 @@ static bool may_be_torn(bk_status status)
            status == BK_ECORRUPT;
 }
 
+/* A path-based reader: from the file as it is, or from an image of it. */
+typedef struct file_reader {
+    bk_status (*from_file)(const char *path, void *context);
+    bk_status (*from_image)(const uint8_t *image, size_t size, void *context);
+    void *context;
+} file_reader;
+
+/*
+ * How bk_filter_load and bk_file_verify meet in-place updates
+ * (src/file_update.c): roll back what a dead writer left, then read.  If
+ * what was read looks torn, a live writer may be at work: read around its
+ * journal (the file as it was before its update), or, when no writer was
+ * seen, read once more -- one may have come and gone during the read.  A
+ * file that fails twice with no writer about is damaged.
+ */
+static bk_status read_meeting_updates(const char *path, const file_reader *reader)
+{
+    bk_status status = BK_OK;
+    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+        bool writer_active;
+        status = bk_file_recover_for_reading(path, &writer_active);
+        if (status != BK_OK)
+            return status;
+        status = reader->from_file(path, reader->context);
+        if (status == BK_OK || !may_be_torn(status))
+            return status;
+        if (writer_active) {
+            uint8_t *image;
+            size_t size;
+            bk_status read = read_before_update(path, &image, &size);
+            if (read == BK_OK) {
+                status = reader->from_image(image, size, reader->context);
+                free(image);
+                if (status == BK_OK)
+                    return status;
+            }
+        } else if (attempt > 0) {
+            return status;
+        }
+    }
+    return status;
+}
+
+typedef struct load_job {
+    const bk_load_options *options;
+    const bk_kind_ops **ops;
+    void **object;
+} load_job;
+
+static bk_status load_from_file(const char *path, void *context)
+{
+    load_job *job = context;
+    return load_plain(path, job->options, job->ops, job->object);
+}
+
+static bk_status load_from_image(const uint8_t *image, size_t size, void *context)
+{
+    load_job *job = context;
+    return bk_format_decode(image, size, job->options, true, false, job->ops, job->object);
+}
+
 static bk_status load_object(const char *path, const bk_load_options *options,
                              const bk_kind_ops **ops, void **object)
 {
-    bool writer_active = false;
-    bk_status status = bk_file_recover_for_reading(path, &writer_active);
-    if (status != BK_OK)
-        return status;
-    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-        status = load_plain(path, options, ops, object);
-        if (status == BK_OK || !writer_active || !may_be_torn(status))
-            return status;
-        uint8_t *image;
-        size_t size;
-        if (read_before_update(path, &image, &size) != BK_OK)
-            continue;
-        status = bk_format_decode(image, size, options, true, false, ops, object);
-        free(image);
-        if (status == BK_OK)
-            return status;
-    }
-    return status;
+    load_job job = { options, ops, object };
+    file_reader reader = { load_from_file, load_from_image, &job };
+    return read_meeting_updates(path, &reader);
 }
 
 bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out)
@@ -867,22 +913,35 @@ static bk_status checksum_stream(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZ
     return status;
 }
 
-/* bk_file_verify while a writer updates the file: the file before the
- * update, rebuilt in memory, checked whole. */
-static bk_status verify_before_update(const char *path)
+/* The whole of an image checked against its header's checksum. */
+static bk_status verify_image(const uint8_t *image, size_t size, void *context)
 {
-    uint8_t *image;
-    size_t size;
-    bk_status status = read_before_update(path, &image, &size);
-    if (status != BK_OK)
-        return status;
+    (void)context;
     bk_format_header h;
-    status = bk_format_parse_header(image, size, &h);
+    bk_status status = bk_format_parse_header(image, size, &h);
     if (status == BK_OK && size != h.total_size)
         status = size < h.total_size ? BK_ETRUNCATED : BK_EOVERSIZE;
     if (status == BK_OK && bk_format_checksum(image, size) != h.checksum)
         status = BK_ECHECKSUM;
-    free(image);
+    return status;
+}
+
+static bk_status verify_file(const char *path, void *context)
+{
+    (void)context;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return BK_EIO;
+    uint8_t head[BK_FORMAT_HEADER_SIZE];
+    bk_format_header h;
+    bool regular;
+    uint64_t checksum = 0;
+    bk_status status = read_checked_header(fd, head, &h, &regular);
+    if (status == BK_OK)
+        status = checksum_stream(fd, head, h.total_size, &checksum);
+    close_keeping_errno(fd);
+    if (status == BK_OK && checksum != h.checksum)
+        status = BK_ECHECKSUM;
     return status;
 }
 
@@ -890,26 +949,8 @@ bk_status bk_file_verify(const char *path)
 {
     if (path == NULL)
         return BK_EINVAL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return BK_EIO;
-    bool writer_active;
-    bk_status status = bk_file_recover_for_reading(path, &writer_active);
-    uint8_t head[BK_FORMAT_HEADER_SIZE];
-    bk_format_header h;
-    bool regular;
-    uint64_t checksum = 0;
-    if (status == BK_OK)
-        status = read_checked_header(fd, head, &h, &regular);
-    if (status == BK_OK)
-        status = checksum_stream(fd, head, h.total_size, &checksum);
-    close_keeping_errno(fd);
-    if (status == BK_OK && checksum != h.checksum)
-        status = BK_ECHECKSUM;
-    for (int attempt = 0; may_be_torn(status) && writer_active && attempt < READ_ATTEMPTS;
-         attempt++)
-        status = verify_before_update(path);
-    return status;
+    file_reader reader = { verify_file, verify_image, NULL };
+    return read_meeting_updates(path, &reader);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -12,6 +12,8 @@
  *     another file, an incomplete one and one of a completed update are
  *     never applied;
  *   - the lock: a second writer fails at once with wait = false;
+ *   - readers racing a writer's 60 updates always load and verify a whole
+ *     file;
  *   - a damaged file is refused at commit, nothing written;
  *   - non-regular files are refused before a byte is read or written;
  *     symbolic links are followed, modes kept, dead writers' temporary
@@ -368,6 +370,57 @@ static void test_damaged_file_refused_at_commit(void **state)
     free(dir);
 }
 
+/* Readers while a writer updates the file again and again: every load and
+ * every verification succeeds and sees every key the file held first. */
+static void test_readers_never_see_half_an_update(void **state)
+{
+    (void)state;
+    char *dir = bk_rt_make_temp_dir();
+    char *path = bk_rt_join(dir, "f.bkf");
+    uint8_t *bytes;
+    size_t size;
+    bk_filter *filter = old_filter(&bytes, &size);
+    assert_int_equal(bk_filter_save(filter, path), BK_OK);
+    bk_filter_free(filter);
+    pid_t writer = fork();
+    assert_true(writer >= 0);
+    if (writer == 0) {
+        for (size_t round = 0; round < 60; round++) {
+            bk_file_update *update;
+            if (bk_file_update_begin(path, NULL, true, &update, &filter) != BK_OK)
+                _exit(1);
+            add_keys(filter, "writer:%zu", round * 200, 200);
+            bk_status status = bk_file_update_commit(update, filter);
+            bk_filter_free(filter);
+            bk_file_update_end(update);
+            if (status != BK_OK)
+                _exit(1);
+        }
+        _exit(0);
+    }
+    size_t loads = 0, verified = 0;
+    int writer_status = -1;
+    while (waitpid(writer, &writer_status, WNOHANG) == 0) {
+        assert_int_equal(bk_filter_load(path, NULL, &filter), BK_OK);
+        assert_int_equal(count_present(filter, "old:%zu", 0, 1000), 1000);
+        bk_filter_free(filter);
+        loads++;
+        assert_int_equal(bk_file_verify(path), BK_OK);
+        verified++;
+    }
+    assert_true(WIFEXITED(writer_status));
+    assert_int_equal(WEXITSTATUS(writer_status), 0);
+    assert_true(loads > 0 && verified > 0);
+    assert_int_equal(bk_filter_load(path, NULL, &filter), BK_OK);
+    assert_int_equal(count_present(filter, "writer:%zu", 0, 60 * 200), 60 * 200);
+    bk_filter_free(filter);
+    free(bytes);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+    free(path);
+    free(dir);
+}
+
 /* ------------------------------------------------------------------------ */
 /* What a writer writes over                                                */
 /* ------------------------------------------------------------------------ */
@@ -466,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_interrupted_update_is_rolled_back),
         cmocka_unit_test(test_journals_never_misapplied),
         cmocka_unit_test(test_damaged_file_refused_at_commit),
+        cmocka_unit_test(test_readers_never_see_half_an_update),
         cmocka_unit_test(test_non_regular_files),
         cmocka_unit_test(test_save_follows_links_keeps_mode_cleans_up),
     };
