@@ -425,12 +425,25 @@ static bk_status recover_locked(int fd, const char *path)
     return status;
 }
 
+/* The journal beside the file `path` names: writers name it after the
+ * file itself, symbolic links followed.  Malloc'd; NULL when out of
+ * memory, or for a link to nothing (which has no journal). */
+static char *journal_path_for(const char *path)
+{
+    char *target;
+    if (bk_file_resolve(path, &target) != BK_OK)
+        return NULL;
+    char *journal_path = journal_path_of(target);
+    free(target);
+    return journal_path;
+}
+
 bk_status bk_file_recover_for_reading(const char *path, bool *writer_active)
 {
     *writer_active = false;
-    char *journal_path = journal_path_of(path);
+    char *journal_path = journal_path_for(path);
     if (journal_path == NULL)
-        return BK_ENOMEM;
+        return BK_OK; /* the read itself will say what is wrong */
     struct stat st;
     bool has_journal = stat(journal_path, &st) == 0;
     free(journal_path);
@@ -446,14 +459,17 @@ bk_status bk_file_recover_for_reading(const char *path, bool *writer_active)
             close(fd);
         return BK_OK;
     }
-    bk_status status = recover_locked(fd, path);
+    char *target;
+    bk_status status = bk_file_resolve(path, &target);
+    if (status == BK_OK) {
+        status = recover_locked(fd, target);
+        free(target);
+    }
     close_keeping_errno(fd); /* releases the lock */
     return status;
 }
 
-/* buffer[0..file_size) holds what was read of the file; rebuilds in *out
- * (malloc'd, *out_size bytes) the file as it was before the update the
- * journal describes. */
+/* The file before the update, being rebuilt. */
 typedef struct image_builder {
     uint8_t *image;
     uint64_t size;
@@ -469,9 +485,9 @@ static bool copy_old_page(void *context, uint64_t index, const uint8_t *bytes, s
 bk_status bk_file_old_image(const char *path, const uint8_t *current, size_t current_size,
                             uint8_t **out, size_t *out_size)
 {
-    char *journal_path = journal_path_of(path);
+    char *journal_path = journal_path_for(path);
     if (journal_path == NULL)
-        return BK_ENOMEM;
+        return BK_ENOTFOUND;
     uint8_t *bytes = NULL;
     size_t size = 0;
     bool read = read_journal_file(journal_path, &bytes, &size);

@@ -88,7 +88,8 @@ bool bk_file_sync_directory(const char *path);
  * writing process no longer exists.  Best effort; errno is kept. */
 void bk_file_remove_stale_temporaries(const char *path);
 
-/* Before reading `path`: if an update journal lies beside it and no writer
+/* Before reading `path`: if an update journal lies beside the file it names
+ * (symbolic links followed, as writers do) and no writer
  * holds the lock, rolls the interrupted update back.  *writer_active says a
  * writer is at work (or the reader may not write the file): the caller then
  * reads around the journal with bk_file_old_image when its input fails. */

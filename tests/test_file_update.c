@@ -298,6 +298,18 @@ static void test_interrupted_update_is_rolled_back(void **state)
     bk_file_update_end(update);
     assert_file_is(t.path, t.old, t.size);
     assert_false(file_exists(t.journal_path));
+
+    /* Read through a symbolic link: the journal is found beside the file. */
+    char *link = bk_rt_join(t.dir, "link.bkf");
+    assert_int_equal(symlink("f.bkf", link), 0);
+    write_file(t.path, t.torn, t.size);
+    write_file(t.journal_path, t.journal, t.journal_size);
+    assert_int_equal(bk_filter_load(link, NULL, &filter), BK_OK);
+    bk_filter_free(filter);
+    assert_file_is(t.path, t.old, t.size);
+    assert_false(file_exists(t.journal_path));
+    unlink(link);
+    free(link);
     free_interrupted(&t);
 }
 
