@@ -140,19 +140,22 @@ bk_status bk_file_verify(const char *path);
 typedef struct bk_file_update bk_file_update;
 
 /* Locks the filter file at `path` (symbolic links followed), rolls back an
- * interrupted update if a dead writer left one, and loads the filter (the
- * checks of bk_filter_load; the file is mapped, not copied, as the base the
- * commit compares with).  With `wait` false and another writer holding the
- * lock: BK_EIO with errno EWOULDBLOCK at once; with `wait` true this waits
- * for it.  BK_EUNSUPPORTED if `path` is not a regular file; BK_EIO (errno)
- * if it cannot be opened for writing.  On success *filter is a new,
- * writable filter the caller frees with bk_filter_free, and *update must
- * be released with bk_file_update_end. */
+ * interrupted update if a dead writer left one, and loads the filter: the
+ * checks of bk_filter_load but the checksum, which the commit's single
+ * pass over the file verifies (BK_ECHECKSUM there, nothing written); the
+ * file stays mapped as the base the commit compares with.  With `wait`
+ * false and another writer holding the lock: BK_EIO with errno
+ * EWOULDBLOCK at once; with `wait` true this waits for it.
+ * BK_EUNSUPPORTED if `path` is not a regular file; BK_EIO (errno) if it
+ * cannot be opened for writing.  On success *filter is a new, writable
+ * filter the caller frees with bk_filter_free, and *update must be
+ * released with bk_file_update_end. */
 bk_status bk_file_update_begin(const char *path, const bk_load_options *options, bool wait,
                                bk_file_update **update, bk_filter **filter);
 
 /* Writes `filter` (normally the one begin gave, changed) over the file:
- * the pages that differ, through the undo journal, then fsync.  Call it at
+ * the pages that differ, through the undo journal, then fsync (nothing at
+ * all when no byte differs).  Call it at
  * most once per update (BK_EINVAL after).  On BK_EIO the old pages are put
  * back (or, if that fails too, the journal stays for the next reader or
  * writer to roll back): the file keeps its old contents.  Memory: one
