@@ -85,6 +85,7 @@ typedef enum cli_option_id {
     OPT_PARQUET,          /* --parquet (sbbf: a size every Parquet reader accepts) */
     OPT_HEADER,           /* --header (Parquet: with the BloomFilterHeader) */
     OPT_OFFSET,           /* --offset (Parquet import: where the filter starts) */
+    OPT_NO_WAIT,          /* --no-wait */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
@@ -105,6 +106,7 @@ typedef struct cli_args {
     uint8_t secret_key[BK_SECRET_KEY_BYTES]; /* from --key-file */
     bool force, nul, quiet, invert, count_only, json, mmap;
     uint64_t offset;           /* --offset */
+    bool no_wait;              /* --no-wait: fail instead of waiting for the file's lock */
     char **positional;         /* operands, in order (points into argv) */
     int positional_count;
 } cli_args;
@@ -159,7 +161,9 @@ void cli_warn_if_past_design_point(const bk_filter *filter, const char *name);
  * (cli_settle_clock).  On error prints the problem and returns CLI_ERROR. */
 int cli_load(const cli_args *args, const char *path, bool map, bk_filter **out);
 
-/* Refuses (CLI_ERROR) an existing `path` unless --force. */
+/* For create, build, merge, intersect: refuses (CLI_ERROR) an existing
+ * `path` unless --force, and always one that is not a regular file (or a
+ * symbolic link to one) or that has other hard links. */
 int cli_check_output(const cli_args *args, const char *path);
 
 /* Saves atomically to `path` (or writes to stdout for "-"). */
@@ -175,6 +179,20 @@ int cli_now(uint64_t *out);
  * mapped read-only is replaced by a copy first); any other filter is left
  * as it is.  CLI_ERROR after a message. */
 int cli_settle_clock(bk_filter **filter, const char *path);
+/* For add and remove: refuses a `path` that is not a regular file, or one
+ * without write permission unless --force; then locks it (waiting for
+ * another writer unless --no-wait) and loads it for an in-place update
+ * (bk_file_update_begin).  CLI_ERROR after a message. */
+int cli_update_begin(const cli_args *args, const char *path, bk_file_update **update,
+                     bk_filter **filter);
+/* Writes the changed filter back in place; CLI_ERROR after a message. */
+int cli_update_commit(bk_file_update *update, const bk_filter *filter, const char *path);
+
+/* Makes sure descriptors 0, 1 and 2 are open, so a file the command opens
+ * never takes one of their numbers; a closed one is replaced by /dev/null
+ * opened in the direction that makes its use fail as before (writing a
+ * closed standard output still fails). */
+void cli_guard_standard_descriptors(void);
 
 /* Describes why two filters cannot be combined, into buffer. */
 void cli_describe_incompatibility(const bk_filter *a, const bk_filter *b, char *buffer,

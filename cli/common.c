@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -267,6 +268,7 @@ static const option_spec option_specs[] = {
     { OPT_PARQUET, 0, "parquet", false },
     { OPT_HEADER, 0, "header", false },
     { OPT_OFFSET, 0, "offset", true },
+    { OPT_NO_WAIT, 0, "no-wait", false },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -337,6 +339,7 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_PARQUET: params->flags |= BK_FLAG_PARQUET_SIZE; return CLI_OK;
     case OPT_HEADER: return CLI_OK;
     case OPT_OFFSET: return parse_count(option, value, 0, UINT64_MAX, &out->offset);
+    case OPT_NO_WAIT: out->no_wait = true; return CLI_OK;
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);
@@ -651,6 +654,8 @@ static int read_stdin(unsigned char **data, size_t *size)
     return CLI_OK;
 }
 
+static int settle_loaded(const cli_args *args, const char *path, bk_filter **out);
+
 int cli_load(const cli_args *args, const char *path, bool map, bk_filter **out)
 {
     bk_load_options options = { 0 };
@@ -674,6 +679,14 @@ int cli_load(const cli_args *args, const char *path, bool map, bk_filter **out)
     }
     if (status != BK_OK)
         return cli_filter_error(path, "read", status);
+    return settle_loaded(args, path, out);
+}
+
+/* What every command does with a filter it has just read: refuses
+ * --key-file on a filter that is not keyed, and brings a filter whose keys
+ * age out by the clock to the current time.  Frees it on error. */
+static int settle_loaded(const cli_args *args, const char *path, bk_filter **out)
+{
     if (args->given[OPT_KEY_FILE] && bk_filter_hasher(*out)->algorithm != BK_HASH_SIPHASH) {
         bk_hash_algorithm algorithm = bk_filter_hasher(*out)->algorithm;
         bk_filter_free(*out);
@@ -725,6 +738,35 @@ int cli_settle_clock(bk_filter **filter, const char *path)
     return CLI_OK;
 }
 
+/* The status of an existing output `path`, symbolic links followed:
+ * CLI_OK and *exists; CLI_ERROR after a message for anything the commands
+ * never write over. */
+static int inspect_target(const char *path, struct stat *info, bool *exists)
+{
+    struct stat link;
+    *exists = stat(path, info) == 0;
+    if (!*exists) {
+        if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode))
+            return cli_error("%s is a symbolic link to nothing (%s): not writing through it",
+                             path, strerror(errno));
+        return CLI_OK;
+    }
+    if (S_ISDIR(info->st_mode))
+        return cli_error("%s is a directory", path);
+    if (!S_ISREG(info->st_mode))
+        return cli_error("%s is not a regular file (a device, FIFO or socket): not writing a "
+                         "filter over it", path);
+    return CLI_OK;
+}
+
+/* Whether this process may change the file: as root, any write bit set. */
+static bool may_write(const char *path, const struct stat *info)
+{
+    if (geteuid() == 0)
+        return (info->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;
+    return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
+}
+
 int cli_check_output(const cli_args *args, const char *path)
 {
     if (strcmp(path, "-") == 0) {
@@ -734,13 +776,66 @@ int cli_check_output(const cli_args *args, const char *path)
         return CLI_OK;
     }
     struct stat info;
-    if (lstat(path, &info) == 0) {
-        if (S_ISDIR(info.st_mode))
-            return cli_error("%s is a directory", path);
-        if (!args->force)
-            return cli_error("%s already exists (use --force to replace it)", path);
+    bool exists;
+    if (inspect_target(path, &info, &exists) != CLI_OK)
+        return CLI_ERROR;
+    if (!exists)
+        return CLI_OK;
+    if (!args->force)
+        return cli_error("%s already exists (use --force to replace it)", path);
+    if (info.st_nlink > 1)
+        return cli_error("%s has %llu hard links: replacing it would leave the other names on "
+                         "the old filter (remove it first)", path,
+                         (unsigned long long)info.st_nlink);
+    return CLI_OK;
+}
+
+int cli_update_begin(const cli_args *args, const char *path, bk_file_update **update,
+                     bk_filter **filter)
+{
+    struct stat info;
+    bool exists;
+    if (inspect_target(path, &info, &exists) != CLI_OK)
+        return CLI_ERROR;
+    if (exists && !args->force && !may_write(path, &info))
+        return cli_error("%s is read-only (use --force to change it anyway)", path);
+    bk_load_options options = { 0 };
+    if (args->given[OPT_KEY_FILE])
+        options.secret_key = args->secret_key;
+    errno = 0;
+    bk_status status = bk_file_update_begin(path, &options, !args->no_wait, update, filter);
+    if (status == BK_EIO && (errno == EWOULDBLOCK || errno == EAGAIN))
+        return cli_error("%s is being changed by another command (it holds the file's lock); "
+                         "not waiting (--no-wait)", path);
+    if (status == BK_EUNSUPPORTED)
+        return cli_error("%s is not a regular file: cannot update it", path);
+    if (status != BK_OK)
+        return cli_filter_error(path, "read", status);
+    if (settle_loaded(args, path, filter) != CLI_OK) {
+        bk_file_update_end(*update);
+        *update = NULL;
+        return CLI_ERROR;
     }
     return CLI_OK;
+}
+
+int cli_update_commit(bk_file_update *update, const bk_filter *filter, const char *path)
+{
+    errno = 0;
+    bk_status status = bk_file_update_commit(update, filter);
+    if (status != BK_OK)
+        return cli_filter_error(path, "write", status);
+    return CLI_OK;
+}
+
+void cli_guard_standard_descriptors(void)
+{
+    static const int flags[3] = { O_WRONLY, O_RDONLY, O_RDONLY };
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        (void)open("/dev/null", flags[fd]); /* takes the lowest free number: fd */
+    }
 }
 
 static int write_stdout(const bk_filter *filter)

@@ -236,11 +236,13 @@ static int create_filter(const cli_args *args, const char *path)
         bk_filter_free(filter);
         return CLI_ERROR;
     }
-    int result = cli_save(filter, path);
-    if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
+    if (!args->quiet && strcmp(path, "-") != 0)
         print_summary(path, filter, "empty");
+    int result = output_finish(); /* before the file: a failed command writes nothing */
+    if (result == CLI_OK)
+        result = cli_save(filter, path);
     bk_filter_free(filter);
-    return result == CLI_OK ? output_finish() : result;
+    return result;
 }
 
 int cli_create(int argc, char **argv)
@@ -337,15 +339,17 @@ static int build_filter(const cli_args *args, const char *path)
         bk_filter *filter = NULL;
         result = make_filter(args, kind, keys, count, path, &filter);
         if (result == CLI_OK) {
-            result = cli_save(filter, path);
-            if (result == CLI_OK && !args->quiet && strcmp(path, "-") != 0)
+            if (!args->quiet && strcmp(path, "-") != 0)
                 print_summary(path, filter, "built");
+            result = output_finish(); /* before the file, as in create */
+            if (result == CLI_OK)
+                result = cli_save(filter, path);
             bk_filter_free(filter);
         }
     }
     free(keys);
     key_reader_free(&reader);
-    return result == CLI_OK ? output_finish() : result;
+    return result;
 }
 
 int cli_build(int argc, char **argv)

@@ -7,6 +7,7 @@
  * cli/common.c (options, messages, filter files) and cli/keys.c (reading
  * keys, progress, output).  The user's documentation is docs/bloomkit.1.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,7 +46,27 @@ static void usage(FILE *out)
                  "2 error.  'bloomkit COMMAND --help' describes each command; man bloomkit.\n");
 }
 
-int main(int argc, char **argv)
+/* Every command's last step: standard output must have reached its file
+ * (flushed, closed) -- `bloomkit --help > /dev/full` is an error too.  A
+ * command that already reported an error keeps its status. */
+static int finish(int result)
+{
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    int error = errno;
+    if (fclose(stdout) != 0) {
+        failed = true;
+        error = error ? error : errno;
+    }
+    if (failed && result != CLI_ERROR) {
+        fprintf(stderr, "bloomkit: cannot write standard output: %s\n",
+                strerror(error ? error : EIO));
+        return CLI_ERROR;
+    }
+    return result;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -65,4 +86,10 @@ int main(int argc, char **argv)
             return subcommands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "bloomkit: unknown command '%s' (try 'bloomkit --help')\n", argv[1]);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    cli_guard_standard_descriptors();
+    return finish(run(argc, argv));
 }

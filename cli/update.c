@@ -4,11 +4,15 @@
  *   bloomkit add    FILE [KEY...]   adds keys, prints how many were new
  *   bloomkit remove FILE [KEY...]   removes keys (kinds with deletion)
  *
- * Both load the whole filter, change it in memory, and save it atomically
- * (bk_filter_save: temporary file, fsync, rename) only when every step
- * worked: a failed command leaves the file exactly as it was.  FILE "-"
- * reads the filter from standard input and writes the result to standard
- * output (the keys are then the operands, and the report goes to stderr).
+ * Both lock the file (bk_file_update_begin: one writer at a time, a
+ * second one waits, or fails with --no-wait), load the filter, change it
+ * in memory, print their report, and only when every step worked -- the
+ * report reached standard output too -- write it back in place
+ * (bk_file_update_commit: just the changed 4 KiB pages, through an undo
+ * journal, so a crash leaves the old file): a failed command leaves the
+ * file exactly as it was.  A read-only file needs --force.  FILE "-" reads
+ * the filter from standard input and writes the result to standard output
+ * (the keys are then the operands, and the report goes to stderr).
  *
  * `add` reads keys in batches of CLI_BATCH and hands each batch to
  * bk_filter_add_batch, which hashes all the keys first and then probes
@@ -24,30 +28,33 @@
 #include "cli.h"
 
 static const char add_usage[] =
-    "usage: bloomkit add FILE [-0] [-q] [--key-file F] [KEY...] [< KEYS]\n"
+    "usage: bloomkit add FILE [-0] [-q] [-f] [--no-wait] [--key-file F] [KEY...] [< KEYS]\n"
     "\n"
     "Adds the KEY operands, or else every line of standard input (-0: NUL-\n"
     "terminated records), to the filter in FILE and prints how many keys were\n"
-    "new.  A line's '\\n' and a '\\r' before it are not part of the key.  The file\n"
-    "is rewritten atomically, and not at all if anything fails.  Adding to a\n"
-    "filter past its design point works but warns once on standard error.\n"
+    "new.  A line's '\\n' and a '\\r' before it are not part of the key.  Only the\n"
+    "changed pages of the file are rewritten, crash-safely, and nothing at all if\n"
+    "anything fails.  Adding to a filter past its design point works but warns\n"
+    "once on standard error.  One writer at a time: another waits for the file's\n"
+    "lock (--no-wait: fails at once instead).  -f: change a read-only file.\n"
     "FILE '-': filter from standard input, result to standard output.\n"
     "-q: no report and no progress line (shown on a terminal after about a\n"
     "second); the warning and errors are still printed.\n";
 
 static const char remove_usage[] =
-    "usage: bloomkit remove FILE [-0] [-q] [--key-file F] [KEY...] [< KEYS]\n"
+    "usage: bloomkit remove FILE [-0] [-q] [-f] [--no-wait] [--key-file F] [KEY...] [< KEYS]\n"
     "\n"
     "Removes keys from a filter of a kind that supports deletion (counting,\n"
     "cuckoo, ...) and prints how many were removed and how many were not found.\n"
     "Remove only keys that were added: removing a key that is a false positive\n"
     "can remove another key.  Exit status 1 if any key was not found, 2 on error\n"
-    "(the file is then unchanged).\n";
+    "(the file is then unchanged).  Locking, -f and --no-wait as for add.\n";
 
 typedef struct update_job {
     const cli_args *args;
     const char *path;
     bk_filter *filter;
+    bk_file_update *update; /* NULL when the filter comes from standard input */
     key_reader reader;
     progress progress;
     FILE *report;        /* stdout, or stderr when the filter goes to stdout */
@@ -67,7 +74,10 @@ static int start_job(update_job *job, const cli_args *args, const char *verb)
     if (filter_from_stdin && cli_check_output(args, "-") != CLI_OK)
         return CLI_ERROR;
     job->report = filter_from_stdin ? stderr : stdout;
-    if (cli_load(args, job->path, false, &job->filter) != CLI_OK)
+    int loaded = filter_from_stdin
+                     ? cli_load(args, job->path, false, &job->filter)
+                     : cli_update_begin(args, job->path, &job->update, &job->filter);
+    if (loaded != CLI_OK)
         return CLI_ERROR;
     key_reader_init(&job->reader, args->positional + 1, operand_count, args->nul, args->quiet);
     progress_start(&job->progress, verb, args->quiet);
@@ -79,6 +89,18 @@ static void end_job(update_job *job)
     progress_finish(&job->progress);
     key_reader_free(&job->reader);
     bk_filter_free(job->filter);
+    bk_file_update_end(job->update);
+}
+
+/* The report is out (a failure to print it fails the command before the
+ * file changes); now the filter goes back to its file or to stdout. */
+static int write_back(const update_job *job)
+{
+    if (output_finish() != CLI_OK)
+        return CLI_ERROR;
+    if (job->update == NULL)
+        return cli_save(job->filter, job->path);
+    return cli_update_commit(job->update, job->filter, job->path);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -130,19 +152,20 @@ static int add_keys(update_job *job)
         return key_reader_error(&job->reader);
     if (status != BK_OK)
         return add_error(job, status);
-    if (cli_save(job->filter, job->path) != CLI_OK)
-        return CLI_ERROR;
     if (!job->args->quiet)
         fprintf(job->report, "read %llu keys, %llu new\n",
                 (unsigned long long)job->reader.keys_read, (unsigned long long)new_keys);
+    if (write_back(job) != CLI_OK)
+        return CLI_ERROR;
     warn_if_past_design_point(job);
-    return output_finish();
+    return CLI_OK;
 }
 
 int cli_add(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv, OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE),
+    int result = cli_parse(argc, argv, OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE) |
+                               OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_NO_WAIT),
                            &args);
     if (result < 0)
         return cli_usage(add_usage);
@@ -204,13 +227,11 @@ static int remove_keys(update_job *job)
         return key_reader_error(&job->reader);
     if (status != BK_OK)
         return remove_error(job, status);
-    bool write = removed > 0 || strcmp(job->path, "-") == 0;
-    if (write && cli_save(job->filter, job->path) != CLI_OK)
-        return CLI_ERROR;
     if (!job->args->quiet)
         fprintf(job->report, "removed %llu keys, %llu not found\n", (unsigned long long)removed,
                 (unsigned long long)not_found);
-    if (output_finish() != CLI_OK)
+    bool write = removed > 0 || job->update == NULL;
+    if (write ? write_back(job) != CLI_OK : output_finish() != CLI_OK)
         return CLI_ERROR;
     return not_found > 0 ? CLI_NO : CLI_OK;
 }
@@ -218,7 +239,8 @@ static int remove_keys(update_job *job)
 int cli_remove(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv, OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE),
+    int result = cli_parse(argc, argv, OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE) |
+                               OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_NO_WAIT),
                            &args);
     if (result < 0)
         return cli_usage(remove_usage);

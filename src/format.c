@@ -27,7 +27,9 @@
  *
  * Files: save writes a temporary file beside the target, fsyncs it, renames
  * it over the target and fsyncs the directory, so a crash leaves the old
- * file or the new one, never half of one.  Map uses mmap(PROT_READ) and lets
+ * file or the new one, never half of one.  (Changing a file in place, its
+ * lock and its undo journal, which the loaders here roll back or read
+ * around: src/file_update.c.)  Map uses mmap(PROT_READ) and lets
  * the kind read its payload in place on little-endian hosts: the first query
  * of a multi-gigabyte filter costs a page fault, not a read of the file.
  *
@@ -280,8 +282,8 @@ static void write_header(const bk_kind_ops *ops, const void *object, const layou
     bk_store_le64(out + BK_FORMAT_OFFSET_KEYS_ADDED, stats.keys_added);
 }
 
-bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
-                           size_t size, size_t *written)
+bk_status bk_format_encode_unsummed(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                                    size_t size, size_t *written)
 {
     layout l;
     bk_status status = layout_of(ops, object, &l);
@@ -292,9 +294,20 @@ bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *
     write_header(ops, object, &l, buffer);
     ops->write_params(object, buffer + BK_FORMAT_PARAMS_OFFSET);
     ops->write_payload(object, buffer + l.header_size);
-    bk_store_le64(buffer + BK_FORMAT_OFFSET_CHECKSUM, bk_format_checksum(buffer, l.total_size));
+    *written = l.total_size;
+    return BK_OK;
+}
+
+bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                           size_t size, size_t *written)
+{
+    size_t total;
+    bk_status status = bk_format_encode_unsummed(ops, object, buffer, size, &total);
+    if (status != BK_OK)
+        return status;
+    bk_store_le64(buffer + BK_FORMAT_OFFSET_CHECKSUM, bk_format_checksum(buffer, total));
     if (written != NULL)
-        *written = l.total_size;
+        *written = total;
     return BK_OK;
 }
 
@@ -499,8 +512,9 @@ static bk_status read_rest(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZE], si
     return status;
 }
 
-static bk_status load_object(const char *path, const bk_load_options *options,
-                             const bk_kind_ops **ops, void **object)
+/* Reads and decodes the file as it is now. */
+static bk_status load_plain(const char *path, const bk_load_options *options,
+                            const bk_kind_ops **ops, void **object)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -520,6 +534,135 @@ static bk_status load_object(const char *path, const bk_load_options *options,
     return status;
 }
 
+/* A regular file's bytes, whatever they are (malloc'd). */
+static bk_status read_raw(const char *path, uint8_t **bytes, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return BK_EIO;
+    struct stat st;
+    bk_status status = fstat(fd, &st) != 0 ? BK_EIO : BK_OK;
+    if (status == BK_OK && (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX))
+        status = BK_EUNSUPPORTED;
+    uint8_t *buffer = NULL;
+    if (status == BK_OK) {
+        buffer = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
+        if (buffer == NULL)
+            status = BK_ENOMEM;
+    }
+    if (status == BK_OK && read_full(fd, buffer, (size_t)st.st_size) != (ssize_t)st.st_size)
+        status = BK_EIO;
+    close_keeping_errno(fd);
+    if (status != BK_OK) {
+        int saved = errno;
+        free(buffer);
+        errno = saved;
+        return status;
+    }
+    *bytes = buffer;
+    *size = (size_t)st.st_size;
+    return BK_OK;
+}
+
+/* While a writer updates the file in place: the file as it was before the
+ * update (what was read, with the journal's old pages put back). */
+static bk_status read_before_update(const char *path, uint8_t **image, size_t *size)
+{
+    uint8_t *current;
+    size_t current_size;
+    bk_status status = read_raw(path, &current, &current_size);
+    if (status != BK_OK)
+        return status;
+    status = bk_file_old_image(path, current, current_size, image, size);
+    if (status == BK_ENOTFOUND) { /* the writer finished: what was read is the new file */
+        *image = current;
+        *size = current_size;
+        return BK_OK;
+    }
+    free(current);
+    return status;
+}
+
+/* Tries of a reader that keeps meeting a writer's half-written pages. */
+#define READ_ATTEMPTS 8
+
+/* The errors a read of a half-updated file can give (pages of two versions,
+ * or a size between them). */
+static bool may_be_torn(bk_status status)
+{
+    return status == BK_ECHECKSUM || status == BK_ETRUNCATED || status == BK_EOVERSIZE ||
+           status == BK_ECORRUPT;
+}
+
+/* A path-based reader: from the file as it is, or from an image of it. */
+typedef struct file_reader {
+    bk_status (*from_file)(const char *path, void *context);
+    bk_status (*from_image)(const uint8_t *image, size_t size, void *context);
+    void *context;
+} file_reader;
+
+/*
+ * How bk_filter_load and bk_file_verify meet in-place updates
+ * (src/file_update.c): roll back what a dead writer left, then read.  If
+ * what was read looks torn, a live writer may be at work: read around its
+ * journal (the file as it was before its update), or, when no writer was
+ * seen, read once more -- one may have come and gone during the read.  A
+ * file that fails twice with no writer about is damaged.
+ */
+static bk_status read_meeting_updates(const char *path, const file_reader *reader)
+{
+    bk_status status = BK_OK;
+    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+        bool writer_active;
+        status = bk_file_recover_for_reading(path, &writer_active);
+        if (status != BK_OK)
+            return status;
+        status = reader->from_file(path, reader->context);
+        if (status == BK_OK || !may_be_torn(status))
+            return status;
+        if (writer_active) {
+            uint8_t *image;
+            size_t size;
+            bk_status read = read_before_update(path, &image, &size);
+            if (read == BK_OK) {
+                status = reader->from_image(image, size, reader->context);
+                free(image);
+                if (status == BK_OK)
+                    return status;
+            }
+        } else if (attempt > 0) {
+            return status;
+        }
+    }
+    return status;
+}
+
+typedef struct load_job {
+    const bk_load_options *options;
+    const bk_kind_ops **ops;
+    void **object;
+} load_job;
+
+static bk_status load_from_file(const char *path, void *context)
+{
+    load_job *job = context;
+    return load_plain(path, job->options, job->ops, job->object);
+}
+
+static bk_status load_from_image(const uint8_t *image, size_t size, void *context)
+{
+    load_job *job = context;
+    return bk_format_decode(image, size, job->options, true, false, job->ops, job->object);
+}
+
+static bk_status load_object(const char *path, const bk_load_options *options,
+                             const bk_kind_ops **ops, void **object)
+{
+    load_job job = { options, ops, object };
+    file_reader reader = { load_from_file, load_from_image, &job };
+    return read_meeting_updates(path, &reader);
+}
+
 bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out)
 {
     if (path == NULL || out == NULL)
@@ -536,19 +679,17 @@ bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_fi
 /* Saving atomically                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Longest part of the target's name kept in the temporary's name, so that
- * the suffix never pushes a long name past NAME_MAX. */
-#define TEMP_NAME_KEEP 160
-
 /* Creates "PATH.<pid>.<n>.tmp" exclusively (PATH's last component cut to
- * TEMP_NAME_KEEP bytes); its name goes to *temp_path. */
+ * BK_TEMP_NAME_KEEP bytes); its name goes to *temp_path.  The pid lets a
+ * later save recognise the leftovers of a killed one
+ * (bk_file_remove_stale_temporaries). */
 static int create_temp_beside(const char *path, char **temp_path)
 {
     const char *slash = strrchr(path, '/');
     size_t base_start = slash == NULL ? 0 : (size_t)(slash - path) + 1;
     size_t keep = strlen(path) - base_start;
-    if (keep > TEMP_NAME_KEEP)
-        keep = TEMP_NAME_KEEP;
+    if (keep > BK_TEMP_NAME_KEEP)
+        keep = BK_TEMP_NAME_KEEP;
     size_t room = base_start + keep + 64;
     char *name = malloc(room);
     if (name == NULL) {
@@ -575,37 +716,24 @@ static int create_temp_beside(const char *path, char **temp_path)
     return -1;
 }
 
-/* fsync of the directory holding `path`, so the rename itself is durable. */
-static bool sync_directory_of(const char *path)
+/* The new file takes the old one's owner and group (when this process may
+ * give them away: root) and its permission bits. */
+static bool keep_owner_and_mode(int fd, const struct stat *old)
 {
-    const char *slash = strrchr(path, '/');
-    char *directory;
-    if (slash == NULL)
-        directory = strdup(".");
-    else if (slash == path)
-        directory = strdup("/");
-    else
-        directory = strndup(path, (size_t)(slash - path));
-    if (directory == NULL) {
-        errno = ENOMEM;
+    if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0)
         return false;
-    }
-    int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(directory);
-    if (fd < 0)
-        return false;
-    bool ok = fsync(fd) == 0 || errno == EINVAL; /* some file systems cannot sync a directory */
-    close_keeping_errno(fd);
-    return ok;
+    return fchmod(fd, old->st_mode & 07777) == 0;
 }
 
-static bk_status write_file_atomically(const char *path, const uint8_t *bytes, size_t size)
+static bk_status write_file_atomically(const char *path, const struct stat *old,
+                                       const uint8_t *bytes, size_t size)
 {
     char *temp_path;
     int fd = create_temp_beside(path, &temp_path);
     if (fd < 0)
         return BK_EIO;
-    bool ok = write_full(fd, bytes, size) && fsync(fd) == 0;
+    bool ok = (old == NULL || keep_owner_and_mode(fd, old)) && write_full(fd, bytes, size) &&
+              fsync(fd) == 0;
     if (ok) {
         ok = close(fd) == 0;
         fd = -1;
@@ -622,7 +750,27 @@ static bk_status write_file_atomically(const char *path, const uint8_t *bytes, s
         return BK_EIO;
     }
     free(temp_path);
-    return sync_directory_of(path) ? BK_OK : BK_EIO;
+    return bk_file_sync_directory(path) ? BK_OK : BK_EIO;
+}
+
+/* The file to write (symbolic links followed) and, when it exists, its
+ * status; BK_EUNSUPPORTED for anything but a regular file. */
+static bk_status save_target(const char *path, char **target, struct stat *old, bool *exists)
+{
+    bk_status status = bk_file_resolve(path, target);
+    if (status != BK_OK)
+        return status;
+    *exists = stat(*target, old) == 0;
+    if (!*exists && errno != ENOENT)
+        status = BK_EIO;
+    else if (*exists && !S_ISREG(old->st_mode))
+        status = BK_EUNSUPPORTED;
+    if (status != BK_OK) {
+        int saved = errno;
+        free(*target);
+        errno = saved;
+    }
+    return status;
 }
 
 static bk_status save_object(const bk_kind_ops *ops, const void *object, const char *path)
@@ -631,14 +779,24 @@ static bk_status save_object(const bk_kind_ops *ops, const void *object, const c
     bk_status status = bk_format_encoded_size(ops, object, &size);
     if (status != BK_OK)
         return status;
+    char *target;
+    struct stat old;
+    bool exists;
+    status = save_target(path, &target, &old, &exists);
+    if (status != BK_OK)
+        return status;
+    bk_file_remove_stale_temporaries(target);
     uint8_t *bytes = bk_alloc_zeroed(size); /* huge pages for big filters, as above */
-    if (bytes == NULL)
+    if (bytes == NULL) {
+        free(target);
         return BK_ENOMEM;
+    }
     status = bk_format_encode(ops, object, bytes, size, NULL);
     if (status == BK_OK)
-        status = write_file_atomically(path, bytes, size);
+        status = write_file_atomically(target, exists ? &old : NULL, bytes, size);
     int saved = errno;
     bk_free_zeroed(bytes, size);
+    free(target);
     errno = saved;
     return status;
 }
@@ -663,15 +821,23 @@ bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_fil
 {
     if (path == NULL || out == NULL)
         return BK_EINVAL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO's open must not wait */
     if (fd < 0)
         return BK_EIO;
+    struct stat st;
+    bool known = fstat(fd, &st) == 0;
+    if (!known || !S_ISREG(st.st_mode)) { /* before reading a byte */
+        bk_status refused = known ? BK_EUNSUPPORTED : BK_EIO;
+        close_keeping_errno(fd);
+        return refused;
+    }
+    bool writer_active; /* a mapping shows the file as it is, even mid-update */
+    bk_status status = bk_file_recover_for_reading(path, &writer_active);
     uint8_t head[BK_FORMAT_HEADER_SIZE];
     bk_format_header h;
     bool regular;
-    bk_status status = read_checked_header(fd, head, &h, &regular);
-    if (status == BK_OK && !regular)
-        status = BK_EUNSUPPORTED;
+    if (status == BK_OK)
+        status = read_checked_header(fd, head, &h, &regular);
     void *mapped = MAP_FAILED;
     if (status == BK_OK) {
         mapped = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -737,10 +903,22 @@ static bk_status checksum_stream(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZ
     return status;
 }
 
-bk_status bk_file_verify(const char *path)
+/* The whole of an image checked against its header's checksum. */
+static bk_status verify_image(const uint8_t *image, size_t size, void *context)
 {
-    if (path == NULL)
-        return BK_EINVAL;
+    (void)context;
+    bk_format_header h;
+    bk_status status = bk_format_parse_header(image, size, &h);
+    if (status == BK_OK && size != h.total_size)
+        status = size < h.total_size ? BK_ETRUNCATED : BK_EOVERSIZE;
+    if (status == BK_OK && bk_format_checksum(image, size) != h.checksum)
+        status = BK_ECHECKSUM;
+    return status;
+}
+
+static bk_status verify_file(const char *path, void *context)
+{
+    (void)context;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return BK_EIO;
@@ -755,6 +933,14 @@ bk_status bk_file_verify(const char *path)
     if (status == BK_OK && checksum != h.checksum)
         status = BK_ECHECKSUM;
     return status;
+}
+
+bk_status bk_file_verify(const char *path)
+{
+    if (path == NULL)
+        return BK_EINVAL;
+    file_reader reader = { verify_file, verify_image, NULL };
+    return read_meeting_updates(path, &reader);
 }
 
 /* ------------------------------------------------------------------------ */

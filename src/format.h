@@ -63,5 +63,42 @@ bk_status bk_format_decode(const uint8_t *bytes, size_t size, const bk_load_opti
 bk_status bk_format_encoded_size(const bk_kind_ops *ops, const void *object, size_t *size);
 bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
                            size_t size, size_t *written);
+/* bk_format_encode without the checksum (its field left zero; *written is
+ * required): for a caller that computes it in a pass of its own. */
+bk_status bk_format_encode_unsummed(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
+                                    size_t size, size_t *written);
+
+/* ------------------------------------------------------------------------ */
+/* Files (src/file_update.c)                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Longest part of a target's name kept in its temporary files' names
+ * ("NAME.<pid>.<n>.tmp"), so the suffix never pushes a name past NAME_MAX. */
+#define BK_TEMP_NAME_KEEP 160
+
+/* The file `path` names: symbolic links followed (realpath) when the last
+ * component is one, else `path` itself (which need not exist).  *out is
+ * malloc'd.  BK_EIO (errno ENOENT) for a link to nothing. */
+bk_status bk_file_resolve(const char *path, char **out);
+
+/* fsync of the directory holding `path`; false with errno on failure. */
+bool bk_file_sync_directory(const char *path);
+
+/* Removes the temporary files "PATH.<pid>.<n>.tmp" beside `path` whose
+ * writing process no longer exists.  Best effort; errno is kept. */
+void bk_file_remove_stale_temporaries(const char *path);
+
+/* Before reading `path`: if an update journal lies beside the file it names
+ * (symbolic links followed, as writers do) and no writer
+ * holds the lock, rolls the interrupted update back.  *writer_active says a
+ * writer is at work (or the reader may not write the file): the caller then
+ * reads around the journal with bk_file_old_image when its input fails. */
+bk_status bk_file_recover_for_reading(const char *path, bool *writer_active);
+
+/* The file before the update the journal beside `path` describes, rebuilt
+ * from `current` (what was read of the file) and the journal's old pages:
+ * *out malloc'd.  BK_ENOTFOUND when there is no complete journal. */
+bk_status bk_file_old_image(const char *path, const uint8_t *current, size_t current_size,
+                            uint8_t **out, size_t *out_size);
 
 #endif

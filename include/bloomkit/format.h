@@ -64,21 +64,36 @@ bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size
 bk_status bk_filter_deserialize(const void *buffer, size_t size,
                                 const bk_load_options *options, bk_filter **out);
 
-/* Saves to `path` atomically: written to a temporary file in the same
- * directory, flushed (fsync), then renamed over `path`, so a crash never
- * leaves a half-written filter where a good one was.  BK_EIO on a system
- * error (errno is preserved); on any failure before the rename the
- * temporary file is removed and `path` is untouched.  (If only the final
- * fsync of the directory fails, the new file is in place but BK_EIO is
- * returned: its survival of a crash is not assured.)  The new file gets
- * mode 0666 less the umask; a symbolic link at `path` is replaced, not
- * followed.  Memory: one extra buffer of the serialised size. */
+/* Saves to `path` atomically: written to a temporary file
+ * "PATH.<pid>.<n>.tmp" in the same directory, flushed (fsync), then renamed
+ * over `path`, so a crash never leaves a half-written filter where a good
+ * one was.  BK_EIO on a system error (errno is preserved); on any failure
+ * before the rename the temporary file is removed and `path` is untouched.
+ * (If only the final fsync of the directory fails, the new file is in place
+ * but BK_EIO is returned: its survival of a crash is not assured.)
+ *   - A symbolic link at `path` is followed: the file it names is replaced
+ *     (temporary file beside that file), the link stays.  A link to nothing:
+ *     BK_EIO, errno ENOENT.
+ *   - An existing `path` that is not a regular file (device, FIFO, socket,
+ *     directory): BK_EUNSUPPORTED, nothing written.
+ *   - A replaced file's permission bits are kept, and its owner and group
+ *     when the caller is root; a new file gets mode 0666 less the umask.
+ *   - Other hard links to a replaced file keep the old contents (use
+ *     bk_file_update_commit to change the file every link shows).
+ *   - Temporary files of earlier saves of `path` whose process is gone
+ *     (killed mid-save) are removed first.
+ * Memory: one extra buffer of the serialised size. */
 bk_status bk_filter_save(const bk_filter *filter, const char *path);
 
 /* Loads a whole file into memory: a new, writable filter, independent of
  * the file.  The header is checked and the declared size compared with the
  * file's before anything is allocated.  Reads pipes too.  Errors: see
- * below; BK_EIO (errno) if the file cannot be opened or read. */
+ * below; BK_EIO (errno) if the file cannot be opened or read.
+ * bk_filter_load, bk_filter_map and bk_file_verify first roll back an
+ * in-place update (bk_file_update_commit) that a crash interrupted, when no
+ * writer holds the file's lock; while a writer does, bk_filter_load and
+ * bk_file_verify read the file as it was before that update (never half of
+ * it), without waiting. */
 bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_filter **out);
 
 /* Maps a file read-only (mmap) and queries it in place: a filter of any size
@@ -88,8 +103,11 @@ bk_status bk_filter_load(const char *path, const bk_load_options *options, bk_fi
  * host the kind converts a private copy of the payload instead, which is
  * writable; the file is never written either way.)  The file must not be
  * truncated or rewritten in place while mapped: replace it by renaming a
- * new file over it, as bk_filter_save does.  BK_EUNSUPPORTED if `path` is
- * not a regular file. */
+ * new file over it, as bk_filter_save does (an in-place update,
+ * bk_file_update_commit, shows through a mapping page by page as it is
+ * written).  BK_EUNSUPPORTED if `path` is not a regular file (a pipe,
+ * /dev/stdin, a device), decided before a byte is read: the caller can
+ * still bk_filter_load it. */
 bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_filter **out);
 
 /* Verifies the checksum of a file on disk without loading it: checks the
@@ -98,6 +116,54 @@ bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_fil
  * chunks.  BK_ECHECKSUM if it does not match.  Does not look at the kind's
  * parameters (use bk_filter_load for that). */
 bk_status bk_file_verify(const char *path);
+
+/*
+ * In-place updates: read, change and write back a filter file whose size
+ * makes a full rewrite too slow (docs/FORMAT.md, "Updating a file in
+ * place").  Only the 4 KiB pages whose bytes changed are written, after
+ * their old contents went to an undo journal "PATH.bkj" (fsynced), so a
+ * crash at any moment leaves, once the next reader or writer has rolled the
+ * journal back, exactly the old file.  One writer at a time: begin takes an
+ * advisory lock (flock(LOCK_EX) on the file itself, shared by every name of
+ * it) that it holds until bk_file_update_end.  Readers never take it.
+ *
+ *     bk_file_update *update;
+ *     bk_filter *filter;
+ *     if (bk_file_update_begin(path, NULL, true, &update, &filter) == BK_OK) {
+ *         status = bk_filter_add(filter, key, len, NULL);  -- any changes
+ *         if (status == BK_OK)
+ *             status = bk_file_update_commit(update, filter);
+ *         bk_filter_free(filter);
+ *         bk_file_update_end(update);
+ *     }
+ */
+typedef struct bk_file_update bk_file_update;
+
+/* Locks the filter file at `path` (symbolic links followed), rolls back an
+ * interrupted update if a dead writer left one, and loads the filter: the
+ * checks of bk_filter_load but the checksum, which the commit's single
+ * pass over the file verifies (BK_ECHECKSUM there, nothing written); the
+ * file stays mapped as the base the commit compares with.  With `wait`
+ * false and another writer holding the lock: BK_EIO with errno
+ * EWOULDBLOCK at once; with `wait` true this waits for it.
+ * BK_EUNSUPPORTED if `path` is not a regular file; BK_EIO (errno) if it
+ * cannot be opened for writing.  On success *filter is a new, writable
+ * filter the caller frees with bk_filter_free, and *update must be
+ * released with bk_file_update_end. */
+bk_status bk_file_update_begin(const char *path, const bk_load_options *options, bool wait,
+                               bk_file_update **update, bk_filter **filter);
+
+/* Writes `filter` (normally the one begin gave, changed) over the file:
+ * the pages that differ, through the undo journal, then fsync (nothing at
+ * all when no byte differs).  Call it at
+ * most once per update (BK_EINVAL after).  On BK_EIO the old pages are put
+ * back (or, if that fails too, the journal stays for the next reader or
+ * writer to roll back): the file keeps its old contents.  Memory: one
+ * buffer of the serialised size plus the changed pages. */
+bk_status bk_file_update_commit(bk_file_update *update, const bk_filter *filter);
+
+/* Releases the lock, the mapping and `update` (NULL is a no-op). */
+void bk_file_update_end(bk_file_update *update);
 
 /* What a file's header says, read without loading the filter or knowing
  * its secret key: for `bloomkit info` and for tools that sort files. */
@@ -136,7 +202,7 @@ bk_status bk_file_inspect(const char *path, bk_file_info *out);
  *   BK_EKIND       a kind this build lacks, or not options->expected_kind
  *   BK_EKEY        SipHash filter without its key, or with another key
  *   BK_EIO         (files) a system call failed; errno says why
- *   BK_EUNSUPPORTED (bk_filter_map) not a regular file
+ *   BK_EUNSUPPORTED (bk_filter_map) not a regular file, nothing read
  *   BK_EINVAL      NULL path, buffer or out
  *
  * A caller holding a bk_bloom directly (not a bk_filter handle) can use
