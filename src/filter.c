@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bloomkit/window.h"
 #include "hash.h"
 #include "memory.h"
 
@@ -590,4 +591,17 @@ static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status statu
     }
     filter->alarm_countdown = 0; /* once */
     filter->alarm(filter, fill, filter->alarm_context);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Clocks                                                                   */
+/* ------------------------------------------------------------------------ */
+
+bk_status bk_filter_advance_clock(bk_filter *filter, uint64_t now)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->ops->kind != BK_KIND_WINDOW || !bk_window_is_timed(filter->object))
+        return BK_OK;
+    return bk_window_advance(filter->object, now);
 }

@@ -191,6 +191,14 @@ bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out);
 typedef void (*bk_fill_alarm)(bk_filter *filter, bk_fill_status status, void *context);
 bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context);
 
+/* Moves the clock of a filter that keeps one (a window filter in seconds)
+ * to `now` if later, ageing out the keys older than its window, so that
+ * later adds, queries, stats and saved bytes reflect `now`: what a server
+ * calls with its own clock before each write.  Every other filter has no
+ * clock: BK_OK and nothing changes.  BK_EINVAL for a NULL filter,
+ * BK_ERANGE for now = 2^64 - 1, BK_EIMMUTABLE for a mapped window. */
+bk_status bk_filter_advance_clock(bk_filter *filter, uint64_t now);
+
 BK_API_END
 
 #ifdef __cplusplus
