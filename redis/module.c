@@ -1867,6 +1867,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (RedisModule_IsModuleNameBusy(MODULE_NAME))
         return REDISMODULE_ERR;
     RedisModule_SetModuleAttribs(ctx, MODULE_NAME, MODULE_VERSION, REDISMODULE_APIVER_1);
+    RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
     if (parse_module_args(ctx, argv, argc) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     RedisModuleTypeMethods methods;

@@ -49,6 +49,11 @@
 #define REDISMODULE_CTX_FLAGS_LOADING (1 << 13)
 #define REDISMODULE_CTX_FLAGS_RESP3 (1 << 22)
 
+/* SetModuleOptions: the module checks IsIOError after every RDB read, so
+ * a damaged RDB or RESTORE payload is refused instead of stopping the
+ * server. */
+#define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
+
 /* Keyspace notification classes */
 #define REDISMODULE_NOTIFY_GENERIC (1 << 2)
 
@@ -56,9 +61,10 @@
 #define REDISMODULE_REPLY_STRING 0
 #define REDISMODULE_REPLY_ARRAY 3
 
-/* Data type method table: version 2 adds free_effort, unlink, copy and
- * defrag (Redis 6.0 and later read it). */
-#define BKR_TYPE_METHOD_VERSION 2
+/* Data type method table: version 1 is rdb_load .. aux_save, version 2
+ * adds aux_save_triggers, version 3 (Redis 6.2) free_effort, unlink, copy
+ * and defrag -- the last fields declared here. */
+#define BKR_TYPE_METHOD_VERSION 3
 
 typedef struct RedisModuleCtx RedisModuleCtx;
 typedef struct RedisModuleString RedisModuleString;
@@ -83,8 +89,8 @@ typedef struct RedisModuleTypeMethods {
     void (*free)(void *value);
     int (*aux_load)(RedisModuleIO *rdb, int encver, int when);
     void (*aux_save)(RedisModuleIO *rdb, int when);
-    int aux_save_triggers;
-    /* version 2 */
+    int aux_save_triggers; /* version 2 */
+    /* version 3 */
     size_t (*free_effort)(RedisModuleString *key, const void *value);
     void (*unlink)(RedisModuleString *key, const void *value);
     void *(*copy)(RedisModuleString *fromkey, RedisModuleString *tokey, const void *value);
@@ -96,6 +102,7 @@ typedef struct RedisModuleTypeMethods {
 #define BKR_API_CALLS(X) \
     X(void, SetModuleAttribs, (RedisModuleCtx *, const char *, int, int), 1) \
     X(int, IsModuleNameBusy, (const char *), 1) \
+    X(void, SetModuleOptions, (RedisModuleCtx *, int), 1) \
     X(int, CreateCommand, (RedisModuleCtx *, const char *, RedisModuleCmdFunc, const char *, int, int, int), 1) \
     X(RedisModuleType *, CreateDataType, (RedisModuleCtx *, const char *, int, RedisModuleTypeMethods *), 1) \
     X(int, ModuleTypeSetValue, (RedisModuleKey *, RedisModuleType *, void *), 1) \

@@ -63,7 +63,7 @@ class Server:
     def log(self):
         try:
             with open(os.path.join(self.dir, "server.log")) as f:
-                return f.read()[-3000:]
+                return f.read()[-int(os.environ.get("BK_LOG_TAIL", "3000")):]
         except OSError:
             return "(no log)"
 
