@@ -8,6 +8,7 @@ A test script calls `main(test_function)`; the module path is argv[1].
 import atexit
 import codecs
 import os
+import random
 import shutil
 import signal
 import socket
@@ -22,11 +23,23 @@ CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 _servers = []
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
+def _bindable(port):
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now, whose cluster
+    bus port (port + 10000) is free too."""
+    rng = random.SystemRandom()
+    while True:
+        port = rng.randrange(20000, 50000)
+        if _bindable(port) and _bindable(port + 10000):
+            return port
 
 
 class Server:
