@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets with clang (the `fuzz` preset) and runs each
 # for a short while (default 30 s each; FUZZ_SECONDS=N to change), starting
 # from the committed seeds: the buffer loader (fuzz_deserialize) and the
-# operation sequences checked against a model (fuzz_operations).  New
+# operation sequences checked against a model (fuzz_operations), and the
+# Redis module's value decoder (fuzz_redis_value).  New
 # inputs go to build/fuzz/corpus and build/fuzz/operations, never into the
 # source tree.  Exits non-zero if a fuzzer finds a crash, leak, sanitizer
 # report or broken property; the reproducer is left in build/fuzz/
@@ -17,9 +18,9 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations
+cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations fuzz_redis_value
 
-mkdir -p build/fuzz/corpus build/fuzz/operations
+mkdir -p build/fuzz/corpus build/fuzz/operations build/fuzz/redis_value
 cd build/fuzz
 
 # run NAME LOG FUZZER-ARGUMENTS...
@@ -40,4 +41,15 @@ run fuzz_deserialize fuzz.log -max_len=4096 -dict=../../tests/fuzz/format.dict \
     corpus ../../tests/fuzz/corpus ../../tests/data
 run fuzz_operations operations.log -max_len=2048 -len_control=0 \
     operations ../../tests/fuzz/operations
+# The Redis module's value decoder (SCANDUMP/LOADCHUNK/RDB blobs).
+run_redis_value() {
+    echo "fuzz-smoke: fuzzing fuzz_redis_value for ${seconds} s"
+    ./redis/fuzz_redis_value -max_total_time="$seconds" -timeout=10 -print_final_stats=1 -max_len=4096 \
+        redis_value ../../tests/fuzz/redis_value 2>redis_value.log || {
+        tail -n 60 redis_value.log >&2
+        echo "fuzz-smoke: fuzz_redis_value FAILED (log: build/fuzz/redis_value.log)" >&2
+        exit 1
+    }
+}
+run_redis_value
 echo "fuzz-smoke: no crash in ${seconds} s per target"
