@@ -2,14 +2,14 @@
 #   make demo   build, then run the embedded-default demonstration
 #   make test   build, then run every test under CTest
 # Other targets: make bench, make install PREFIX=..., make asan, make tsan,
-# make fuzz, make clean.  PRESET=debug|asan|tsan picks another build.
+# make fuzz, make redis-demo (the Redis module in a throwaway server), make clean.  PRESET=debug|asan|tsan picks another build.
 
 PRESET ?= release
 BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 
-.PHONY: all build demo test deps bench asan tsan fuzz install clean
+.PHONY: all build demo test deps bench asan tsan fuzz install clean redis-demo
 
 all: build
 
@@ -34,6 +34,9 @@ asan:
 
 tsan:
 	$(MAKE) test PRESET=tsan
+
+redis-demo: build
+	scripts/redis-demo.sh $(BUILD)/redis/bloomkit.so
 
 bench: build
 	$(BUILD)/bench/bloomkit-bench --quick

@@ -1864,7 +1864,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const char *missing = NULL;
     if (rm_api_resolve(ctx, &missing) != REDISMODULE_OK)
         return REDISMODULE_ERR;
-    if (RedisModule_IsModuleNameBusy(MODULE_NAME))
+    if (RedisModule_IsModuleNameBusy != NULL && RedisModule_IsModuleNameBusy(MODULE_NAME))
         return REDISMODULE_ERR;
     RedisModule_SetModuleAttribs(ctx, MODULE_NAME, MODULE_VERSION, REDISMODULE_APIVER_1);
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);

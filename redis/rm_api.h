@@ -101,7 +101,7 @@ typedef struct RedisModuleTypeMethods {
  * The last column says whether the module can run without it. */
 #define BKR_API_CALLS(X) \
     X(void, SetModuleAttribs, (RedisModuleCtx *, const char *, int, int), 1) \
-    X(int, IsModuleNameBusy, (const char *), 1) \
+    X(int, IsModuleNameBusy, (const char *), 0) \
     X(void, SetModuleOptions, (RedisModuleCtx *, int), 1) \
     X(int, CreateCommand, (RedisModuleCtx *, const char *, RedisModuleCmdFunc, const char *, int, int, int), 1) \
     X(RedisModuleType *, CreateDataType, (RedisModuleCtx *, const char *, int, RedisModuleTypeMethods *), 1) \
@@ -129,7 +129,6 @@ typedef struct RedisModuleTypeMethods {
     X(int, StringToDouble, (const RedisModuleString *, double *), 1) \
     X(int, ReplicateVerbatim, (RedisModuleCtx *), 1) \
     X(int, GetContextFlags, (RedisModuleCtx *), 1) \
-    X(void *, Alloc, (size_t), 1) \
     X(void, Free, (void *), 1) \
     X(void, SaveUnsigned, (RedisModuleIO *, uint64_t), 1) \
     X(uint64_t, LoadUnsigned, (RedisModuleIO *), 1) \
@@ -144,7 +143,6 @@ typedef struct RedisModuleTypeMethods {
     X(int, RegisterInfoFunc, (RedisModuleCtx *, RedisModuleInfoFunc), 1) \
     X(int, InfoAddSection, (RedisModuleInfoCtx *, const char *), 1) \
     X(int, InfoAddFieldLongLong, (RedisModuleInfoCtx *, const char *, long long), 1) \
-    X(int, InfoAddFieldCString, (RedisModuleInfoCtx *, const char *, const char *), 1) \
     X(int, NotifyKeyspaceEvent, (RedisModuleCtx *, int, const char *, RedisModuleString *), 1) \
     X(long long, Milliseconds, (void), 1) \
     X(int, IsKeysPositionRequest, (RedisModuleCtx *), 1) \
