@@ -2,14 +2,15 @@
 #   make demo   build, then run the embedded-default demonstration
 #   make test   build, then run every test under CTest
 # Other targets: make bench, make install PREFIX=..., make asan, make tsan,
-# make fuzz, make redis-demo (the Redis module in a throwaway server), make clean.  PRESET=debug|asan|tsan picks another build.
+# make fuzz, make redis-demo (the Redis module in a throwaway server), make redis-bench
+# (REDISBLOOM=path/to/redisbloom.so to compare), make clean.  PRESET=debug|asan|tsan picks another build.
 
 PRESET ?= release
 BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX ?= /usr/local
 
-.PHONY: all build demo test deps bench asan tsan fuzz install clean redis-demo
+.PHONY: all build demo test deps bench asan tsan fuzz install clean redis-demo redis-bench
 
 all: build
 
@@ -37,6 +38,9 @@ tsan:
 
 redis-demo: build
 	scripts/redis-demo.sh $(BUILD)/redis/bloomkit.so
+
+redis-bench: build
+	bench/redis_bench.sh $(BUILD)/redis/bloomkit.so
 
 bench: build
 	$(BUILD)/bench/bloomkit-bench --quick

@@ -183,6 +183,39 @@ static bk_key arg_key(RedisModuleString *arg)
     return key;
 }
 
+/* argv[first..argc) as keys, with room for one answer each, in one
+ * allocation the caller frees (*keys); NULL on allocation failure. */
+static bk_key *items_with_answers(RedisModuleString **argv, int first, int argc, bool **answers)
+{
+    size_t count = (size_t)(argc - first);
+    bk_key *keys = calloc(1, count * (sizeof *keys + sizeof **answers) + 1);
+    if (keys == NULL)
+        return NULL;
+    for (size_t i = 0; i < count; i++)
+        keys[i] = arg_key(argv[first + (int)i]);
+    *answers = (bool *)(keys + count);
+    return keys;
+}
+
+/* MEXISTS: one answer per item, through the batch queries. */
+static void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv, int first,
+                          int argc)
+{
+    bool *answers = NULL;
+    bk_key *keys = value != NULL ? items_with_answers(argv, first, argc, &answers) : NULL;
+    if (keys != NULL && bkr_value_contains_batch(value, keys, (size_t)(argc - first), answers) != BK_OK) {
+        free(keys);
+        keys = NULL;
+    }
+    RedisModule_ReplyWithArray(ctx, argc - first);
+    for (int i = first; i < argc; i++) {
+        bk_key k = arg_key(argv[i]);
+        reply_bool(ctx, value != NULL &&
+                            (keys != NULL ? answers[i - first] : bkr_value_contains(value, k.data, k.len)));
+    }
+    free(keys);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Keys                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -378,15 +411,27 @@ static bkr_value *bf_open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, 
 }
 
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
- * first error, as RedisBloom does). */
+ * first error, as RedisBloom does).  The items are first queried as one
+ * batch (hashed and their memory requested ahead): one already present
+ * answers 0 without an add, and the adds of the others find their words
+ * in the cache.  The answers are those of adding one item after another. */
 static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv, int first, int argc)
 {
+    bool *present = NULL;
+    bk_key *keys = argc - first > 1 ? items_with_answers(argv, first, argc, &present) : NULL;
+    if (keys != NULL)
+        bkr_value_contains_batch(value, keys, (size_t)(argc - first), present);
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
     long replied = 0;
     bool failed = false;
-    for (int i = first; i < argc && !failed; i++, replied++)
-        bf_add_reply(ctx, value, argv[i], &failed);
+    for (int i = first; i < argc && !failed; i++, replied++) {
+        if (keys != NULL && present[i - first])
+            reply_bool(ctx, false);
+        else
+            bf_add_reply(ctx, value, argv[i], &failed);
+    }
     RedisModule_ReplySetArrayLength(ctx, replied);
+    free(keys);
 }
 
 static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
@@ -477,10 +522,10 @@ static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     RedisModuleKey *key;
     bkr_value *value;
     open_value(ctx, argv[1], REDISMODULE_READ, family, &key, &value);
-    if (multi)
-        RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; i++) {
-        bk_key k = arg_key(argv[i]);
+    if (multi) {
+        reply_mexists(ctx, value, argv, 2, argc);
+    } else {
+        bk_key k = arg_key(argv[2]);
         reply_bool(ctx, value != NULL && bkr_value_contains(value, k.data, k.len));
     }
     RedisModule_CloseKey(key);
@@ -1323,10 +1368,10 @@ static int bk_exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int a
         RedisModule_CloseKey(key);
         return reply_wrongtype(ctx);
     }
-    if (multi)
-        RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; i++) {
-        bk_key k = arg_key(argv[i]);
+    if (multi) {
+        reply_mexists(ctx, value, argv, 2, argc);
+    } else {
+        bk_key k = arg_key(argv[2]);
         reply_bool(ctx, value != NULL && bkr_value_contains(value, k.data, k.len));
     }
     RedisModule_CloseKey(key);

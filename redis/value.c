@@ -369,6 +369,24 @@ bool bkr_value_contains(const bkr_value *value, const void *item, size_t len)
     return false;
 }
 
+bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, size_t count, bool *results)
+{
+    uint32_t links = value->meta.filter_count;
+    bool *link_results = links > 1 ? malloc(count ? count : 1) : NULL;
+    if (links > 1 && link_results == NULL)
+        return BK_ENOMEM;
+    memset(results, 0, count * sizeof *results);
+    if (links > 0)
+        bk_filter_contains_batch(value->filters[links - 1], keys, count, results);
+    for (uint32_t i = links - 1; i-- > 0;) {
+        bk_filter_contains_batch(value->filters[i], keys, count, link_results);
+        for (size_t j = 0; j < count; j++)
+            results[j] |= link_results[j];
+    }
+    free(link_results);
+    return BK_OK;
+}
+
 uint64_t bkr_value_count(const bkr_value *value, const void *item, size_t len)
 {
     uint64_t total = 0;

@@ -128,6 +128,10 @@ bk_status bkr_value_decode(const void *bytes, size_t size, bkr_value **out);
 bk_status bkr_cf_add(bkr_value *value, const void *item, size_t len, unsigned max_links);
 /* True if any link may hold the item. */
 bool bkr_value_contains(const bkr_value *value, const void *item, size_t len);
+/* results[i]: true if any link may hold keys[i], through the library's
+ * batch queries (hashed and prefetched ahead of the probes).  BK_ENOMEM
+ * (results untouched) if a link's scratch array cannot be allocated. */
+bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, size_t count, bool *results);
 /* Sum of the links' counts. */
 uint64_t bkr_value_count(const bkr_value *value, const void *item, size_t len);
 /* Deletes one copy, newest link first: BK_OK, BK_ENOTFOUND. */
