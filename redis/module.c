@@ -242,10 +242,34 @@ static lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, in
     return KEY_OURS;
 }
 
+/* The newest filter's statistics, computed (a pass over its memory for
+ * the bit-array kinds) at most once between two writes. */
+static const bk_stats *newest_stats(bkr_value *value)
+{
+    if (!value->newest_stats_valid) {
+        bk_filter_stats(bkr_value_newest(value), &value->newest_stats);
+        value->newest_stats_valid = true;
+    }
+    return &value->newest_stats;
+}
+
+/* Bytes a value holds: the newest filter's memory (from its statistics)
+ * plus the older links' and the value's own (bkr_value_memory counts
+ * every filter by its serialised size, a header more). */
+static size_t value_memory(bkr_value *value)
+{
+    if (value->meta.filter_count == 0)
+        return bkr_value_memory(value);
+    size_t newest_image = 0;
+    bk_filter_serialized_size(bkr_value_newest(value), &newest_image);
+    return bkr_value_memory(value) - newest_image + (size_t)newest_stats(value)->bytes;
+}
+
 /* What every write does after changing a value. */
 static void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
 {
     if (value != NULL) {
+        value->newest_stats_valid = false;
         free(value->dump);
         value->dump = NULL;
         value->dump_size = 0;
@@ -560,11 +584,11 @@ static const char *const bf_info_names[] = { "Capacity", "Size", "Number of filt
                                              "Number of items inserted", "Expansion rate" };
 static const char *const bf_info_words[] = { "CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION" };
 
-static void bf_info_field(RedisModuleCtx *ctx, const bkr_value *value, const bk_stats *stats, int field)
+static void bf_info_field(RedisModuleCtx *ctx, bkr_value *value, const bk_stats *stats, int field)
 {
     switch (field) {
     case 0: RedisModule_ReplyWithLongLong(ctx, (long long)stats->capacity); break;
-    case 1: RedisModule_ReplyWithLongLong(ctx, (long long)bkr_value_memory(value)); break;
+    case 1: RedisModule_ReplyWithLongLong(ctx, (long long)value_memory(value)); break;
     case 2: RedisModule_ReplyWithLongLong(ctx, stats->filters); break;
     case 3: RedisModule_ReplyWithLongLong(ctx, (long long)stats->keys_added); break;
     default:
@@ -583,13 +607,12 @@ static int bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModuleKey *key;
     bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BF, &key, "ERR not found");
     if (value != NULL) {
-        bk_stats stats;
-        bk_filter_stats(value->filters[0], &stats);
+        const bk_stats *stats = newest_stats(value);
         if (argc == 2) {
             reply_map(ctx, 5);
             for (int f = 0; f < 5; f++) {
                 RedisModule_ReplyWithSimpleString(ctx, bf_info_names[f]);
-                bf_info_field(ctx, value, &stats, f);
+                bf_info_field(ctx, value, stats, f);
             }
         } else {
             int field = -1;
@@ -601,10 +624,10 @@ static int bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             } else if (is_resp3(ctx)) {
                 reply_map(ctx, 1);
                 RedisModule_ReplyWithSimpleString(ctx, bf_info_names[field]);
-                bf_info_field(ctx, value, &stats, field);
+                bf_info_field(ctx, value, stats, field);
             } else {
                 RedisModule_ReplyWithArray(ctx, 1);
-                bf_info_field(ctx, value, &stats, field);
+                bf_info_field(ctx, value, stats, field);
             }
         }
     }
@@ -622,10 +645,7 @@ static int bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (found == KEY_WRONGTYPE) {
         reply_wrongtype(ctx);
     } else {
-        bk_stats stats;
-        if (value != NULL)
-            bk_filter_stats(value->filters[0], &stats);
-        RedisModule_ReplyWithLongLong(ctx, value == NULL ? 0 : (long long)stats.keys_added);
+        RedisModule_ReplyWithLongLong(ctx, value == NULL ? 0 : (long long)newest_stats(value)->keys_added);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -640,8 +660,7 @@ static int bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModuleKey *key;
     bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BF, &key, "ERR not found");
     if (value != NULL) {
-        bk_stats s;
-        bk_filter_stats(value->filters[0], &s);
+        bk_stats s = *newest_stats(value);
         char line[256];
         RedisModule_ReplyWithArray(ctx, 2);
         snprintf(line, sizeof line, "size:%llu", (unsigned long long)s.keys_added);
@@ -1072,7 +1091,7 @@ static int cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         }
         const char *names[] = { "Size", "Number of buckets", "Number of filters", "Number of items inserted",
                                 "Number of items deleted", "Bucket size", "Expansion rate", "Max iterations" };
-        long long values[] = { (long long)bkr_value_memory(value), (long long)buckets,
+        long long values[] = { (long long)value_memory(value), (long long)buckets,
                                (long long)value->meta.filter_count, (long long)value->meta.items,
                                (long long)value->meta.deletes, 4, (long long)value->meta.expansion,
                                (long long)value->meta.max_iterations };
@@ -1451,13 +1470,12 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     RedisModuleKey *key;
     bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key, "ERR not found");
     if (value != NULL) {
-        bk_stats s;
-        bk_filter_stats(bkr_value_newest(value), &s);
+        bk_stats s = *newest_stats(value);
         reply_map(ctx, 13);
         RedisModule_ReplyWithSimpleString(ctx, "kind");
         RedisModule_ReplyWithSimpleString(ctx, bk_kind_name(s.kind));
         info_int(ctx, "capacity", (long long)s.capacity);
-        info_int(ctx, "bytes", (long long)bkr_value_memory(value));
+        info_int(ctx, "bytes", (long long)value_memory(value));
         info_int(ctx, "bits", (long long)s.bits);
         info_int(ctx, "hashes", s.hashes);
         info_int(ctx, "filters", value->meta.filter_count > 1 ? value->meta.filter_count : s.filters);
@@ -1780,9 +1798,11 @@ static void type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *o
         free(blob);
 }
 
+/* (The statistics cache is refreshed through a const pointer: Redis
+ * gives the callback a const value, and the cache is not part of it.) */
 static size_t type_mem_usage(const void *opaque)
 {
-    return bkr_value_memory(opaque);
+    return value_memory((bkr_value *)(uintptr_t)opaque);
 }
 
 static void type_digest(RedisModuleDigest *digest, void *opaque)

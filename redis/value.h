@@ -77,6 +77,8 @@ typedef struct bkr_value {
     /* Run-time state, never saved. */
     bool past_design_point;     /* counted in INFO bloomkit */
     bool crossing_pending;      /* the fill alarm fired: notify after the command */
+    bk_stats newest_stats;      /* bk_filter_stats of the newest filter ... */
+    bool newest_stats_valid;    /* ... until the next write */
     uint8_t *dump;              /* SCANDUMP's encoding, kept between chunks */
     size_t dump_size;
     uint8_t *loading;           /* LOADCHUNK bytes received so far (key not usable yet) */
@@ -93,7 +95,8 @@ void bkr_value_free(bkr_value *value);
 bk_status bkr_value_copy(const bkr_value *value, bkr_value **out);
 /* The newest filter (where adds go). */
 bk_filter *bkr_value_newest(const bkr_value *value);
-/* Bytes of filter memory plus the value's own. */
+/* Bytes of filter memory (each filter's serialised size: its memory and
+ * a small header) plus the value's own; constant time per filter. */
 size_t bkr_value_memory(const bkr_value *value);
 
 /* Header bytes for value (BKR_HEADER_FIXED + 8 n), into a new buffer;
