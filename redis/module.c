@@ -1,7 +1,7 @@
 /*
  * redis/module.c -- bloomkit.so, the Redis module: RedisBloom's BF.* and
  * CF.* commands over bloomkit's `scalable` and `cuckoo` kinds, and BK.*
- * for every kind, all on one module data type ("bloomkit", redis/value.h).
+ * for every kind, all on one module data type ("bloomkit-", redis/value.h).
  *
  * Shape of a command handler:
  *
@@ -1213,8 +1213,8 @@ static bool parse_bk_options(RedisModuleCtx *ctx, RedisModuleString **argv, int 
     return true;
 }
 
-/* Opens `name` for a new BK value: replies and returns NULL-key state
- * through *ok = false if it exists. */
+/* Opens `name` for a new value: false (key closed, "ERR item exists"
+ * replied) when something is already there. */
 static bool open_new_key(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key)
 {
     *key = RedisModule_OpenKey(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE);
@@ -1515,8 +1515,25 @@ static int bk_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
+/* Folds one source into *work, which starts as a copy of dest or, when
+ * dest is missing, of the first source (folded no further). */
+static bk_status fold_source(bkr_value **work, const bkr_value *dest, const bkr_value *src, bool intersect)
+{
+    if (src->meta.filter_count != 1)
+        return BK_EUNSUPPORTED;
+    if (*work == NULL) {
+        bk_status status = bkr_value_copy(dest != NULL ? dest : src, work);
+        if (status != BK_OK || dest == NULL)
+            return status;
+    }
+    if ((*work)->meta.filter_count != 1)
+        return BK_EUNSUPPORTED;
+    return (intersect ? bk_filter_intersect : bk_filter_union)((*work)->filters[0], src->filters[0]);
+}
+
 /* BK.MERGE / BK.INTERSECT dest src...: dest (created as a copy of the
- * first source when missing) becomes the union / intersection. */
+ * first source when missing) becomes the union / intersection.  Single
+ * filters only (not CF chains); nothing changes on an error. */
 static int bk_combine(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool intersect)
 {
     if (argc < 3)
@@ -1539,14 +1556,7 @@ static int bk_combine(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
             RedisModule_CloseKey(dest_key);
             return REDISMODULE_OK;
         }
-        if (src->meta.filter_count != 1)
-            status = BK_EUNSUPPORTED;
-        else if (work == NULL)
-            status = bkr_value_copy(dest != NULL ? dest : src, &work);
-        if (status == BK_OK && (work->meta.filter_count != 1 || dest != NULL || i > 2))
-            status = work->meta.filter_count != 1
-                         ? BK_EUNSUPPORTED
-                         : (intersect ? bk_filter_intersect : bk_filter_union)(work->filters[0], src->filters[0]);
+        status = fold_source(&work, dest, src, intersect);
         RedisModule_CloseKey(src_key);
     }
     int rc;

@@ -516,9 +516,46 @@ static void test_refusals_by_kind(void **state)
     bk_filter_free(blocked);
 }
 
+/* bk_filter_advance_clock moves a time window's clock (T = 60 s, g = 4:
+ * a key is read until 80 s after its span began, never within 60 s) and
+ * leaves every other filter alone. */
+static void test_advance_clock(void **state)
+{
+    (void)state;
+    bk_params p = { .window_seconds = 60, .capacity = 1000, .fpr = 0.001 };
+    bk_filter *window;
+    assert_int_equal(bk_filter_create(BK_KIND_WINDOW, &p, &window), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(window, 1000), BK_OK);
+    assert_int_equal(bk_filter_add(window, "a", 1, NULL), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(window, 1059), BK_OK);
+    assert_true(bk_filter_contains(window, "a", 1));
+    assert_int_equal(bk_filter_advance_clock(window, 1000), BK_OK); /* back in time: ignored */
+    assert_true(bk_filter_contains(window, "a", 1));
+    assert_int_equal(bk_filter_advance_clock(window, 1080), BK_OK);
+    assert_false(bk_filter_contains(window, "a", 1));
+    assert_int_equal(bk_filter_advance_clock(window, UINT64_MAX), BK_ERANGE);
+    bk_filter_free(window);
+
+    bk_params q = { .capacity = 1000, .fpr = 0.01 };
+    bk_filter *bloom;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &q, &bloom), BK_OK);
+    assert_int_equal(bk_filter_add(bloom, "a", 1, NULL), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(bloom, 1u << 30), BK_OK);
+    assert_true(bk_filter_contains(bloom, "a", 1));
+    bk_filter_free(bloom);
+    q.window_keys = 100;
+    assert_int_equal(bk_filter_create(BK_KIND_WINDOW, &q, &window), BK_OK); /* a window of keys */
+    assert_int_equal(bk_filter_add(window, "a", 1, NULL), BK_OK);
+    assert_int_equal(bk_filter_advance_clock(window, 1u << 30), BK_OK);
+    assert_true(bk_filter_contains(window, "a", 1));
+    bk_filter_free(window);
+    assert_int_equal(bk_filter_advance_clock(NULL, 1), BK_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_advance_clock),
         cmocka_unit_test(test_names_round_trip),
         cmocka_unit_test(test_every_kind_finds_its_keys),
         cmocka_unit_test(test_batch_lengths_match_single_queries),

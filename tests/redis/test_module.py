@@ -196,6 +196,9 @@ def test_bk_commands(c, workdir):
     fp = sum(c.value("BK.MEXISTS", "s2", *ABSENT))
     check(fp <= binomial_upper(1 / 256, len(ABSENT)) * len(ABSENT), "xor8 fpr %d" % fp)
     check(c.value("BK.BUILD", "s3", "fuse8", "FROMSET", "str").startswith("WRONGTYPE"), "fromset type")
+    check(c.value("COMMAND", "GETKEYS", "BK.BUILD", "s4", "xor8", "FROMSET", "set") == [b"s4", b"set"],
+          "BK.BUILD FROMSET declares both keys")
+    check(c.value("COMMAND", "GETKEYS", "BK.MERGE", "d", "a", "b") == [b"d", b"a", b"b"], "BK.MERGE keys")
     # merge / intersect
     for k, items in (("m1", PRESENT[:1000]), ("m2", PRESENT[1000:])):
         c.value("BK.RESERVE", k, "blocked", "4000", "0.01")
