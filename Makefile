@@ -2,8 +2,9 @@
 #   make demo   build, then run the embedded-default demonstration
 #   make test   build, then run every test under CTest
 # Other targets: make bench, make install PREFIX=..., make asan, make tsan,
-# make fuzz, make redis-demo (the Redis module in a throwaway server), make redis-bench
-# (REDISBLOOM=path/to/redisbloom.so to compare), make clean.  PRESET=debug|asan|tsan picks another build.
+# make fuzz, make clean.  PRESET=debug|asan|tsan picks another build.
+# The Redis module: make redis-demo (a throwaway server and a redis-cli
+# session), make redis-bench (REDISBLOOM=path/to/redisbloom.so compares).
 
 PRESET ?= release
 BUILD  := build/$(PRESET)

@@ -18,7 +18,7 @@
 #                             [--capacities "1000000 100000000"] MODULE
 set -eu
 
-redisbloom="${REDISBLOOM:-}"
+redisbloom="${REDISBLOOM:-}"  # make redis-bench REDISBLOOM=... passes it through the environment
 requests=2000000
 rounds=3
 capacities="1000000 100000000"
