@@ -238,6 +238,23 @@ def test_bk_commands(c, workdir):
     check(c.value("EXISTS", "bad") == 0, "a refused load left a key")
 
 
+def test_bk_resp3(port):
+    """BK.* reply types after HELLO 3: booleans, maps, doubles."""
+    with harness.Client(port) as c:
+        c.call("HELLO", "3")
+        c.call("BK.RESERVE", "r3", "cuckoo", "1000", "0.01")
+        check(c.call("BK.ADD", "r3", "a") == b"#t\r\n", "BK.ADD RESP3")
+        check(c.call("BK.MADD", "r3", "a", "b") == b"*2\r\n#f\r\n#t\r\n", "BK.MADD RESP3: a was there")
+        check(c.call("BK.MEXISTS", "r3", "a", "zz") == b"*2\r\n#t\r\n#f\r\n", "BK.MEXISTS RESP3")
+        check(c.call("BK.DEL", "r3", "zz") == b"#f\r\n", "BK.DEL RESP3")
+        check(c.call("BK.COUNT", "r3", "a") == b":2\r\n", "BK.COUNT RESP3")
+        info = c.call("BK.INFO", "r3")
+        check(info.startswith(b"%13\r\n") and b"+fill_ratio\r\n," in info, "BK.INFO RESP3 %r" % info[:60])
+        check(c.call("BK.EXISTS", "missing", "a") == b"#f\r\n", "BK.EXISTS missing RESP3")
+        check(c.call("BK.ADD", "missing", "a") == b"-ERR not found\r\n", "BK.ADD missing RESP3")
+        c.call("DEL", "r3")
+
+
 def test_copy_rename_memory(c):
     c.value("BF.RESERVE", "orig", "0.01", "1000")
     c.value("BF.MADD", "orig", *PRESENT[:500])
@@ -383,6 +400,8 @@ def test():
         test_bf_growth_fpr(c)
         test_cf_never_loses(c)
         test_bk_commands(c, workdir)
+    test_bk_resp3(server.port)
+    with server.client() as c:
         test_copy_rename_memory(c)
         test_hostile(c)
         c.call("FLUSHALL")
