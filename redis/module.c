@@ -291,8 +291,16 @@ static bkr_value *install(RedisModuleKey *key, bkr_value *value)
 /* Creating values                                                          */
 /* ------------------------------------------------------------------------ */
 
-static bk_status new_bf(uint64_t capacity, double error_rate, uint64_t expansion, bkr_value **out)
+typedef struct bf_options {
+    uint64_t capacity;
+    double error_rate;
+    uint64_t expansion; /* 0: NONSCALING */
+} bf_options;
+
+static bk_status new_bf(const bf_options *options, bkr_value **out)
 {
+    uint64_t capacity = options->capacity, expansion = options->expansion;
+    double error_rate = options->error_rate;
     bk_params params;
     memset(&params, 0, sizeof params);
     params.capacity = capacity;
@@ -383,7 +391,8 @@ static int bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         rc = reply_wrongtype(ctx);
     } else if (found == KEY_OURS) {
         rc = RedisModule_ReplyWithError(ctx, "ERR item exists");
-    } else if (new_bf((uint64_t)capacity, error_rate, nonscaling ? 0 : (uint64_t)expansion, &value) != BK_OK) {
+    } else if (new_bf(&(bf_options){ (uint64_t)capacity, error_rate, nonscaling ? 0 : (uint64_t)expansion },
+                      &value) != BK_OK) {
         rc = RedisModule_ReplyWithError(ctx, "ERR could not create filter");
     } else {
         install(key, value);
@@ -409,14 +418,15 @@ static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, RedisModuleStrin
     }
 }
 
-/* Opens a BF for adding, creating it with `capacity`/`error_rate`/
- * `expansion` when missing (unless nocreate).  Replies and returns NULL
- * on an error. */
-static bkr_value *bf_open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key,
-                                  bool nocreate, uint64_t capacity, double error_rate, uint64_t expansion)
+/* Opens `name` for adding to a value of `family`, creating it with
+ * create(options) when missing (unless nocreate).  Replies and returns
+ * NULL on an error (WRONGTYPE, "ERR not found", creation failure). */
+static bkr_value *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key,
+                               bkr_family family, bool nocreate,
+                               bk_status (*create)(const void *options, bkr_value **out), const void *options)
 {
     bkr_value *value;
-    lookup_result found = open_value(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, BKR_BF, key, &value);
+    lookup_result found = open_value(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, family, key, &value);
     if (found == KEY_WRONGTYPE) {
         reply_wrongtype(ctx);
         return NULL;
@@ -427,11 +437,21 @@ static bkr_value *bf_open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, 
         RedisModule_ReplyWithError(ctx, "ERR not found");
         return NULL;
     }
-    if (new_bf(capacity, error_rate, expansion, &value) != BK_OK) {
+    if (create(options, &value) != BK_OK) {
         RedisModule_ReplyWithError(ctx, "ERR could not create filter");
         return NULL;
     }
     return install(*key, value);
+}
+
+static bk_status create_bf(const void *options, bkr_value **out)
+{
+    return new_bf(options, out);
+}
+
+static bk_status create_cf(const void *options, bkr_value **out)
+{
+    return new_cf(options, out);
 }
 
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
@@ -463,8 +483,8 @@ static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (multi ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = bf_open_for_add(ctx, argv[1], &key, false, (uint64_t)config_initial_size,
-                                       config_error_rate, 2);
+    bf_options defaults = { (uint64_t)config_initial_size, config_error_rate, 2 };
+    bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, false, create_bf, &defaults);
     if (value != NULL) {
         if (multi) {
             bf_add_items(ctx, value, argv, 2, argc);
@@ -527,8 +547,8 @@ static int bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (items_at < 0 || items_at >= argc)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = bf_open_for_add(ctx, argv[1], &key, nocreate, (uint64_t)capacity, error_rate,
-                                       nonscaling ? 0 : (uint64_t)expansion);
+    bf_options options = { (uint64_t)capacity, error_rate, nonscaling ? 0 : (uint64_t)expansion };
+    bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, nocreate, create_bf, &options);
     if (value != NULL) {
         bf_add_items(ctx, value, argv, items_at, argc);
         after_write(ctx, argv[1], value);
@@ -921,29 +941,6 @@ static int cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-static bkr_value *cf_open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key,
-                                  bool nocreate, long long capacity)
-{
-    bkr_value *value;
-    lookup_result found = open_value(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, BKR_CF, key, &value);
-    if (found == KEY_WRONGTYPE) {
-        reply_wrongtype(ctx);
-        return NULL;
-    }
-    if (found == KEY_OURS)
-        return value;
-    if (nocreate) {
-        RedisModule_ReplyWithError(ctx, "ERR not found");
-        return NULL;
-    }
-    cf_options o = { capacity, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_MAX_ITERATIONS, CF_DEFAULT_EXPANSION };
-    if (new_cf(&o, &value) != BK_OK) {
-        RedisModule_ReplyWithError(ctx, "ERR could not create filter");
-        return NULL;
-    }
-    return install(*key, value);
-}
-
 /* Adds one item: 1 added, 0 present (nx only), -1 full. */
 static int cf_add_one(bkr_value *value, RedisModuleString *item, bool nx)
 {
@@ -958,7 +955,9 @@ static int cf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = cf_open_for_add(ctx, argv[1], &key, false, CF_DEFAULT_CAPACITY);
+    cf_options defaults = { CF_DEFAULT_CAPACITY, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_MAX_ITERATIONS,
+                            CF_DEFAULT_EXPANSION };
+    bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_CF, false, create_cf, &defaults);
     if (value != NULL) {
         int result = cf_add_one(value, argv[2], nx);
         if (result < 0)
@@ -984,7 +983,8 @@ static int cf_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 /* CF.INSERT / CF.INSERTNX key [CAPACITY c] [NOCREATE] ITEMS item... */
 static int cf_insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool nx)
 {
-    cf_options o = { CF_DEFAULT_CAPACITY, CF_DEFAULT_BUCKET_SIZE, 0, 0 };
+    cf_options o = { CF_DEFAULT_CAPACITY, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_MAX_ITERATIONS,
+                     CF_DEFAULT_EXPANSION };
     bool nocreate = false;
     int items_at = -1;
     for (int i = 2; i < argc && items_at < 0; i++) {
@@ -1006,7 +1006,7 @@ static int cf_insert_common(RedisModuleCtx *ctx, RedisModuleString **argv, int a
     if (items_at < 0 || items_at >= argc)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = cf_open_for_add(ctx, argv[1], &key, nocreate, o.capacity);
+    bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_CF, nocreate, create_cf, &o);
     if (value != NULL) {
         bool resp3 = is_resp3(ctx);
         RedisModule_ReplyWithArray(ctx, argc - items_at);
