@@ -6,6 +6,8 @@
 # Other targets: make bench, make install PREFIX=..., make asan, make tsan,
 # make fuzz, make clean.  PRESET=debug|asan|tsan picks another build.
 # BLOOMKIT_BIG_TESTS=1 also runs the tests that need more than 4 GiB of RAM.
+# The Redis module: make redis-demo (a throwaway server and a redis-cli
+# session), make redis-bench (REDISBLOOM=path/to/redisbloom.so compares).
 
 PRESET ?= release
 BUILD  := build/$(PRESET)
@@ -17,7 +19,7 @@ PREFIX ?= /usr/local
 MAKEFLAGS += --no-print-directory
 CONFIGURE := cmake --preset $(PRESET) --log-level=WARNING
 
-.PHONY: all build demo test deps bench asan tsan fuzz install clean
+.PHONY: all build demo test deps bench asan tsan fuzz install clean redis-demo redis-bench
 
 all: build
 
@@ -45,6 +47,12 @@ asan:
 
 tsan:
 	$(MAKE) test PRESET=tsan
+
+redis-demo: build
+	scripts/redis-demo.sh $(BUILD)/redis/bloomkit.so
+
+redis-bench: build
+	bench/redis_bench.sh $(BUILD)/redis/bloomkit.so
 
 bench: build
 	$(BUILD)/bench/bloomkit-bench --quick

@@ -3,9 +3,10 @@
 # for a short while (default 30 s each; FUZZ_SECONDS=N to change), starting
 # from the committed seeds: the buffer loader (fuzz_deserialize), the
 # operation sequences checked against a model (fuzz_operations), filters
-# loaded from hostile bytes then used and saved again (fuzz_loaded), and
-# the reader of Parquet-stored sbbf filters (fuzz_parquet).  New inputs go
-# to build/fuzz/corpus, operations, loaded and parquet, never into the
+# loaded from hostile bytes then used and saved again (fuzz_loaded), the
+# reader of Parquet-stored sbbf filters (fuzz_parquet), and the Redis
+# module's value decoder (fuzz_redis_value).  New inputs go to
+# build/fuzz/corpus, operations, loaded, parquet and redis_value, never into the
 # source tree.  Exits non-zero if a fuzzer finds a crash, leak, sanitizer
 # report or broken property; the reproducer is left in build/fuzz/
 # (crash-*, leak-*, ...).
@@ -20,9 +21,9 @@ fi
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j2 --target fuzz_deserialize fuzz_operations fuzz_loaded \
-    fuzz_parquet
+    fuzz_parquet fuzz_redis_value
 
-mkdir -p build/fuzz/corpus build/fuzz/operations build/fuzz/loaded
+mkdir -p build/fuzz/corpus build/fuzz/operations build/fuzz/loaded build/fuzz/redis_value
 cd build/fuzz
 
 # run NAME LOG FUZZER-ARGUMENTS...
@@ -47,4 +48,15 @@ run fuzz_loaded loaded.log -max_len=4096 -rss_limit_mb=1024 -malloc_limit_mb=256
     loaded ../../tests/fuzz/loaded
 mkdir -p parquet
 run fuzz_parquet parquet.log -max_len=1024 parquet ../../tests/fuzz/parquet
+# The Redis module's value decoder (SCANDUMP/LOADCHUNK/RDB blobs).
+run_redis_value() {
+    echo "fuzz-smoke: fuzzing fuzz_redis_value for ${seconds} s"
+    ./redis/fuzz_redis_value -max_total_time="$seconds" -timeout=10 -print_final_stats=1 -max_len=4096 \
+        redis_value ../../tests/fuzz/redis_value 2>redis_value.log || {
+        tail -n 60 redis_value.log >&2
+        echo "fuzz-smoke: fuzz_redis_value FAILED (log: build/fuzz/redis_value.log)" >&2
+        exit 1
+    }
+}
+run_redis_value
 echo "fuzz-smoke: no crash in ${seconds} s per target"

@@ -5,6 +5,8 @@
 set -eu
 
 packages="cmake make gcc g++ pkg-config libxxhash-dev libcmocka-dev"
+# The Redis module's tests: the server, its CLI, and redis-py for the client test.
+packages="$packages redis-server redis-tools python3-redis"
 # Optional: benchmark peer and plots, fuzzing toolchain.
 optional="libbloom-dev gnuplot-nox clang libclang-rt-14-dev"
 

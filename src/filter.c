@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bloomkit/window.h"
 #include "hash.h"
 #include "memory.h"
 
