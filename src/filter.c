@@ -134,6 +134,11 @@ const bk_kind_ops *bk_filter_ops(const bk_filter *filter)
     return filter->ops;
 }
 
+void *bk_filter_object_of(const bk_filter *filter, bk_kind kind)
+{
+    return filter != NULL && filter->ops->kind == kind ? filter->object : NULL;
+}
+
 static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter **out)
 {
     bk_status status = bk_filter_wrap(ops, object, out);

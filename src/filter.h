@@ -128,6 +128,11 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
 /* The ops of a handle. */
 const bk_kind_ops *bk_filter_ops(const bk_filter *filter);
 
+/* The object of `filter` when it is of kind `kind`, else NULL (a NULL
+ * filter too): how a kind's own public calls -- its view, Parquet export,
+ * sub-filter statistics -- reach their object through a handle, checked. */
+void *bk_filter_object_of(const bk_filter *filter, bk_kind kind);
+
 
 /* Memory the handle's object reads in place (a mapped file): `release`
  * (memory, size) runs in bk_filter_free after the object is destroyed. */
