@@ -44,6 +44,7 @@ static const bk_kind_ops *const kind_table[] = {
     &bk_fuse8_ops,
     &bk_fuse16_ops,
     &bk_fuse8_4_ops,
+    &bk_quotient_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
@@ -56,6 +57,7 @@ static const char *const kind_names[] = {
     [BK_KIND_FUSE8] = "fuse8",       [BK_KIND_FUSE16] = "fuse16",
     [BK_KIND_FUSE8_4] = "fuse8_4",   [BK_KIND_SCALABLE] = "scalable",
     [BK_KIND_WINDOW] = "window",
+    [BK_KIND_QUOTIENT] = "quotient",
 };
 
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind)

@@ -108,6 +108,7 @@ extern const bk_kind_ops bk_xor8_ops;
 extern const bk_kind_ops bk_fuse8_ops;
 extern const bk_kind_ops bk_fuse16_ops;
 extern const bk_kind_ops bk_fuse8_4_ops;
+extern const bk_kind_ops bk_quotient_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);
