@@ -263,6 +263,8 @@ static const option_spec option_specs[] = {
     { OPT_COUNT, 'c', "count", false },
     { OPT_JSON, 0, "json", false },
     { OPT_MMAP, 0, "mmap", false },
+    { OPT_REMAINDER_BITS, 0, "remainder-bits", true },
+    { OPT_AUTO_GROW, 0, "auto-grow", false },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -330,6 +332,9 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_COUNT: out->count_only = true; return CLI_OK;
     case OPT_JSON: out->json = true; return CLI_OK;
     case OPT_MMAP: out->mmap = true; return CLI_OK;
+    case OPT_REMAINDER_BITS:
+        return parse_unsigned(option, value, 1, 64, &params->remainder_bits);
+    case OPT_AUTO_GROW: params->flags |= BK_FLAG_AUTO_GROW; return CLI_OK;
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);

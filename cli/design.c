@@ -25,7 +25,7 @@
 #define KIND_OPTIONS                                                                       \
     "kind options: --fingerprint-bits B (cuckoo), --expansion X --tightening R\n"             \
     "  --max-filters M (scalable), --window-keys N --window-seconds S\n"                      \
-    "  --generations G (window)\n"
+    "  --generations G (window), --remainder-bits R --auto-grow (quotient)\n"
 
 static const char size_usage[] =
     "usage: bloomkit size -n N [-p P | --bits-per-key B | --bits M --hashes K] [--kind K]\n"
@@ -68,6 +68,8 @@ static const char *kind_requirements(bk_kind kind)
     case BK_KIND_WINDOW: return " (a window filter needs --window-keys N or --window-seconds S)";
     case BK_KIND_CUCKOO: return " (cuckoo takes --fingerprint-bits 8, 12 or 16)";
     case BK_KIND_SCALABLE: return " (scalable: --expansion >= 1, 0 < --tightening < 1)";
+    case BK_KIND_QUOTIENT:
+        return " (quotient sizes from -p or --bits-per-key; --remainder-bits 4 to 32)";
     default: return "";
     }
 }

@@ -78,10 +78,12 @@
  *
  *     p = 1 - (1 - 2^-F)^n  ~  n / 2^F  =  alpha 2^-r   (alpha = n / 2^q)
  *
- * Sizing from (n, p): q = ceil(log2(n / 0.95)), so the load at capacity is
- * at most 95%; r = ceil(log2(0.95 / p)), between 4 and 32.  Bits per key at
- * 95% load: (r + 2.25) / 0.95, e.g. r = 7 (p = 1%): 9.7; r = 10 (0.1%):
- * 12.9 -- against 1.44 log2(1/p) = 9.6 and 14.4 for a Bloom filter.
+ * Sizing from (n, p): q = ceil(log2(n / 0.95)), so the load at capacity,
+ * alpha = n / 2^q, is at most 95% (and, 2^q being a power of two, at
+ * least 47.5%); r = ceil(log2(alpha / p)), between 4 and 32.  Bits per key:
+ * (r + 2.25) / alpha, plus 1-3% of overflow slots; at 95% load e.g. r = 7
+ * (p = 1%): 9.7; r = 10 (0.1%): 12.9 -- against 1.44 log2(1/p) = 9.6 and
+ * 14.4 for a Bloom filter; at 47.5% load twice as much.
  * Without BK_FLAG_AUTO_GROW the filter refuses an insert (BK_EFULL,
  * nothing lost) once its used slots would exceed its home slots, or when
  * the overflow slots run out; with it, the filter doubles (resize) before
@@ -196,7 +198,10 @@ static bool valid_shape(unsigned log2_slots, unsigned remainder_bits)
            remainder_bits <= MAX_R && log2_slots + remainder_bits <= 64;
 }
 
-static bk_status remainder_bits_for(const bk_params *params, unsigned *out)
+/* r for a design whose load at capacity is `load`: explicit, or the most
+ * that bits_per_key pays for ((r + 2.25) / load bits per key), or the
+ * fewest giving load 2^-r <= p. */
+static bk_status remainder_bits_for(const bk_params *params, double load, unsigned *out)
 {
     if (params->remainder_bits != 0) {
         if (params->remainder_bits < MIN_R || params->remainder_bits > MAX_R)
@@ -208,12 +213,12 @@ static bk_status remainder_bits_for(const bk_params *params, unsigned *out)
     if (params->bits_per_key != 0) {
         if (!(params->bits_per_key > 0) || !isfinite(params->bits_per_key))
             return BK_EINVAL;
-        bits = floor(params->bits_per_key * BK_QUOTIENT_DESIGN_LOAD - 2.25);
+        bits = floor(params->bits_per_key * load - 2.25);
     } else {
         double fpr = params->fpr == 0 ? 0.01 : params->fpr;
         if (!(fpr > 0 && fpr < 1))
             return BK_EINVAL;
-        bits = ceil(log2(BK_QUOTIENT_DESIGN_LOAD / fpr));
+        bits = ceil(log2(load / fpr));
         if (bits < MIN_R)
             bits = MIN_R;
     }
@@ -234,13 +239,15 @@ static bk_status design_from_params(const bk_params *params, quotient_design *ou
     if (params->capacity == 0 || params->hashes != 0 || params->bits != 0)
         return BK_EINVAL;
     quotient_design d = { .capacity = params->capacity };
-    bk_status status = remainder_bits_for(params, &d.remainder_bits);
+    double home = ceil(log2((double)params->capacity / BK_QUOTIENT_DESIGN_LOAD));
+    d.log2_slots = home < 0 ? 0 : home > 63 ? 63 : (unsigned)home;
+    while (d.log2_slots < 63 &&
+           ldexp(BK_QUOTIENT_DESIGN_LOAD, (int)d.log2_slots) < (double)params->capacity)
+        d.log2_slots++;
+    double load = (double)params->capacity / ldexp(1.0, (int)d.log2_slots);
+    bk_status status = remainder_bits_for(params, load, &d.remainder_bits);
     if (status != BK_OK)
         return status;
-    double home = ceil(log2((double)params->capacity / BK_QUOTIENT_DESIGN_LOAD));
-    d.log2_slots = home < 0 ? 0 : (unsigned)home;
-    while (ldexp(BK_QUOTIENT_DESIGN_LOAD, (int)d.log2_slots) < (double)params->capacity)
-        d.log2_slots++;
     if (!valid_shape(d.log2_slots, d.remainder_bits))
         return BK_ERANGE;
     finish_design(&d);
