@@ -19,8 +19,9 @@
  *                 bk_filter_contains one key per call, and
  *                 bk_filter_contains_packed 1024 keys per call
  *
- * each reported in ns per key (the whole pass timed, one run), with bits
- * per key and the measured FPR.  Then, on 2^24 home slots: merge of two
+ * each reported in ns per key: the median over slices of 4096 keys (on a
+ * shared machine a slice during which the process was preempted is an
+ * outlier the median ignores), with bits per key and the measured FPR.  Then, on 2^24 home slots: merge of two
  * filters each holding 45% (bk_quotient_merge) against adding both key
  * sets to a new filter, and resize 2^24 -> 2^25 of a 90% full filter
  * (bk_quotient_resize) against adding its keys to a 2^25 filter, in ns
@@ -42,6 +43,7 @@
 #include "bloomkit.h"
 
 #define BATCH 1024
+#define SLICE 4096
 #define ABSENT_BASE 0x4000000000000000ULL
 
 static uint64_t now_ns(void)
@@ -57,6 +59,36 @@ static uint64_t key_of(uint64_t i)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per-slice times of one pass, and their median. */
+typedef struct slices {
+    double *ns_per_key;
+    size_t count;
+} slices;
+
+static slices slices_for(uint64_t keys)
+{
+    slices t = { malloc(((size_t)(keys / SLICE) + 2) * sizeof(double)), 0 };
+    if (t.ns_per_key == NULL) {
+        fprintf(stderr, "quotient-bench: out of memory\n");
+        exit(2);
+    }
+    return t;
+}
+
+static double slices_median(slices *t)
+{
+    qsort(t->ns_per_key, t->count, sizeof(double), compare_doubles);
+    double median = t->count ? t->ns_per_key[t->count / 2] : NAN;
+    free(t->ns_per_key);
+    return median;
 }
 
 static void die(const char *what, bk_status status)
@@ -96,54 +128,65 @@ static bk_filter *make(bk_kind kind, const spec *s)
     return f;
 }
 
-/* ns per key of adding keys [from, to), one per call or in batches. */
+/* ns per key (median slice) of adding keys [from, to), one per call or in
+ * batches. */
 static double fill(bk_filter *f, uint64_t from, uint64_t to, bool batched)
 {
     static uint64_t packed[BATCH];
-    uint64_t begin = now_ns();
-    if (batched) {
-        for (uint64_t i = from; i < to; i += BATCH) {
-            size_t n = to - i < BATCH ? (size_t)(to - i) : BATCH;
-            for (size_t j = 0; j < n; j++)
-                packed[j] = key_of(i + j);
-            bk_status status = bk_filter_add_packed(f, packed, 8, n, NULL);
-            if (status != BK_OK)
-                die("add_packed", status);
+    slices t = slices_for(to - from);
+    for (uint64_t slice = from; slice < to; slice += SLICE) {
+        uint64_t end = to - slice < SLICE ? to : slice + SLICE;
+        uint64_t begin = now_ns();
+        if (batched) {
+            for (uint64_t i = slice; i < end; i += BATCH) {
+                size_t n = end - i < BATCH ? (size_t)(end - i) : BATCH;
+                for (size_t j = 0; j < n; j++)
+                    packed[j] = key_of(i + j);
+                bk_status status = bk_filter_add_packed(f, packed, 8, n, NULL);
+                if (status != BK_OK)
+                    die("add_packed", status);
+            }
+        } else {
+            for (uint64_t i = slice; i < end; i++) {
+                uint64_t key = key_of(i);
+                bk_status status = bk_filter_add(f, &key, 8, NULL);
+                if (status != BK_OK)
+                    die("add", status);
+            }
         }
-    } else {
-        for (uint64_t i = from; i < to; i++) {
-            uint64_t key = key_of(i);
-            bk_status status = bk_filter_add(f, &key, 8, NULL);
-            if (status != BK_OK)
-                die("add", status);
-        }
+        t.ns_per_key[t.count++] = (double)(now_ns() - begin) / (double)(end - slice);
     }
-    return (double)(now_ns() - begin) / (double)(to - from);
+    return slices_median(&t);
 }
 
-/* ns per key of querying keys [from, to); *hits gets how many were found. */
+/* ns per key (median slice) of querying keys [from, to); *hits gets how
+ * many were found. */
 static double query(const bk_filter *f, uint64_t from, uint64_t to, bool batched, uint64_t *hits)
 {
     static uint64_t packed[BATCH];
     static bool results[BATCH];
     uint64_t found = 0;
-    uint64_t begin = now_ns();
-    if (batched) {
-        for (uint64_t i = from; i < to; i += BATCH) {
-            size_t n = to - i < BATCH ? (size_t)(to - i) : BATCH;
-            for (size_t j = 0; j < n; j++)
-                packed[j] = key_of(i + j);
-            found += bk_filter_contains_packed(f, packed, 8, n, results);
+    slices t = slices_for(to - from);
+    for (uint64_t slice = from; slice < to; slice += SLICE) {
+        uint64_t end = to - slice < SLICE ? to : slice + SLICE;
+        uint64_t begin = now_ns();
+        if (batched) {
+            for (uint64_t i = slice; i < end; i += BATCH) {
+                size_t n = end - i < BATCH ? (size_t)(end - i) : BATCH;
+                for (size_t j = 0; j < n; j++)
+                    packed[j] = key_of(i + j);
+                found += bk_filter_contains_packed(f, packed, 8, n, results);
+            }
+        } else {
+            for (uint64_t i = slice; i < end; i++) {
+                uint64_t key = key_of(i);
+                found += bk_filter_contains(f, &key, 8);
+            }
         }
-    } else {
-        for (uint64_t i = from; i < to; i++) {
-            uint64_t key = key_of(i);
-            found += bk_filter_contains(f, &key, 8);
-        }
+        t.ns_per_key[t.count++] = (double)(now_ns() - begin) / (double)(end - slice);
     }
-    double ns = (double)(now_ns() - begin) / (double)(to - from);
     *hits = found;
-    return ns;
+    return slices_median(&t);
 }
 
 static void run_spec(const spec *s)

@@ -322,11 +322,58 @@ static inline void set_remainder(quotient *f, uint64_t slot, uint64_t value)
     bk_store_le64(at, (bk_load_le64(at) & ~mask) | (value << (bit % 8)));
 }
 
-/* Moves one slot's remainder and runend bit. */
-static inline void move_slot(quotient *f, uint64_t from, uint64_t to)
+/*
+ * Copies `count` bits from bit `from_bit` of `from` to bit `to_bit` of `to`
+ * (little-endian bit strings), in chunks of at most 56 bits, each read and
+ * written with one 8-byte load or read-modify-write (so 8 bytes past the
+ * last byte touched must be addressable).  `descending`: the highest chunk
+ * first, for a copy to higher addresses over its own source; ascending
+ * otherwise.
+ */
+static void copy_bits(uint8_t *to, uint64_t to_bit, const uint8_t *from, uint64_t from_bit,
+                      uint64_t count, bool descending)
 {
-    set_remainder(f, to, remainder_at(f, from));
-    set_runend(f, to, is_runend(f, from));
+    for (uint64_t done = 0; done < count;) {
+        unsigned length = count - done < 56 ? (unsigned)(count - done) : 56;
+        uint64_t at = descending ? count - done - length : done;
+        uint64_t source = from_bit + at, target = to_bit + at;
+        uint64_t mask = ((uint64_t)1 << length) - 1;
+        uint64_t bits = (bk_load_le64(from + source / 8) >> (source % 8)) & mask;
+        uint8_t *word = to + target / 8;
+        uint64_t place = mask << (target % 8);
+        bk_store_le64(word, (bk_load_le64(word) & ~place) | (bits << (target % 8)));
+        done += length;
+    }
+}
+
+/* Moves the remainders and runend bits of slots [from, from + count) to
+ * [to, to + count), as memmove would (occupieds stay: they belong to
+ * quotients, not slots).  Block by block, each piece within one source
+ * and one target block. */
+static void move_slots(quotient *f, uint64_t from, uint64_t to, uint64_t count)
+{
+    bool up = to > from;
+    for (uint64_t done = 0; done < count;) {
+        uint64_t left = count - done;
+        /* the piece: the last slots when moving up, the first otherwise */
+        uint64_t source = up ? from + left - 1 : from + done;
+        uint64_t target = up ? to + left - 1 : to + done;
+        uint64_t room = up ? 1 + (source % BLOCK_SLOTS < target % BLOCK_SLOTS
+                                      ? source % BLOCK_SLOTS : target % BLOCK_SLOTS)
+                           : BLOCK_SLOTS - (source % BLOCK_SLOTS > target % BLOCK_SLOTS
+                                                ? source % BLOCK_SLOTS : target % BLOCK_SLOTS);
+        uint64_t length = room < left ? room : left;
+        uint64_t first_source = up ? source + 1 - length : source;
+        uint64_t first_target = up ? target + 1 - length : target;
+        uint8_t *from_block = block_at(f, first_source / BLOCK_SLOTS);
+        uint8_t *to_block = block_at(f, first_target / BLOCK_SLOTS);
+        unsigned r = f->remainder_bits;
+        copy_bits(to_block + HEADER_BYTES, (first_target % BLOCK_SLOTS) * r,
+                  from_block + HEADER_BYTES, (first_source % BLOCK_SLOTS) * r, length * r, up);
+        copy_bits(to_block + 8, first_target % BLOCK_SLOTS, from_block + 8,
+                  first_source % BLOCK_SLOTS, length, up);
+        done += length;
+    }
 }
 
 static inline void clear_slot(quotient *f, uint64_t slot)
@@ -759,8 +806,7 @@ static bk_status open_gap(quotient *f, uint64_t x, uint64_t at, unsigned gap, ui
             return BK_EFULL;
     for (unsigned j = gap; j-- > 0;) {
         uint64_t low = j == 0 ? at : free_slots[j - 1] + 1;
-        for (uint64_t slot = free_slots[j]; slot-- > low;)
-            move_slot(f, slot, slot + (gap - j));
+        move_slots(f, low, low + (gap - j), free_slots[j] - low);
     }
     for (unsigned i = 0; i < gap; i++)
         clear_slot(f, at + i);
@@ -827,8 +873,8 @@ static bk_status insert(quotient *f, uint64_t fingerprint, uint64_t delta, bool 
 static void close_gap(quotient *f, uint64_t x, uint64_t start, uint64_t end, uint64_t hole,
                       unsigned gap)
 {
-    for (uint64_t slot = hole + gap; slot <= end; slot++)
-        move_slot(f, slot, slot - gap);
+    if (hole + gap <= end)
+        move_slots(f, hole + gap, hole, end + 1 - hole - gap);
     uint64_t write = start;
     if (end - gap + 1 > start) {
         set_runend(f, end - gap, true);
@@ -848,8 +894,7 @@ static void close_gap(quotient *f, uint64_t x, uint64_t start, uint64_t end, uin
         uint64_t run_end = next_bit(f, 1, read, f->slots - 1);
         for (uint64_t slot = write; slot < to; slot++)
             clear_slot(f, slot); /* left behind: this run stops at its home */
-        for (uint64_t slot = read; slot <= run_end; slot++)
-            move_slot(f, slot, to + (slot - read));
+        move_slots(f, read, to, run_end + 1 - read);
         write = to + (run_end - read) + 1;
         read = run_end + 1;
     }
