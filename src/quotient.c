@@ -117,6 +117,7 @@
 #define MAX_ENTRY_SLOTS (4u + MAX_DIGITS)
 #define TAIL_PADDING 8u    /* remainder loads read up to 8 bytes past a block */
 #define NOWHERE UINT64_MAX
+#define PREFETCH_DISTANCE 16 /* batch queries: blocks requested this many keys ahead */
 
 typedef struct bk_quotient quotient;
 
@@ -125,6 +126,7 @@ typedef struct bk_quotient quotient;
 typedef struct walk_ops {
     uint64_t (*select_from)(const quotient *f, uint64_t start, uint64_t k);
     uint64_t (*end_bound)(const quotient *f, uint64_t position);
+    void (*run_of)(const quotient *f, uint64_t x, uint64_t *start, uint64_t *end);
 } walk_ops;
 
 struct bk_quotient {
@@ -261,6 +263,22 @@ static bk_status design_from_params(const bk_params *params, quotient_design *ou
 /* Blocks, bits and slots                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The table's little-endian words, one load or store each on any host
+ * (src/endian.h's byte loops are not always merged into one). */
+static inline uint64_t load64(const uint8_t *at)
+{
+    uint64_t word;
+    memcpy(&word, at, sizeof word);
+    return bk_host_is_little_endian() ? word : __builtin_bswap64(word);
+}
+
+static inline void store64(uint8_t *at, uint64_t word)
+{
+    if (!bk_host_is_little_endian())
+        word = __builtin_bswap64(word);
+    memcpy(at, &word, sizeof word);
+}
+
 static inline uint8_t *block_at(const quotient *f, uint64_t block)
 {
     return f->table + block * f->block_bytes;
@@ -268,12 +286,12 @@ static inline uint8_t *block_at(const quotient *f, uint64_t block)
 
 static inline uint64_t occupieds(const quotient *f, uint64_t block)
 {
-    return bk_load_le64(block_at(f, block));
+    return load64(block_at(f, block));
 }
 
 static inline uint64_t runends(const quotient *f, uint64_t block)
 {
-    return bk_load_le64(block_at(f, block) + 8);
+    return load64(block_at(f, block) + 8);
 }
 
 static inline uint64_t offset_of(const quotient *f, uint64_t block)
@@ -289,9 +307,9 @@ static inline void set_offset(quotient *f, uint64_t block, uint64_t offset)
 static inline void put_bit(quotient *f, unsigned word, uint64_t slot, bool on)
 {
     uint8_t *at = block_at(f, slot / BLOCK_SLOTS) + 8 * word;
-    uint64_t bits = bk_load_le64(at);
+    uint64_t bits = load64(at);
     uint64_t bit = (uint64_t)1 << (slot % BLOCK_SLOTS);
-    bk_store_le64(at, on ? bits | bit : bits & ~bit);
+    store64(at, on ? bits | bit : bits & ~bit);
 }
 
 static inline bool is_occupied(const quotient *f, uint64_t x)
@@ -311,7 +329,7 @@ static inline uint64_t remainder_at(const quotient *f, uint64_t slot)
 {
     uint64_t bit = (slot % BLOCK_SLOTS) * f->remainder_bits;
     const uint8_t *at = block_at(f, slot / BLOCK_SLOTS) + HEADER_BYTES + bit / 8;
-    return (bk_load_le64(at) >> (bit % 8)) & f->remainder_mask;
+    return (load64(at) >> (bit % 8)) & f->remainder_mask;
 }
 
 static inline void set_remainder(quotient *f, uint64_t slot, uint64_t value)
@@ -319,7 +337,7 @@ static inline void set_remainder(quotient *f, uint64_t slot, uint64_t value)
     uint64_t bit = (slot % BLOCK_SLOTS) * f->remainder_bits;
     uint8_t *at = block_at(f, slot / BLOCK_SLOTS) + HEADER_BYTES + bit / 8;
     uint64_t mask = f->remainder_mask << (bit % 8);
-    bk_store_le64(at, (bk_load_le64(at) & ~mask) | (value << (bit % 8)));
+    store64(at, (load64(at) & ~mask) | (value << (bit % 8)));
 }
 
 /*
@@ -338,10 +356,10 @@ static void copy_bits(uint8_t *to, uint64_t to_bit, const uint8_t *from, uint64_
         uint64_t at = descending ? count - done - length : done;
         uint64_t source = from_bit + at, target = to_bit + at;
         uint64_t mask = ((uint64_t)1 << length) - 1;
-        uint64_t bits = (bk_load_le64(from + source / 8) >> (source % 8)) & mask;
+        uint64_t bits = (load64(from + source / 8) >> (source % 8)) & mask;
         uint8_t *word = to + target / 8;
         uint64_t place = mask << (target % 8);
-        bk_store_le64(word, (bk_load_le64(word) & ~place) | (bits << (target % 8)));
+        store64(word, (load64(word) & ~place) | (bits << (target % 8)));
         done += length;
     }
 }
@@ -386,6 +404,26 @@ static inline void clear_slot(quotient *f, uint64_t slot)
 /* Rank and select over the metadata                                        */
 /* ------------------------------------------------------------------------ */
 
+/* The first one bit at or after `from` in the occupieds (word 0) or
+ * runends (word 1), not past `limit`; NOWHERE if none. */
+static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, uint64_t limit)
+{
+    if (limit >= f->slots)
+        limit = f->slots - 1;
+    if (from > limit)
+        return NOWHERE;
+    uint64_t block = from / BLOCK_SLOTS;
+    uint64_t word = load64(block_at(f, block) + 8 * word_index) &
+                    (~(uint64_t)0 << (from % BLOCK_SLOTS));
+    while (word == 0) {
+        if (++block > limit / BLOCK_SLOTS)
+            return NOWHERE;
+        word = load64(block_at(f, block) + 8 * word_index);
+    }
+    uint64_t found = block * BLOCK_SLOTS + (uint64_t)__builtin_ctzll(word);
+    return found <= limit ? found : NOWHERE;
+}
+
 /*
  * select_from(start, k), k >= 1: the slot of the k-th runend at or after
  * `start`; NOWHERE if the table has fewer.
@@ -421,7 +459,22 @@ static inline void clear_slot(quotient *f, uint64_t slot)
         uint64_t end = select_from_##SUFFIX(f, start, RANK(below));                         \
         return end == NOWHERE ? NOWHERE : end + 1;                                          \
     }                                                                                       \
-    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX };
+    /* The slots [*start, *end] of occupied x's run: one select for the end \
+     * of the run before it, then the next runend. */                                       \
+    ATTRIBUTE static void run_of_##SUFFIX(const quotient *f, uint64_t x, uint64_t *start,  \
+                                          uint64_t *end)                                    \
+    {                                                                                       \
+        uint64_t block = x / BLOCK_SLOTS;                                                   \
+        unsigned bit = x % BLOCK_SLOTS;                                                     \
+        uint64_t earlier = RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));          \
+        uint64_t after = block * BLOCK_SLOTS + offset_of(f, block);                         \
+        if (earlier != 0)                                                                   \
+            after = select_from_##SUFFIX(f, after, earlier) + 1;                            \
+        *start = after > x ? after : x;                                                     \
+        *end = next_bit(f, 1, *start, f->slots - 1);                                        \
+    }                                                                                       \
+    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,       \
+                                            run_of_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2
@@ -460,26 +513,6 @@ static uint64_t first_free(const quotient *f, uint64_t slot)
             return slot;
         slot = bound;
     }
-}
-
-/* The first one bit at or after `from` in the occupieds (word 0) or
- * runends (word 1), not past `limit`; NOWHERE if none. */
-static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, uint64_t limit)
-{
-    if (limit >= f->slots)
-        limit = f->slots - 1;
-    if (from > limit)
-        return NOWHERE;
-    uint64_t block = from / BLOCK_SLOTS;
-    uint64_t word = bk_load_le64(block_at(f, block) + 8 * word_index) &
-                    (~(uint64_t)0 << (from % BLOCK_SLOTS));
-    while (word == 0) {
-        if (++block > limit / BLOCK_SLOTS)
-            return NOWHERE;
-        word = bk_load_le64(block_at(f, block) + 8 * word_index);
-    }
-    uint64_t found = block * BLOCK_SLOTS + (uint64_t)__builtin_ctzll(word);
-    return found <= limit ? found : NOWHERE;
 }
 
 /* Offset of block c (c >= 1) from the exact offset of block c - 1;
@@ -761,11 +794,12 @@ static place find(const quotient *f, uint64_t fingerprint)
     place p = { .quotient = fingerprint >> f->remainder_bits,
                 .value = fingerprint & f->remainder_mask };
     p.occupied = is_occupied(f, p.quotient);
-    p.run_start = run_start(f, p.quotient);
-    p.slot = p.run_start;
-    if (!p.occupied)
+    if (!p.occupied) {
+        p.run_start = p.slot = run_start(f, p.quotient);
         return p;
-    p.run_end = f->walk->end_bound(f, p.quotient) - 1;
+    }
+    f->walk->run_of(f, p.quotient, &p.run_start, &p.run_end);
+    p.slot = p.run_start;
     while (p.slot <= p.run_end) {
         entry e;
         read_entry(f, p.slot, p.run_end, &e);
@@ -782,6 +816,29 @@ static place find(const quotient *f, uint64_t fingerprint)
 static inline uint64_t fingerprint_of(const quotient *f, bk_hash hash)
 {
     return hash.h1 >> (64 - (f->log2_slots + f->remainder_bits));
+}
+
+/* The count of a fingerprint (0: absent): the query, without the insert's
+ * bookkeeping. */
+static uint64_t lookup(const quotient *f, uint64_t fingerprint)
+{
+    uint64_t x = fingerprint >> f->remainder_bits;
+    if (!is_occupied(f, x))
+        return 0;
+    uint64_t value = fingerprint & f->remainder_mask;
+    uint64_t slot, run_end;
+    f->walk->run_of(f, x, &slot, &run_end);
+    while (slot <= run_end) {
+        uint64_t stored = remainder_at(f, slot);
+        if (stored > value)
+            return 0;
+        entry e;
+        read_entry(f, slot, run_end, &e);
+        if (stored == value)
+            return e.count;
+        slot += e.length;
+    }
+    return 0;
 }
 
 /*
@@ -1286,20 +1343,14 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
     const quotient *f = object;
-    uint64_t fingerprint = fingerprint_of(f, hash);
-    if (!is_occupied(f, fingerprint >> f->remainder_bits)) {
-        *count = 0;
-        return BK_OK;
-    }
-    *count = find(f, fingerprint).found.count;
+    *count = lookup(f, fingerprint_of(f, hash));
     return BK_OK;
 }
 
 static bool ops_contains_hash(const void *object, bk_hash hash)
 {
-    uint64_t count;
-    ops_count_hash(object, hash, &count);
-    return count != 0;
+    const quotient *f = object;
+    return lookup(f, fingerprint_of(f, hash)) != 0;
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
@@ -1313,8 +1364,13 @@ static bk_status ops_remove_hash(void *object, bk_hash hash)
 static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
+    const quotient *f = object;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
+        if (i + PREFETCH_DISTANCE < count) {
+            uint64_t ahead = fingerprint_of(f, hashes[i + PREFETCH_DISTANCE]) >> f->remainder_bits;
+            __builtin_prefetch(block_at(f, ahead / BLOCK_SLOTS), 0);
+        }
         bool hit = ops_contains_hash(object, hashes[i]);
         present += hit;
         if (results != NULL)
