@@ -84,8 +84,8 @@ static unsigned naive_select(uint64_t w, unsigned k)
 static void test_rank_select_paths_agree(void **state)
 {
     (void)state;
-    bool hardware = false;
 #ifdef BK_QUOTIENT_HAVE_BMI2
+    bool hardware = false;
     __builtin_cpu_init();
     hardware = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
 #endif
@@ -816,7 +816,7 @@ static void test_handle_and_read_only(void **state)
     bk_kind kind;
     assert_int_equal(bk_kind_from_name("quotient", &kind), BK_OK);
     assert_int_equal(kind, BK_KIND_QUOTIENT);
-    assert_string_equal(bk_kind_name(BK_KIND_QUOTIENT), "quotient");
+    assert_int_equal(strcmp(bk_kind_name(BK_KIND_QUOTIENT), "quotient"), 0);
     bk_quotient_info info;
     assert_int_equal(bk_quotient_get_info(NULL, &info), BK_EINVAL);
     assert_int_equal(bk_quotient_get_info(f, NULL), BK_EINVAL);
