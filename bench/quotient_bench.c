@@ -27,13 +27,20 @@
  * (bk_quotient_resize) against adding its keys to a 2^25 filter, in ns
  * per stored fingerprint.
  *
- *     quotient-bench [--quick] [--sizes 20,24,26]
+ *     quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY]
  *
  * --quick: 2^16 and 2^18 slots and the rebuilds at 2^18 (the smoke test).
- * Peers (CQF, VQF) are not linked: see docs/PERFORMANCE.md.
+ * --cqf: a shared library the user built from the authors' counting
+ * quotient filter (github.com/splatlab/cqf; nothing of it is in bloomkit),
+ * loaded with dlopen: qf_malloc (then qf_reset, since qf_malloc leaves the
+ * table uninitialised), qf_insert, qf_count_key_value,
+ * qf_get_total_size_in_bytes and qf_free are timed on the same keys,
+ * table size (2^q slots) and remainder width (key bits q + r), one key per
+ * call (it has no batch calls).
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +196,102 @@ static double query(const bk_filter *f, uint64_t from, uint64_t to, bool batched
     return slices_median(&t);
 }
 
+/* The peer's calls (github.com/splatlab/cqf, include/gqf.h), when loaded. */
+typedef struct cqf_api {
+    bool (*create)(void *qf, uint64_t nslots, uint64_t key_bits, uint64_t value_bits,
+                   int hash_mode, uint32_t seed);
+    void (*reset)(void *qf);
+    int (*insert)(void *qf, uint64_t key, uint64_t value, uint64_t count, uint8_t flags);
+    uint64_t (*count)(const void *qf, uint64_t key, uint64_t value, uint8_t flags);
+    uint64_t (*size)(const void *qf);
+    bool (*destroy)(void *qf);
+} cqf_api;
+
+static cqf_api cqf;
+static bool cqf_loaded;
+
+#define CQF_NO_LOCK 0x01
+#define CQF_HANDLE_BYTES 64 /* its QF: three pointers */
+
+static void *symbol(void *library, const char *name)
+{
+    void *address = dlsym(library, name);
+    if (address == NULL) {
+        fprintf(stderr, "quotient-bench: --cqf: the library has no %s\n", name);
+        exit(2);
+    }
+    return address;
+}
+
+static void load_cqf(const char *path)
+{
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        fprintf(stderr, "quotient-bench: --cqf: %s\n", dlerror());
+        exit(2);
+    }
+    *(void **)&cqf.create = symbol(library, "qf_malloc");
+    *(void **)&cqf.reset = symbol(library, "qf_reset");
+    *(void **)&cqf.insert = symbol(library, "qf_insert");
+    *(void **)&cqf.count = symbol(library, "qf_count_key_value");
+    *(void **)&cqf.size = symbol(library, "qf_get_total_size_in_bytes");
+    *(void **)&cqf.destroy = symbol(library, "qf_free");
+    cqf_loaded = true;
+}
+
+/* ns per key (median slice) of the peer's inserts or queries of [from, to). */
+static double cqf_pass(void *qf, uint64_t from, uint64_t to, bool insert, uint64_t *hits)
+{
+    uint64_t found = 0;
+    slices t = slices_for(to - from);
+    for (uint64_t slice = from; slice < to; slice += SLICE) {
+        uint64_t end = to - slice < SLICE ? to : slice + SLICE;
+        uint64_t begin = now_ns();
+        for (uint64_t i = slice; i < end; i++) {
+            if (insert) {
+                if (cqf.insert(qf, key_of(i), 0, 1, CQF_NO_LOCK) < 0) {
+                    fprintf(stderr, "quotient-bench: the CQF is full\n");
+                    exit(1);
+                }
+            } else {
+                found += cqf.count(qf, key_of(i), 0, 0) != 0;
+            }
+        }
+        t.ns_per_key[t.count++] = (double)(now_ns() - begin) / (double)(end - slice);
+    }
+    *hits = found;
+    return slices_median(&t);
+}
+
+/* The peer on the same keys, slots and remainder width. */
+static void run_cqf(const spec *s, unsigned remainder_bits)
+{
+    uint64_t slots = (uint64_t)1 << s->log2_slots;
+    uint64_t keys = (uint64_t)(s->load * (double)slots);
+    uint64_t probes = keys < 4000000 ? keys : 4000000;
+    void *qf = calloc(1, CQF_HANDLE_BYTES);
+    if (qf == NULL || !cqf.create(qf, slots, s->log2_slots + remainder_bits, 0, 0, 0)) {
+        fprintf(stderr, "quotient-bench: qf_malloc failed\n");
+        exit(2);
+    }
+    cqf.reset(qf);
+    uint64_t hits;
+    double insert = cqf_pass(qf, 0, keys, true, &hits);
+    double present = cqf_pass(qf, 0, probes, false, &hits);
+    if (hits != probes) {
+        fprintf(stderr, "quotient-bench: the CQF lost keys\n");
+        exit(1);
+    }
+    double absent = cqf_pass(qf, ABSENT_BASE, ABSENT_BASE + probes, false, &hits);
+    printf("2^%-2u %4.0f%% %6.3f%%  %-8s %2u %6.2f %8.4f%% %8.1f %8s %8.1f %8s %8.1f %8s\n",
+           s->log2_slots, 100 * s->load, 100 * s->fpr, "CQF", remainder_bits,
+           8.0 * (double)cqf.size(qf) / (double)keys, 100.0 * (double)hits / (double)probes,
+           insert, "-", present, "-", absent, "-");
+    fflush(stdout);
+    cqf.destroy(qf);
+    free(qf);
+}
+
 static void run_spec(const spec *s)
 {
     const bk_kind kinds[] = { BK_KIND_QUOTIENT, BK_KIND_CUCKOO };
@@ -218,6 +321,8 @@ static void run_spec(const spec *s)
                present_batch, absent, absent_batch);
         fflush(stdout);
         bk_filter_free(f);
+        if (kinds[k] == BK_KIND_QUOTIENT && cqf_loaded)
+            run_cqf(s, st.fingerprint_bits);
     }
 }
 
@@ -282,6 +387,8 @@ int main(int argc, char **argv)
             sizes[1] = 18;
             size_count = 2;
             rebuild_size = 18;
+        } else if (strcmp(argv[i], "--cqf") == 0 && i + 1 < argc) {
+            load_cqf(argv[++i]);
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             size_count = 0;
             for (char *p = argv[++i]; *p != '\0' && size_count < 8;) {
@@ -295,7 +402,7 @@ int main(int argc, char **argv)
                 p = *end == ',' ? end + 1 : end;
             }
         } else {
-            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26]\n");
+            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY]\n");
             return 2;
         }
     }

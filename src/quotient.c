@@ -50,13 +50,14 @@
  *                      c = sum di 2^(r i), L minimal (d(L-1) != 0)
  *
  * Remainders of successive entries strictly increase, so a reader meeting
- * v twice knows a counter follows, in a position fixed by the grammar (not
- * by the values, unlike the paper's encoding, which packs digits smaller
- * than v between two copies of v and needs special cases for v = 0); any
- * slot content is a valid digit, and a count of c costs
- * 1, 3, or 4 + ceil(log2(c) / r) slots: a key added a million times takes
- * 7 slots at r = 8 (the paper: 5), a key added twice 3 (the paper: 2).
- * A skewed multiset costs O(log c / r) slots per key, not c.
+ * v twice knows a counter follows, in a position fixed by the grammar, not
+ * by the values (the paper's encoding tells digits from remainders by
+ * their values, which needs special cases for small v): any slot content
+ * is a valid digit, and parsing goes forward only.  The price is one or
+ * two slots per counted key: a count of c costs 1, 3, or
+ * 4 + ceil(log2(c + 1) / r) slots -- a key added twice 3 (the paper's: 2),
+ * a million times 7 at r = 8 -- so a skewed multiset still costs
+ * O(1 + log c / r) slots per key, not c.
  *
  * Operations.  Insert finds the run, then the entry (a forward parse: a
  * backward scan could take a counter digit for a remainder), re-encodes it
@@ -319,11 +320,6 @@ static inline void put_bit(quotient *f, unsigned word, uint64_t slot, bool on)
 static inline bool is_occupied(const quotient *f, uint64_t x)
 {
     return (occupieds(f, x / BLOCK_SLOTS) >> (x % BLOCK_SLOTS)) & 1;
-}
-
-static inline bool is_runend(const quotient *f, uint64_t slot)
-{
-    return (runends(f, slot / BLOCK_SLOTS) >> (slot % BLOCK_SLOTS)) & 1;
 }
 
 static inline void set_occupied(quotient *f, uint64_t x, bool on) { put_bit(f, 0, x, on); }

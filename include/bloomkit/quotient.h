@@ -16,9 +16,11 @@
  *     bk_filter_add(filter, "alice", 5, NULL);
  *     bk_quotient_resize(filter, 22);          // 2^22 home slots
  *
- * The functions below take the handle and return BK_EKIND when it is not a
- * quotient filter, BK_EINVAL for NULL arguments; on any error nothing
- * changes.
+ * A count that reached 2^64 - 1 stays there (remove leaves it).  The
+ * functions below take the handle and return BK_EKIND when it is not a
+ * quotient filter, BK_EINVAL for NULL arguments, BK_EIMMUTABLE for a
+ * filter mapped from a file when they would change it; on any error
+ * nothing changes.
  */
 #ifndef BLOOMKIT_QUOTIENT_H
 #define BLOOMKIT_QUOTIENT_H
