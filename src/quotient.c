@@ -675,16 +675,16 @@ typedef struct cursor {
     uint64_t quotient;      /* of the run being read */
     uint64_t slot;          /* next entry's slot in it */
     uint64_t run_end;       /* NOWHERE: between runs */
-    bool corrupt;
 } cursor;
 
 static void cursor_open(cursor *c, const quotient *f)
 {
-    *c = (cursor){ f, 0, 0, 0, 0, NOWHERE, false };
+    *c = (cursor){ f, 0, 0, 0, 0, NOWHERE };
 }
 
-/* The next fingerprint and its count; false at the end or on a slot
- * structure that does not parse (then c->corrupt). */
+/* The next fingerprint and its count; false at the end (or, never for a
+ * table this code wrote or a loader accepted, where the slots do not
+ * parse). */
 static bool cursor_next(cursor *c, uint64_t *fingerprint, uint64_t *count)
 {
     const quotient *f = c->f;
@@ -694,19 +694,15 @@ static bool cursor_next(cursor *c, uint64_t *fingerprint, uint64_t *count)
             return false;
         uint64_t start = x > c->next_free ? x : c->next_free;
         uint64_t end = next_bit(f, 1, c->next_free, f->slots - 1);
-        if (x >= f->home_slots || end == NOWHERE || end < start) {
-            c->corrupt = true;
+        if (x >= f->home_slots || end == NOWHERE || end < start)
             return false;
-        }
         c->quotient = x;
         c->slot = start;
         c->run_end = end;
     }
     entry e;
-    if (!read_entry(f, c->slot, c->run_end, &e)) {
-        c->corrupt = true;
+    if (!read_entry(f, c->slot, c->run_end, &e))
         return false;
-    }
     *fingerprint = (c->quotient << f->remainder_bits) | e.value;
     *count = e.count;
     c->slot += e.length;
@@ -719,7 +715,7 @@ static bool cursor_next(cursor *c, uint64_t *fingerprint, uint64_t *count)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Writing a table in order (merge, resize, load checks)                    */
+/* Writing a table in order (merge, resize)                                 */
 /* ------------------------------------------------------------------------ */
 
 typedef struct writer {
@@ -737,19 +733,17 @@ static void writer_put(writer *w, uint64_t fingerprint, uint64_t count)
     uint64_t x = fingerprint >> f->remainder_bits;
     uint64_t slots[MAX_ENTRY_SLOTS];
     unsigned length = encode_entry(f, fingerprint & f->remainder_mask, count, slots);
-    uint64_t at = w->next_free;
-    if (w->any && x == w->last_quotient) {
-        set_runend(f, at - 1, false);
-    } else {
-        at = x > at ? x : at;
-        if (x < f->home_slots)
-            set_occupied(f, x, true);
-    }
+    bool same_run = w->any && x == w->last_quotient;
+    uint64_t at = same_run || w->next_free > x ? w->next_free : x;
     if (w->full || x >= f->home_slots || at + length > f->slots ||
         f->used_slots + length > f->home_slots) {
         w->full = true;
         return;
     }
+    if (same_run)
+        set_runend(f, at - 1, false);
+    else
+        set_occupied(f, x, true);
     for (unsigned i = 0; i < length; i++)
         set_remainder(f, at + i, slots[i]);
     set_runend(f, at + length - 1, true);
@@ -789,6 +783,8 @@ typedef struct place {
     entry found;        /* count 0: not stored */
 } place;
 
+/* The run of the fingerprint's quotient and, in it, its entry or the slot
+ * where a new entry for it would go (for insert and remove). */
 static place find(const quotient *f, uint64_t fingerprint)
 {
     place p = { .quotient = fingerprint >> f->remainder_bits,
@@ -813,6 +809,7 @@ static place find(const quotient *f, uint64_t fingerprint)
     return p;
 }
 
+/* The high q + r bits of h1. */
 static inline uint64_t fingerprint_of(const quotient *f, bk_hash hash)
 {
     return hash.h1 >> (64 - (f->log2_slots + f->remainder_bits));
