@@ -36,6 +36,7 @@ int cli_add(int argc, char **argv);
 int cli_remove(int argc, char **argv);
 int cli_query(int argc, char **argv);
 int cli_info(int argc, char **argv);
+int cli_count(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 int cli_intersect(int argc, char **argv);
 int cli_estimate(int argc, char **argv);
@@ -86,6 +87,8 @@ typedef enum cli_option_id {
     OPT_HEADER,           /* --header (Parquet: with the BloomFilterHeader) */
     OPT_OFFSET,           /* --offset (Parquet import: where the filter starts) */
     OPT_NO_WAIT,          /* --no-wait */
+    OPT_REMAINDER_BITS,   /* --remainder-bits */
+    OPT_AUTO_GROW,        /* --auto-grow */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
@@ -96,7 +99,8 @@ typedef enum cli_option_id {
      OPT_BIT(OPT_HASHES) | OPT_BIT(OPT_KIND) | OPT_BIT(OPT_HASH) | OPT_BIT(OPT_SEED) |          \
      OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_FINGERPRINT_BITS) | OPT_BIT(OPT_EXPANSION) |           \
      OPT_BIT(OPT_TIGHTENING) | OPT_BIT(OPT_MAX_FILTERS) | OPT_BIT(OPT_WINDOW_KEYS) |            \
-     OPT_BIT(OPT_WINDOW_SECONDS) | OPT_BIT(OPT_GENERATIONS) | OPT_BIT(OPT_PARQUET))
+     OPT_BIT(OPT_WINDOW_SECONDS) | OPT_BIT(OPT_GENERATIONS) | OPT_BIT(OPT_PARQUET) |            \
+     OPT_BIT(OPT_REMAINDER_BITS) | OPT_BIT(OPT_AUTO_GROW))
 
 /* What the command line said, after validation. */
 typedef struct cli_args {

@@ -269,6 +269,8 @@ static const option_spec option_specs[] = {
     { OPT_HEADER, 0, "header", false },
     { OPT_OFFSET, 0, "offset", true },
     { OPT_NO_WAIT, 0, "no-wait", false },
+    { OPT_REMAINDER_BITS, 0, "remainder-bits", true },
+    { OPT_AUTO_GROW, 0, "auto-grow", false },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -340,6 +342,9 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_HEADER: return CLI_OK;
     case OPT_OFFSET: return parse_count(option, value, 0, UINT64_MAX, &out->offset);
     case OPT_NO_WAIT: out->no_wait = true; return CLI_OK;
+    case OPT_REMAINDER_BITS:
+        return parse_unsigned(option, value, 1, 64, &params->remainder_bits);
+    case OPT_AUTO_GROW: params->flags |= BK_FLAG_AUTO_GROW; return CLI_OK;
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);
@@ -484,7 +489,7 @@ static const struct kind_option {
     const char *name;
     unsigned kinds; /* KIND_BIT mask */
 } kind_options[] = {
-    { OPT_BITS_PER_KEY, "--bits-per-key", SIZED_KINDS },
+    { OPT_BITS_PER_KEY, "--bits-per-key", SIZED_KINDS | KIND_BIT(BK_KIND_QUOTIENT) },
     { OPT_BITS, "--bits", SIZED_KINDS },
     { OPT_HASHES, "--hashes", SIZED_KINDS },
     { OPT_FINGERPRINT_BITS, "--fingerprint-bits", KIND_BIT(BK_KIND_CUCKOO) },
@@ -495,6 +500,8 @@ static const struct kind_option {
     { OPT_WINDOW_SECONDS, "--window-seconds", KIND_BIT(BK_KIND_WINDOW) },
     { OPT_GENERATIONS, "--generations", KIND_BIT(BK_KIND_WINDOW) },
     { OPT_PARQUET, "--parquet", KIND_BIT(BK_KIND_SBBF) },
+    { OPT_REMAINDER_BITS, "--remainder-bits", KIND_BIT(BK_KIND_QUOTIENT) },
+    { OPT_AUTO_GROW, "--auto-grow", KIND_BIT(BK_KIND_QUOTIENT) },
 };
 
 static void list_kinds(unsigned kinds, char *buffer, size_t size)

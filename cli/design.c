@@ -25,8 +25,9 @@
 #define KIND_OPTIONS                                                                       \
     "kind options: --fingerprint-bits B (cuckoo), --expansion X --tightening R\n"             \
     "  --max-filters M (scalable), --window-keys N --window-seconds S\n"                      \
-    "  --generations G (window), --parquet (sbbf: a power of two bytes up to\n"              \
-    "  128 MiB, the sizes every Parquet reader accepts)\n"
+    "  --generations G (window), --remainder-bits R --auto-grow (quotient),\n"           \
+    "  --parquet (sbbf: a power of two bytes up to 128 MiB, the sizes every\n"            \
+    "  Parquet reader accepts)\n"
 
 static const char size_usage[] =
     "usage: bloomkit size -n N [-p P | --bits-per-key B | --bits M --hashes K] [--kind K]\n"
@@ -77,6 +78,8 @@ static const char *kind_requirements(bk_kind kind, const bk_params *params)
             return " (a scalable filter is sized by -n and -p, not --bits or --bits-per-key)";
         return " (scalable: --expansion >= 1, 0 < --tightening < 1)";
     case BK_KIND_CUCKOO: return " (cuckoo takes --fingerprint-bits 8, 12 or 16)";
+    case BK_KIND_QUOTIENT:
+        return " (quotient sizes from -p or --bits-per-key; --remainder-bits 4 to 32)";
     default: return "";
     }
 }

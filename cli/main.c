@@ -30,6 +30,7 @@ static const subcommand subcommands[] = {
     { "intersect", cli_intersect, "intersection of filters" },
     { "estimate", cli_estimate, "estimated |A|, |B|, |A u B|, |A n B|, Jaccard" },
     { "remove", cli_remove, "remove keys (kinds with deletion)" },
+    { "count", cli_count, "print how many times each key was added (counting kinds)" },
     { "build", cli_build, "build a filter holding exactly the keys read (static kinds)" },
     { "demo", cli_demo, "the embedded-default demonstration (make demo)" },
     { "parquet-export", cli_parquet_export, "an sbbf filter as a Parquet file stores it" },

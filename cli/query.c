@@ -1,5 +1,6 @@
 /*
- * cli/query.c -- `bloomkit query FILE [KEY...]` and `bloomkit info FILE`.
+ * cli/query.c -- `bloomkit query FILE [KEY...]`, `bloomkit count FILE
+ * [KEY...]` and `bloomkit info FILE`.
  *
  * query: keys in batches of CLI_BATCH through bk_filter_contains_batch
  * (hash all, then probe with prefetch); the selected keys (present, or
@@ -9,8 +10,12 @@
  * reading it: the first answer comes without reading a multi-gigabyte
  * file, but the checksum is not verified.
  *
+ * count: for the kinds that count (counting, cuckoo, quotient), one line
+ * "COUNT<TAB>KEY" per key, through bk_filter_count.
+ *
  * info: the bk_stats of the filter, as "name: value" lines or one JSON
- * object whose field names are the bk_stats names.
+ * object whose field names are the bk_stats names (plus a quotient
+ * filter's shape and counts, bloomkit/quotient.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -30,6 +35,15 @@ static const char query_usage[] =
     "1 if none is, 2 on error.  --mmap maps FILE instead of reading it (fast\n"
     "first answer, checksum not verified).  FILE '-' reads the filter from\n"
     "standard input (keys then as operands).\n";
+
+static const char count_usage[] =
+    "usage: bloomkit count FILE [-0] [-q] [--key-file F] [KEY...] [< KEYS]\n"
+    "\n"
+    "Prints, for each key (the KEY operands, or else the lines of standard input;\n"
+    "-0: NUL-terminated), how many times the filter in FILE holds it, as\n"
+    "COUNT<TAB>KEY: at least the times it was added (more when another key shares\n"
+    "its fingerprint).  For the kinds that count: counting, cuckoo, quotient.\n"
+    "Exit status 0 if any count is above zero, 1 if none is, 2 on error.\n";
 
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--key-file F]\n"
@@ -120,13 +134,79 @@ int cli_query(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------------ */
+/* count                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int count_keys(const bk_filter *filter, key_reader *reader, uint64_t *nonzero)
+{
+    bk_key *keys = malloc(CLI_BATCH * sizeof *keys);
+    if (keys == NULL)
+        return cli_error("out of memory");
+    size_t count;
+    int result = CLI_OK;
+    while (result == CLI_OK && (count = key_reader_next(reader, keys, CLI_BATCH)) > 0) {
+        for (size_t i = 0; i < count; i++) {
+            uint64_t times = 0;
+            bk_status status = bk_filter_count(filter, keys[i].data, keys[i].len, &times);
+            if (status != BK_OK) {
+                result = status == BK_EUNSUPPORTED
+                             ? cli_error("a %s filter does not count keys (counting, cuckoo "
+                                         "and quotient filters do)",
+                                         bk_kind_name(bk_filter_kind(filter)))
+                             : cli_error("cannot count: %s", bk_strerror(status));
+                break;
+            }
+            *nonzero += times != 0;
+            printf("%llu\t", (unsigned long long)times);
+            output_key(&keys[i], reader->delimiter);
+        }
+    }
+    free(keys);
+    if (result != CLI_OK)
+        return result;
+    if (reader->failed)
+        return key_reader_error(reader);
+    return output_finish();
+}
+
+int cli_count(int argc, char **argv)
+{
+    cli_args args;
+    int result = cli_parse(argc, argv,
+                           OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE), &args);
+    if (result < 0)
+        return cli_usage(count_usage);
+    if (result != CLI_OK)
+        return result;
+    size_t operand_count = args.positional_count > 0 ? (size_t)args.positional_count - 1 : 0;
+    bk_filter *filter = NULL;
+    if (args.positional_count == 0)
+        result = cli_usage_error(count_usage, "count needs a FILE");
+    else
+        result = cli_load(&args, args.positional[0], false, &filter);
+    if (result == CLI_OK) {
+        output_init();
+        key_reader reader;
+        key_reader_init(&reader, args.positional + 1, operand_count, args.nul, args.quiet);
+        uint64_t nonzero = 0;
+        result = count_keys(filter, &reader, &nonzero);
+        key_reader_free(&reader);
+        if (result == CLI_OK && nonzero == 0)
+            result = CLI_NO;
+    }
+    bk_filter_free(filter);
+    cli_args_free(&args);
+    return result;
+}
+
+/* ------------------------------------------------------------------------ */
 /* info                                                                     */
 /* ------------------------------------------------------------------------ */
 
 /* Which kind-specific fields mean something for a kind (or are set). */
 static bool has_load_factor(const bk_stats *s)
 {
-    return s->kind == BK_KIND_CUCKOO || s->load_factor != 0;
+    return s->kind == BK_KIND_CUCKOO || s->kind == BK_KIND_QUOTIENT || s->load_factor != 0;
 }
 static bool has_saturated_counters(const bk_stats *s)
 {
@@ -236,6 +316,17 @@ static void print_info_text(const char *path, const bk_filter *filter, const bk_
     else
         printf("hash:              %s, seed %llu\n", bk_hash_algorithm_name(s->hash_algorithm),
                (unsigned long long)s->seed);
+    bk_quotient_info q;
+    if (bk_quotient_get_info(filter, &q) == BK_OK) {
+        printf("slots:             %llu home (2^%u) + %llu overflow, %llu used\n",
+               (unsigned long long)q.home_slots, q.log2_slots,
+               (unsigned long long)(q.slots - q.home_slots), (unsigned long long)q.used_slots);
+        printf("remainder bits:    %u (fingerprint %u bits)\n", q.remainder_bits,
+               q.fingerprint_bits);
+        printf("counted keys:      %llu (%llu distinct fingerprints)\n",
+               (unsigned long long)q.counted, (unsigned long long)q.fingerprints);
+        printf("auto-grow:         %s\n", q.auto_grow ? "yes" : "no");
+    }
     printf("status:            %s\n",
            s->past_design_point ? "past design point (the FPR is above its design and rising)"
                                 : "ok");
@@ -286,6 +377,17 @@ static void print_info_json(const char *path, const bk_filter *filter, const bk_
         printf(",\n  \"key_id\": \"%016llx\"", (unsigned long long)s->seed);
     else
         json_field_count("seed", s->seed);
+    bk_quotient_info q;
+    if (bk_quotient_get_info(filter, &q) == BK_OK) {
+        json_field_count("log2_slots", q.log2_slots);
+        json_field_count("home_slots", q.home_slots);
+        json_field_count("slots", q.slots);
+        json_field_count("used_slots", q.used_slots);
+        json_field_count("remainder_bits", q.remainder_bits);
+        json_field_count("counted_keys", q.counted);
+        json_field_count("fingerprints", q.fingerprints);
+        printf(",\n  \"auto_grow\": %s", q.auto_grow ? "true" : "false");
+    }
     print_sub_filters_json(filter);
     printf("\n}\n");
 }

@@ -193,8 +193,8 @@ static int remove_error(const update_job *job, bk_status status)
     bk_kind kind = bk_filter_kind(job->filter);
     const char *name = strcmp(job->path, "-") == 0 ? "standard input" : job->path;
     if (status == BK_EUNSUPPORTED)
-        return cli_error("%s is a %s filter, which cannot remove keys (counting and cuckoo "
-                         "filters can)", name, bk_kind_name(kind));
+        return cli_error("%s is a %s filter, which cannot remove keys (counting, cuckoo "
+                         "and quotient filters can)", name, bk_kind_name(kind));
     if (status == BK_EIMMUTABLE)
         return cli_error("%s is a static %s filter, which cannot remove keys (rebuild it "
                          "with 'bloomkit build')", name, bk_kind_name(kind));

@@ -27,5 +27,6 @@
 #include "bloomkit/scalable.h"
 #include "bloomkit/window.h"
 #include "bloomkit/fuse.h"
+#include "bloomkit/quotient.h"
 
 #endif

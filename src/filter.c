@@ -51,6 +51,7 @@ static const bk_kind_ops *const kind_table[] = {
     &bk_fuse8_ops,
     &bk_fuse16_ops,
     &bk_fuse8_4_ops,
+    &bk_quotient_ops,
 };
 
 #define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
@@ -63,6 +64,7 @@ static const char *const kind_names[] = {
     [BK_KIND_FUSE8] = "fuse8",       [BK_KIND_FUSE16] = "fuse16",
     [BK_KIND_FUSE8_4] = "fuse8_4",   [BK_KIND_SCALABLE] = "scalable",
     [BK_KIND_WINDOW] = "window",
+    [BK_KIND_QUOTIENT] = "quotient",
 };
 
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind)
@@ -155,7 +157,7 @@ static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter
  * (bk_hasher_init: BK_EINVAL, or BK_EKEY for SipHash without a key). */
 static bk_status check_common_params(const bk_kind_ops *ops, const bk_params *params)
 {
-    if (params->flags & ~(BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE))
+    if (params->flags & ~(BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE | BK_FLAG_AUTO_GROW))
         return BK_EINVAL;
     if (params->flags & ~BK_FLAG_CONCURRENT & ~ops->kind_flags)
         return BK_EUNSUPPORTED;

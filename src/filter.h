@@ -21,7 +21,8 @@ typedef struct bk_kind_ops {
     bool is_static;         /* built once from a key set; no add */
     bool concurrent_adds;   /* add may take BK_FLAG_CONCURRENT (static kinds: queries only,
                              * always concurrent) */
-    unsigned kind_flags;    /* the kind's own BK_FLAG_* it accepts (BK_FLAG_PARQUET_SIZE);
+    unsigned kind_flags;    /* the kind's own BK_FLAG_* it accepts (BK_FLAG_PARQUET_SIZE,
+                             * BK_FLAG_AUTO_GROW);
                              * another kind's gives BK_EUNSUPPORTED */
 
     bk_status (*create)(const bk_params *params, void **out);
@@ -117,6 +118,7 @@ extern const bk_kind_ops bk_xor8_ops;
 extern const bk_kind_ops bk_fuse8_ops;
 extern const bk_kind_ops bk_fuse16_ops;
 extern const bk_kind_ops bk_fuse8_4_ops;
+extern const bk_kind_ops bk_quotient_ops;
 
 /* The ops for `kind`, or NULL if this build does not implement it. */
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind);

@@ -465,6 +465,51 @@ static void scalable_batch_scenario(void)
     bk_filter_free(filter);
 }
 
+/* The quotient filter's resize, merge and union each lay a new table: a
+ * failure leaves the filter as it was. */
+static void quotient_scenario(void)
+{
+    bk_filter *filter = filter_of(BK_KIND_QUOTIENT);
+    size_t size;
+    uint8_t *before = bytes_of(filter, &size);
+    bk_quotient_info info;
+    assert_int_equal(bk_quotient_get_info(filter, &info), BK_OK);
+    arm_for_trial();
+    bk_status status = bk_quotient_resize(filter, info.log2_slots + 1);
+    disarm();
+    if (status != BK_OK) {
+        assert_int_equal(status, BK_ENOMEM);
+        assert_bytes_equal_to(filter, before, size);
+    }
+    assert_holds_keys(filter, KEYS);
+    scratch_free(before);
+    before = bytes_of(filter, &size);
+
+    bk_filter *out = UNTOUCHED;
+    arm_for_trial();
+    status = bk_quotient_merge(filter, filter, &out);
+    disarm();
+    assert_constructed(status, out);
+    if (status == BK_OK) {
+        assert_holds_keys(out, KEYS);
+        bk_filter_free(out);
+    }
+    bk_params params = params_for(KEYS);
+    bk_filter *empty = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_QUOTIENT, &params, &empty), BK_OK);
+    arm_for_trial();
+    status = bk_filter_union(filter, empty);
+    disarm();
+    bk_filter_free(empty);
+    if (status != BK_OK) {
+        assert_int_equal(status, BK_ENOMEM);
+        assert_bytes_equal_to(filter, before, size);
+    }
+    assert_holds_keys(filter, KEYS);
+    scratch_free(before);
+    bk_filter_free(filter);
+}
+
 /* ---- files ---- */
 
 static char temp_dir[400];
@@ -659,6 +704,12 @@ static void test_scalable_growth(void **state)
     sweep(scalable_batch_scenario);
 }
 
+static void test_quotient_rebuilds(void **state)
+{
+    (void)state;
+    sweep(quotient_scenario);
+}
+
 static void test_files(void **state)
 {
     (void)state;
@@ -677,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_deserialize),
         cmocka_unit_test(test_scalable_growth),
+        cmocka_unit_test(test_quotient_rebuilds),
         cmocka_unit_test_setup_teardown(test_files, make_temp_dir, remove_temp_dir),
     };
     int failed = cmocka_run_group_tests(tests, make_keys, NULL);

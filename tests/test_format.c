@@ -222,7 +222,7 @@ static void test_roundtrip_extreme_designs(void **state)
 {
     (void)state;
     const bk_kind kinds[] = { BK_KIND_BLOOM,  BK_KIND_BLOCKED,  BK_KIND_SBBF,  BK_KIND_COUNTING,
-                              BK_KIND_CUCKOO, BK_KIND_SCALABLE, BK_KIND_WINDOW };
+                              BK_KIND_CUCKOO, BK_KIND_SCALABLE, BK_KIND_WINDOW, BK_KIND_QUOTIENT };
     const uint64_t capacities[] = { 1, 7, 1285, 1000000000, UINT64_MAX };
     const uint64_t bits[] = { 1, 64, 257, 512, 4096 };
     const unsigned hashes[] = { 1, 8, 33 };

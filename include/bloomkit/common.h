@@ -107,7 +107,8 @@ typedef enum bk_kind {
     BK_KIND_FUSE16 = 8,    /* binary fuse filter, 16-bit (static) */
     BK_KIND_FUSE8_4 = 9,   /* 4-wise binary fuse filter, 8-bit (static) */
     BK_KIND_SCALABLE = 10, /* growable chain of Bloom filters */
-    BK_KIND_WINDOW = 11    /* sliding-window filter */
+    BK_KIND_WINDOW = 11,   /* sliding-window filter */
+    BK_KIND_QUOTIENT = 12  /* counting quotient filter (rank and select) */
 } bk_kind;
 
 /* ------------------------------------------------------------------------ */
@@ -123,8 +124,9 @@ typedef enum bk_hash_algorithm {
 
 /* Creation flags. */
 #define BK_FLAG_CONCURRENT 0x1u /* add() may be called from several threads at once */
+#define BK_FLAG_AUTO_GROW 0x2u  /* quotient: double the slots at the design load instead of filling */
 /* sbbf only: a size every Parquet reader accepts (bloomkit/sbbf.h) */
-#define BK_FLAG_PARQUET_SIZE 0x2u
+#define BK_FLAG_PARQUET_SIZE 0x4u
 
 /*
  * What a filter should be.  Zero means "default" for every field, so a
@@ -156,6 +158,7 @@ typedef struct bk_params {
     uint64_t window_keys;      /* window: keys age out after this many insertions */
     uint64_t window_seconds;   /* window: keys age out after this many seconds */
     unsigned generations;      /* window: number of rotating generations */
+    unsigned remainder_bits;   /* quotient: 4 to 32 bits stored per slot (default: from fpr) */
 } bk_params;
 
 /* ------------------------------------------------------------------------ */

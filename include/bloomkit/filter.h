@@ -43,7 +43,8 @@ bool bk_kind_is_static(bk_kind kind);
  * bk_filter_build).  First the checks common to every kind: flags other
  * than BK_FLAG_* (BK_EINVAL); BK_FLAG_CONCURRENT on a kind whose adds
  * cannot take it -- counting, cuckoo, scalable, window -- or a kind's own
- * flag on another kind: BK_FLAG_PARQUET_SIZE except on sbbf (BK_EUNSUPPORTED);
+ * flag on another kind: BK_FLAG_PARQUET_SIZE except on sbbf, BK_FLAG_AUTO_GROW
+ * except on quotient (BK_EUNSUPPORTED);
  * the hash algorithm, seed and key (BK_EINVAL for an unknown algorithm or
  * a key without SipHash, BK_EKEY for SipHash without a key).  Then the
  * kind's own errors, as its create. */

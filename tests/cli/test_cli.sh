@@ -16,7 +16,8 @@
 #      stderr, and every filter file unchanged byte for byte (cmp);
 #   6. past the design point: add succeeds and warns exactly once;
 #   7. the progress line: never when stderr is not a terminal; shown on a
-#      terminal (through script(1), when installed) and silenced by -q.
+#      terminal (through script(1), when installed) and silenced by -q;
+#   8. counts (bloomkit count) and a quotient filter's merge and info.
 #
 # Statistics use python3 (present on Debian 12) for the bounds and to read
 # the JSON; the keys are fixed and the hash seed is 0, so every run gives
@@ -68,7 +69,7 @@ awk -v n=$N 'BEGIN { for (i = n / 3; i < n * 2 / 3; i++) print "user:" i }' > sh
 "$BK" --help > out 2> err
 check "bloomkit --help exits 0 and prints usage" grep -q '^usage: bloomkit' out
 for command in size create add query info merge intersect estimate remove build demo \
-    parquet-export parquet-import; do
+    parquet-export parquet-import count; do
     "$BK" $command --help > out 2> err
     status=$?
     check "$command --help exits 0 (got $status)" test $status -eq 0
@@ -293,6 +294,36 @@ done < kinds.txt
 rm -f kind.orig
 check "size lists at least the bloom kind" grep -q '^bloom dynamic$' kinds.txt
 
+# ------------------------------------------------------------------ counts
+"$BK" create q1.bf --kind quotient -n 1000 --remainder-bits 10 -q
+"$BK" create q2.bf --kind quotient -n 1000 --remainder-bits 10 -q
+"$BK" add q1.bf apple apple apple pear > /dev/null
+"$BK" add q2.bf apple plum > /dev/null
+"$BK" count q1.bf apple pear plum > out 2> err
+check "count exits 0" test $? -eq 0
+check "count prints COUNT<TAB>KEY" test "$(cat out)" = "$(printf '3\tapple\n1\tpear\n0\tplum')"
+"$BK" count q1.bf plum > out 2> err
+check "count of absent keys only exits 1" test $? -eq 1
+"$BK" remove q1.bf apple > /dev/null
+check "remove takes one copy" test "$("$BK" count q1.bf apple)" = "$(printf '2\tapple')"
+"$BK" merge q3.bf q1.bf q2.bf > /dev/null 2> err
+check "quotient merge exits 0 ($(cat err))" test $? -eq 0
+check "merged counts add up" test "$("$BK" count q3.bf apple pear plum)" = \
+    "$(printf '3\tapple\n1\tpear\n1\tplum')"
+"$BK" info q3.bf > out
+check "info shows the counted keys" grep -q '^counted keys: *5 (3 distinct fingerprints)$' out
+check "info shows the remainder bits" grep -q '^remainder bits: *10 ' out
+"$BK" create qw.bf --kind quotient -n 1000 --remainder-bits 9 -q
+expect_count_error() {
+    "$BK" count "$@" > out 2> err
+    check "count $*: exit 2" test $? -eq 2
+}
+expect_count_error f.bf user:1
+check "count on a bloom filter says why" grep -q 'does not count keys' err
+"$BK" merge qx.bf q1.bf qw.bf > out 2> err
+check "merging quotient filters of other widths fails" test $? -eq 2
+rm -f q1.bf q2.bf q3.bf qw.bf qx.bf
+
 # ------------------------------------------------------------------ bad input
 # expect_error MESSAGE COMMAND...: exit status 2, exactly one line on stderr,
 # "bloomkit: " then a text containing MESSAGE, and no filter file changed.
@@ -412,7 +443,7 @@ expect_error '--window-seconds applies to window filters, not to cuckoo' \
     "$BK" create new.bf -n 100 --kind cuckoo --window-seconds 60
 expect_error '--fingerprint-bits applies to cuckoo filters, not to window' \
     "$BK" size -n 100 --kind window --window-keys 100 --fingerprint-bits 8
-expect_error '--bits-per-key applies to bloom, blocked, sbbf, counting, cuckoo filters, not to fuse16' \
+expect_error '--bits-per-key applies to bloom, blocked, sbbf, counting, cuckoo, quotient filters, not to fuse16' \
     sh -c "seq 1000 | '$BK' build new.bf --kind fuse16 --bits-per-key 20"
 expect_error '--parquet applies to sbbf filters, not to bloom' "$BK" create new.bf -n 100 --parquet
 "$BK" create parquet.bf --kind sbbf -n 100000 -p 0.01 --parquet > out 2> err

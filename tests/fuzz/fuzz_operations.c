@@ -274,6 +274,13 @@ static void choose_params(input *in, bk_kind kind, bk_params *p)
         p->window_keys = 1 + take_uint(in, 2) % 512;
         p->generations = take_byte(in) % 8;
     }
+    if (kind == BK_KIND_QUOTIENT) {
+        p->remainder_bits = take_byte(in) % 36; /* 0: from fpr; under 4 or over 32: refused */
+        if (take_byte(in) % 2 == 0)
+            p->flags |= BK_FLAG_AUTO_GROW;
+        if (p->bits != 0 && take_byte(in) % 2 == 0)
+            p->bits = p->hashes = 0; /* it sizes from (n, p) only */
+    }
 }
 
 /* A static kind: built from keys of the input, then queried. */
@@ -458,7 +465,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     input in = { data, size, 0 };
     static model m;
     memset(&m, 0, sizeof m);
-    m.kind = (bk_kind)(1 + take_byte(&in) % BK_KIND_WINDOW);
+    m.kind = (bk_kind)(1 + take_byte(&in) % BK_KIND_QUOTIENT);
     if (!bk_kind_available(m.kind))
         return 0;
     bk_params params;
