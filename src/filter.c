@@ -23,8 +23,11 @@ struct bk_filter {
     /* Fill alarm (see the end of this file). */
     bk_fill_alarm alarm;
     void *alarm_context;
-    uint64_t alarm_countdown; /* new keys until the next check; 0: none armed, or a
-                               * check running (atomic: adds may be concurrent) */
+    uint64_t alarm_countdown; /* new keys until the next check; 0: none armed (or it
+                               * fired); ALARM_CHECKING: a check is running.  Atomic,
+                               * as the two below: adds may be concurrent */
+    uint64_t alarm_missed;    /* new keys added while a check ran, for it to count */
+    bool alarm_recheck;       /* an add asked for a check while one ran */
     void *backing;        /* memory the object reads in place (mapped file), or NULL */
     size_t backing_size;
     void (*release_backing)(void *memory, size_t size);
@@ -581,7 +584,9 @@ bk_status bk_filter_fill_status(const bk_filter *filter, bk_fill_status *out)
 
 static void alarm_rearm(bk_filter *filter)
 {
-    __atomic_store_n(&filter->alarm_countdown, filter->alarm != NULL ? 1 : 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&filter->alarm_missed, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&filter->alarm_recheck, false, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&filter->alarm_countdown, filter->alarm != NULL ? 1 : 0, __ATOMIC_SEQ_CST);
 }
 
 bk_status bk_filter_set_fill_alarm(bk_filter *filter, bk_fill_alarm alarm, void *context)
@@ -619,29 +624,51 @@ static uint64_t keys_until_next_check(const bk_stats *stats)
     return nearest >= 8 ? (uint64_t)(nearest / 4) : 1;
 }
 
-/* Takes `new_keys` off the countdown.  True when the caller has claimed
- * the check: the countdown ran out (or `check_now`) and this call moved it
- * to 0, which no other thread can then do until the check re-arms it.  A
- * compare-and-swap loop, so concurrent adds (BK_FLAG_CONCURRENT) neither
- * lose a decrement nor claim the same check twice. */
-static bool alarm_claim_check(bk_filter *filter, size_t new_keys, bool check_now)
+/* The countdown's value while a check runs. */
+#define ALARM_CHECKING UINT64_MAX
+
+/* Takes *new_keys off the countdown.  True when the caller has claimed the
+ * check: the countdown ran out (or *check_now) and this call moved it to
+ * ALARM_CHECKING, which no other thread can then do until the check ends.
+ * While another thread's check runs, the keys (and a forced check) are left
+ * in alarm_missed / alarm_recheck for it; if that check ended meanwhile,
+ * the caller takes back whatever is left there and goes on counting, so no
+ * new key escapes the count, however the threads interleave.  Every step is
+ * an atomic read-modify-write or a sequentially consistent load or store
+ * (BK_FLAG_CONCURRENT). */
+static bool alarm_claim_check(bk_filter *filter, uint64_t *new_keys, bool *check_now)
 {
-    uint64_t countdown = alarm_countdown(filter);
-    while (countdown != 0) {
-        bool claims = check_now || new_keys >= countdown;
-        uint64_t next = claims ? 0 : countdown - new_keys;
+    for (;;) {
+        uint64_t countdown = __atomic_load_n(&filter->alarm_countdown, __ATOMIC_SEQ_CST);
+        if (countdown == 0)
+            return false; /* none armed, or it fired */
+        if (countdown == ALARM_CHECKING) {
+            if (*new_keys != 0)
+                __atomic_fetch_add(&filter->alarm_missed, *new_keys, __ATOMIC_SEQ_CST);
+            if (*check_now)
+                __atomic_store_n(&filter->alarm_recheck, true, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&filter->alarm_countdown, __ATOMIC_SEQ_CST) == ALARM_CHECKING)
+                return false; /* the running check collects them when it ends */
+            *new_keys = __atomic_exchange_n(&filter->alarm_missed, 0, __ATOMIC_SEQ_CST);
+            *check_now = __atomic_exchange_n(&filter->alarm_recheck, false, __ATOMIC_SEQ_CST);
+            if (*new_keys == 0 && !*check_now)
+                return false;
+            continue;
+        }
+        bool claims = *check_now || *new_keys >= countdown;
+        uint64_t next = claims ? ALARM_CHECKING : countdown - *new_keys;
         if (__atomic_compare_exchange_n(&filter->alarm_countdown, &countdown, next, false,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
             return claims;
     }
-    return false;
 }
 
 /* After adds that made `new_keys` new keys (status: the add's).  The thread
- * that claims a check computes the stats; while it does, the countdown is
- * 0 and other threads' adds skip the alarm.  The stats are still OK: it
- * re-arms the countdown.  They are not: it calls the alarm, and the
- * countdown stays 0, so the alarm fires once. */
+ * that claims a check computes the stats while the countdown says
+ * ALARM_CHECKING.  Still OK: it re-arms the countdown, then counts the keys
+ * other threads added meanwhile as its own, which may claim the next check
+ * at once.  Not OK: the countdown goes to 0 for good and it calls the
+ * alarm, so the alarm fires once. */
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status)
 {
     bool check_now = status == BK_EFULL;
@@ -651,15 +678,21 @@ static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status statu
             return;
         check_now = true;
     }
-    if (!alarm_claim_check(filter, new_keys, check_now))
-        return;
-    bk_stats stats;
-    filter->ops->stats(filter->object, &stats);
-    bk_fill_status fill = bk_fill_status_from_stats(&stats);
-    if (fill == BK_FILL_OK) {
+    uint64_t keys = new_keys;
+    while (alarm_claim_check(filter, &keys, &check_now)) {
+        bk_stats stats;
+        filter->ops->stats(filter->object, &stats);
+        bk_fill_status fill = bk_fill_status_from_stats(&stats);
+        if (fill != BK_FILL_OK) {
+            __atomic_store_n(&filter->alarm_countdown, 0, __ATOMIC_SEQ_CST);
+            filter->alarm(filter, fill, filter->alarm_context); /* once */
+            return;
+        }
         __atomic_store_n(&filter->alarm_countdown, keys_until_next_check(&stats),
-                         __ATOMIC_RELEASE);
-        return;
+                         __ATOMIC_SEQ_CST);
+        keys = __atomic_exchange_n(&filter->alarm_missed, 0, __ATOMIC_SEQ_CST);
+        check_now = __atomic_exchange_n(&filter->alarm_recheck, false, __ATOMIC_SEQ_CST);
+        if (keys == 0 && !check_now)
+            return;
     }
-    filter->alarm(filter, fill, filter->alarm_context); /* once: the countdown stays 0 */
 }
