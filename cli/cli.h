@@ -80,6 +80,9 @@ typedef enum cli_option_id {
     OPT_COUNT,            /* -c, --count */
     OPT_JSON,             /* --json */
     OPT_MMAP,             /* --mmap */
+    OPT_PROMETHEUS,       /* --prometheus */
+    OPT_FIELD,            /* --field N */
+    OPT_DELIMITER,        /* --delimiter C */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
@@ -99,6 +102,9 @@ typedef struct cli_args {
     const char *kind_name;     /* --kind (NULL: not given) */
     uint8_t secret_key[BK_SECRET_KEY_BYTES]; /* from --key-file */
     bool force, nul, quiet, invert, count_only, json, mmap;
+    bool prometheus;           /* --prometheus */
+    unsigned field;            /* --field N (1-based; 0: not given) */
+    char field_delimiter;      /* --delimiter C (default '\t') */
     char **positional;         /* operands, in order (points into argv) */
     int positional_count;
 } cli_args;
@@ -114,6 +120,11 @@ typedef struct cli_args {
  */
 int cli_parse(int argc, char **argv, unsigned allowed, cli_args *out);
 void cli_args_free(cli_args *args);
+
+/* info --prometheus (cli/prometheus.c): the stats of every file in `paths`
+ * in the Prometheus text format; CLI_ERROR if a file could not be read
+ * (the others are still printed). */
+int cli_info_prometheus(const cli_args *args, char **paths, int path_count);
 
 /* Prints `usage` to stdout and returns CLI_OK (for --help). */
 int cli_usage(const char *usage);

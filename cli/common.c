@@ -263,6 +263,9 @@ static const option_spec option_specs[] = {
     { OPT_COUNT, 'c', "count", false },
     { OPT_JSON, 0, "json", false },
     { OPT_MMAP, 0, "mmap", false },
+    { OPT_PROMETHEUS, 0, "prometheus", false },
+    { OPT_FIELD, 0, "field", true },
+    { OPT_DELIMITER, 0, "delimiter", true },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
@@ -298,6 +301,18 @@ static int apply_hash_name(const char *option, const char *value, bk_params *par
     return CLI_OK;
 }
 
+/* --delimiter: one byte, or "\\t" / "tab" for a tab (hard to type in a shell). */
+static int parse_delimiter(const char *option, const char *value, char *out)
+{
+    if (strcmp(value, "\\t") == 0 || strcmp(value, "tab") == 0)
+        *out = '\t';
+    else if (strlen(value) == 1)
+        *out = value[0];
+    else
+        return cli_error("%s must be one character (or 'tab'), got '%s'", option, value);
+    return CLI_OK;
+}
+
 /* Applies one option; `option` is its spelling for messages. */
 static int apply_option(cli_args *out, cli_option_id id, const char *option, const char *value)
 {
@@ -330,6 +345,9 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_COUNT: out->count_only = true; return CLI_OK;
     case OPT_JSON: out->json = true; return CLI_OK;
     case OPT_MMAP: out->mmap = true; return CLI_OK;
+    case OPT_PROMETHEUS: out->prometheus = true; return CLI_OK;
+    case OPT_FIELD: return parse_unsigned(option, value, 1, UINT_MAX, &out->field);
+    case OPT_DELIMITER: return parse_delimiter(option, value, &out->field_delimiter);
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);

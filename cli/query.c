@@ -33,6 +33,7 @@ static const char query_usage[] =
 
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--key-file F]\n"
+    "       bloomkit info --prometheus FILE... [--key-file F]\n"
     "\n"
     "Describes the filter in FILE: kind, m, k, bytes, capacity, design FPR, keys\n"
     "added, keys estimated from the fill, fill ratio, current estimated FPR,\n"
@@ -40,7 +41,10 @@ static const char info_usage[] =
     "design and rising).  --json prints one JSON object with the fields kind,\n"
     "bits, hashes, bytes, capacity, target_fpr, keys_added, keys_estimated,\n"
     "fill_ratio, design_fill_ratio, current_fpr, bits_per_key, status,\n"
-    "hash_algorithm, seed (or key_id) and the kind's own fields.\n";
+    "hash_algorithm, seed (or key_id) and the kind's own fields.\n"
+    "--prometheus prints the statistics of every FILE in the Prometheus text\n"
+    "format (gauges bloomkit_filter_* labelled by file and kind), for\n"
+    "node_exporter's textfile collector.\n";
 
 /* ------------------------------------------------------------------------ */
 /* query                                                                    */
@@ -293,18 +297,24 @@ static void print_info_json(const char *path, const bk_filter *filter, const bk_
 int cli_info(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv, OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEY_FILE), &args);
+    int result = cli_parse(argc, argv,
+                           OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PROMETHEUS),
+                           &args);
     if (result < 0)
         return cli_usage(info_usage);
     if (result != CLI_OK)
         return result;
     bk_filter *filter = NULL;
-    if (args.positional_count != 1)
+    if (args.prometheus && args.json)
+        result = cli_usage_error(info_usage, "give either --json or --prometheus");
+    else if (args.prometheus && args.positional_count > 0)
+        result = cli_info_prometheus(&args, args.positional, args.positional_count);
+    else if (args.positional_count != 1)
         result = cli_usage_error(info_usage, args.positional_count == 0 ? "info needs a FILE"
                                                                         : "info takes one FILE");
     else
         result = cli_load(&args, args.positional[0], false, &filter);
-    if (result == CLI_OK) {
+    if (result == CLI_OK && filter != NULL) {
         bk_stats stats;
         bk_filter_stats(filter, &stats);
         if (args.json)
