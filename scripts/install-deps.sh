@@ -7,6 +7,8 @@ set -eu
 packages="cmake make gcc pkg-config libxxhash-dev libcmocka-dev"
 # Optional: benchmark peer and plots, fuzzing toolchain.
 optional="libbloom-dev gnuplot-nox clang libclang-rt-14-dev"
+# Optional: the RocksDB filter adapter (contrib/rocksdb) and its test.
+optional="$optional librocksdb-dev g++"
 
 missing=""
 for p in $packages $optional; do
