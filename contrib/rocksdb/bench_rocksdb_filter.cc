@@ -3,7 +3,7 @@
 //
 //   bench_rocksdb_filter [--keys N] [--lookups L] [--dir D]
 //
-// For each policy: a fresh DB in D (default /tmp/bloomkit-rocksdb-bench) is
+// For each policy: a fresh DB under D (default /tmp/bloomkit-rocksdb-bench) is
 // loaded with N keys (default 10^6; "key" + 12 digits, even numbers, in a
 // shuffled order, 100-byte values, no compression, no WAL), flushed, and
 // left until compactions finish (the load time, which includes building
@@ -11,17 +11,21 @@
 // data is 125 bytes a key, so the cache is far smaller than the data;
 // filters are held by the table readers, outside the cache, RocksDB's
 // default); then L absent keys (odd numbers, default 200,000) are read
-// with Get and again with MultiGet in batches of 32.  Reported:
+// with Get and again with MultiGet in batches of 32.  All the DBs are
+// loaded first and stay open; the timings then go round them five times
+// and each keeps its fastest (a shared machine's slow spells fall on all
+// of them).  Reported:
 //
 //   filter bytes   sum of the table property filter_size, and bits per key
 //   FPR            inside the engine, over the Gets of absent keys:
 //                  (FULL_POSITIVE - FULL_TRUE_POSITIVE) / (USEFUL + that),
 //                  from the BLOOM_FILTER_* statistics tickers
-//   Get, MultiGet  nanoseconds per absent key, the fastest of 3 rounds
+//   Get, MultiGet  nanoseconds per absent key, the fastest of 5 rounds
 //                  after a warm-up round
 //   load           seconds to write, flush and compact the N keys
 //   build          nanoseconds per key to build one filter of 10^6 keys
-//                  alone (the policy's builder: AddKey then Finish)
+//                  alone (the policy's builder: AddKey then Finish), the
+//                  fastest of 5
 //
 // The policies: RocksDB's Bloom (NewBloomFilterPolicy) and Ribbon
 // (NewRibbonFilterPolicy, bloom_before_level -1: Ribbon on every level) at
@@ -135,8 +139,8 @@ bool Load(const rocksdb::Options& options, const std::string& path, uint64_t key
   return true;
 }
 
-// Rounds of Get and MultiGet timings; the fastest is reported.
-constexpr int kRounds = 3;
+// Rounds of timings (Get, MultiGet, filter build); the fastest is reported.
+constexpr int kRounds = 5;
 
 // Nanoseconds per key of Gets of `keys`; *found counts the keys found.
 double TimeGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
@@ -166,23 +170,50 @@ double TimeMultiGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint
   return 1e9 * SecondsSince(start) / static_cast<double>(keys.size());
 }
 
-void Measure(const Config& config, uint64_t keys, uint64_t lookups, const std::string& path,
-             Result* result) {
-  std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(8 << 20);
-  rocksdb::Options options = MakeOptions(config, cache);
-  if (!Load(options, path, keys, result)) {
-    std::fprintf(stderr, "bench_rocksdb_filter: cannot open %s\n", path.c_str());
+// One policy's database, open, and what was measured on it.
+struct Bench {
+  Config config;
+  rocksdb::Options options;
+  std::string path;
+  std::unique_ptr<rocksdb::DB> db;
+  Result result;
+};
+
+// Loads the policy's database, reopens it and reads its table properties.
+void LoadAndOpen(Bench* bench, uint64_t keys) {
+  bench->options = MakeOptions(bench->config, rocksdb::NewLRUCache(8 << 20));
+  rocksdb::DB* raw = nullptr;
+  if (!Load(bench->options, bench->path, keys, &bench->result) ||
+      !rocksdb::DB::Open(bench->options, bench->path, &raw).ok()) {
+    std::fprintf(stderr, "bench_rocksdb_filter: cannot open %s\n", bench->path.c_str());
     std::exit(1);
   }
-  rocksdb::DB* raw = nullptr;
-  rocksdb::DB::Open(options, path, &raw);
-  std::unique_ptr<rocksdb::DB> db(raw);
+  bench->db.reset(raw);
   rocksdb::TablePropertiesCollection tables;
-  db->GetPropertiesOfAllTables(&tables);
-  for (const auto& entry : tables) result->filter_bytes += entry.second->filter_size;
-  result->files = tables.size();
-  result->bits_per_key = 8 * result->filter_bytes / static_cast<double>(keys);
+  bench->db->GetPropertiesOfAllTables(&tables);
+  for (const auto& entry : tables) bench->result.filter_bytes += entry.second->filter_size;
+  bench->result.files = tables.size();
+  bench->result.bits_per_key = 8 * bench->result.filter_bytes / static_cast<double>(keys);
+}
 
+// The in-engine FPR over one round of Gets of absent keys.
+void MeasureFpr(Bench* bench, const std::vector<std::string>& absent, uint64_t* found) {
+  rocksdb::Statistics* statistics = bench->options.statistics.get();
+  statistics->Reset();
+  TimeGets(bench->db.get(), absent, found);
+  double useful = statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+  double positive = statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+  double true_positive = statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+  double false_positive = positive - true_positive;
+  bench->result.fpr =
+      useful + false_positive > 0 ? false_positive / (useful + false_positive) : 0;
+}
+
+// Every policy is loaded first; then the timings go round the policies
+// kRounds times, each keeping its fastest, so that a slow spell of a
+// shared machine falls on all of them rather than on one.
+void MeasureAll(std::vector<Bench>* benches, uint64_t keys, uint64_t lookups) {
+  for (Bench& bench : *benches) LoadAndOpen(&bench, keys);
   std::vector<std::string> absent;
   uint64_t state = 12345;
   for (uint64_t i = 0; i < lookups; i++) {
@@ -190,24 +221,23 @@ void Measure(const Config& config, uint64_t keys, uint64_t lookups, const std::s
     absent.push_back(Key(2 * ((state >> 20) % keys) + 1));
   }
   uint64_t found = 0;
-  TimeGets(db.get(), absent, &found);  // warm-up: page cache, table readers
-  options.statistics->Reset();
-  result->get_ns = TimeGets(db.get(), absent, &found);
-  double useful = options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
-  double positive = options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
-  double true_positive =
-      options.statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
-  double false_positive = positive - true_positive;
-  result->fpr = useful + false_positive > 0 ? false_positive / (useful + false_positive) : 0;
-  result->multiget_ns = TimeMultiGets(db.get(), absent, &found);
-  for (int round = 1; round < kRounds; round++) {
-    result->get_ns = std::min(result->get_ns, TimeGets(db.get(), absent, &found));
-    result->multiget_ns = std::min(result->multiget_ns, TimeMultiGets(db.get(), absent, &found));
+  for (Bench& bench : *benches) MeasureFpr(&bench, absent, &found);  // also the warm-up
+  for (int round = 0; round < kRounds; round++) {
+    for (Bench& bench : *benches) {
+      Result& r = bench.result;
+      double get = TimeGets(bench.db.get(), absent, &found);
+      double multiget = TimeMultiGets(bench.db.get(), absent, &found);
+      double build = FilterBuildNs(*bench.config.policy, 1000000);
+      r.get_ns = round == 0 ? get : std::min(r.get_ns, get);
+      r.multiget_ns = round == 0 ? multiget : std::min(r.multiget_ns, multiget);
+      r.build_ns = round == 0 ? build : std::min(r.build_ns, build);
+    }
   }
-  if (found != 0) std::fprintf(stderr, "bench_rocksdb_filter: %s found absent keys\n", config.name);
-  result->build_ns = FilterBuildNs(*config.policy, 1000000);
-  db.reset();
-  rocksdb::DestroyDB(path, options);
+  if (found != 0) std::fprintf(stderr, "bench_rocksdb_filter: absent keys were found\n");
+  for (Bench& bench : *benches) {
+    bench.db.reset();
+    rocksdb::DestroyDB(bench.path, bench.options);
+  }
 }
 
 }  // namespace
@@ -244,14 +274,19 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(keys), static_cast<unsigned long long>(lookups));
   std::printf("%-22s %6s %12s %9s %10s %9s %12s %8s %9s\n", "policy", "files", "filter bytes",
               "bits/key", "FPR", "Get ns", "MultiGet ns", "load s", "build ns");
-  for (const Config& config : configs) {
-    Result result;
-    Measure(config, keys, lookups, directory, &result);
-    std::printf("%-22s %6llu %12.0f %9.2f %10.6f %9.0f %12.0f %8.2f %9.1f\n", config.name,
+  rocksdb::Env::Default()->CreateDirIfMissing(directory);
+  std::vector<Bench> benches(configs.size());
+  for (size_t i = 0; i < configs.size(); i++) {
+    benches[i].config = configs[i];
+    benches[i].path = directory + "/" + std::to_string(i);
+  }
+  MeasureAll(&benches, keys, lookups);
+  for (const Bench& bench : benches) {
+    const Result& result = bench.result;
+    std::printf("%-22s %6llu %12.0f %9.2f %10.6f %9.0f %12.0f %8.2f %9.1f\n", bench.config.name,
                 static_cast<unsigned long long>(result.files), result.filter_bytes,
                 result.bits_per_key, result.fpr, result.get_ns, result.multiget_ns,
                 result.load_seconds, result.build_ns);
-    std::fflush(stdout);
   }
   return 0;
 }
