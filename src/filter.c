@@ -232,21 +232,17 @@ bk_status bk_filter_build_hashes(bk_kind kind, const bk_params *params, const bk
         return BK_EKIND;
     if (params == NULL || out == NULL || (hashes == NULL && count > 0))
         return BK_EINVAL;
-    void *object;
-    bk_status status;
+    bk_hasher hasher;
+    bk_status status = bk_hasher_from_params(&hasher, params);
+    if (status != BK_OK)
+        return status;
     if (ops->build != NULL) {
-        bk_hasher hasher;
-        status = bk_hasher_from_params(&hasher, params);
-        if (status == BK_OK)
-            status = ops->build(params, &hasher, hashes, count, &object);
+        void *object;
+        status = ops->build(params, &hasher, hashes, count, &object);
         if (status != BK_OK)
             return status;
         return wrap_or_destroy(ops, object, out);
     }
-    bk_hasher hasher;
-    status = bk_hasher_from_params(&hasher, params);
-    if (status != BK_OK)
-        return status;
     bk_filter *filter;
     status = create_for_build(kind, params, count, &filter);
     if (status != BK_OK)
