@@ -89,10 +89,15 @@ typedef enum cli_option_id {
     OPT_NO_WAIT,          /* --no-wait */
     OPT_REMAINDER_BITS,   /* --remainder-bits */
     OPT_AUTO_GROW,        /* --auto-grow */
+    OPT_PROMETHEUS,       /* --prometheus */
+    OPT_FIELD,            /* --field N */
+    OPT_DELIMITER,        /* --delimiter C */
     OPT_COUNT_OF_IDS
 } cli_option_id;
 
-#define OPT_BIT(id) (1u << (id))
+_Static_assert(OPT_COUNT_OF_IDS <= 64, "options are kept as bits of a uint64_t");
+
+#define OPT_BIT(id) (UINT64_C(1) << (id)) /* a uint64_t mask: up to 64 options */
 /* The options that shape a new filter (create, build, size). */
 #define OPT_DESIGN                                                                          \
     (OPT_BIT(OPT_CAPACITY) | OPT_BIT(OPT_FPR) | OPT_BIT(OPT_BITS_PER_KEY) | OPT_BIT(OPT_BITS) | \
@@ -111,6 +116,9 @@ typedef struct cli_args {
     bool force, nul, quiet, invert, count_only, json, mmap;
     uint64_t offset;           /* --offset */
     bool no_wait;              /* --no-wait: fail instead of waiting for the file's lock */
+    bool prometheus;           /* --prometheus */
+    unsigned field;            /* --field N (1-based; 0: not given) */
+    char field_delimiter;      /* --delimiter C (default '\t') */
     char **positional;         /* operands, in order (points into argv) */
     int positional_count;
 } cli_args;
@@ -124,8 +132,13 @@ typedef struct cli_args {
  * After CLI_OK, `positional` is allocated: release it with cli_args_free
  * (on the other results nothing is left to release).
  */
-int cli_parse(int argc, char **argv, unsigned allowed, cli_args *out);
+int cli_parse(int argc, char **argv, uint64_t allowed, cli_args *out);
 void cli_args_free(cli_args *args);
+
+/* info --prometheus (cli/prometheus.c): the stats of every file in `paths`
+ * in the Prometheus text format; CLI_ERROR if a file could not be read
+ * (the others are still printed). */
+int cli_info_prometheus(const cli_args *args, char **paths, int path_count);
 
 /* Prints `usage` to stdout and returns CLI_OK (for --help). */
 int cli_usage(const char *usage);

@@ -271,11 +271,14 @@ static const option_spec option_specs[] = {
     { OPT_NO_WAIT, 0, "no-wait", false },
     { OPT_REMAINDER_BITS, 0, "remainder-bits", true },
     { OPT_AUTO_GROW, 0, "auto-grow", false },
+    { OPT_PROMETHEUS, 0, "prometheus", false },
+    { OPT_FIELD, 0, "field", true },
+    { OPT_DELIMITER, 0, "delimiter", true },
 };
 
 #define OPTION_SPEC_COUNT (sizeof option_specs / sizeof option_specs[0])
 
-static const option_spec *find_short(char name, unsigned allowed)
+static const option_spec *find_short(char name, uint64_t allowed)
 {
     for (size_t i = 0; i < OPTION_SPEC_COUNT; i++)
         if (option_specs[i].short_name == name && (allowed & OPT_BIT(option_specs[i].id)))
@@ -283,7 +286,7 @@ static const option_spec *find_short(char name, unsigned allowed)
     return NULL;
 }
 
-static const option_spec *find_long(const char *name, size_t length, unsigned allowed)
+static const option_spec *find_long(const char *name, size_t length, uint64_t allowed)
 {
     for (size_t i = 0; i < OPTION_SPEC_COUNT; i++)
         if (strlen(option_specs[i].long_name) == length &&
@@ -303,6 +306,18 @@ static int apply_hash_name(const char *option, const char *value, bk_params *par
         params->hash_algorithm = BK_HASH_XXH64;
     else
         return cli_error("%s must be xxh3, siphash or xxh64, got '%s'", option, value);
+    return CLI_OK;
+}
+
+/* --delimiter: one byte, or "\\t" / "tab" for a tab (hard to type in a shell). */
+static int parse_delimiter(const char *option, const char *value, char *out)
+{
+    if (strcmp(value, "\\t") == 0 || strcmp(value, "tab") == 0)
+        *out = '\t';
+    else if (strlen(value) == 1)
+        *out = value[0];
+    else
+        return cli_error("%s must be one character (or 'tab'), got '%s'", option, value);
     return CLI_OK;
 }
 
@@ -345,6 +360,9 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
     case OPT_REMAINDER_BITS:
         return parse_unsigned(option, value, 1, 64, &params->remainder_bits);
     case OPT_AUTO_GROW: params->flags |= BK_FLAG_AUTO_GROW; return CLI_OK;
+    case OPT_PROMETHEUS: out->prometheus = true; return CLI_OK;
+    case OPT_FIELD: return parse_unsigned(option, value, 1, UINT_MAX, &out->field);
+    case OPT_DELIMITER: return parse_delimiter(option, value, &out->field_delimiter);
     case OPT_COUNT_OF_IDS: break;
     }
     return cli_error("internal error: option %s", option);
@@ -367,7 +385,7 @@ static int settle_hashing(cli_args *out)
     return CLI_OK;
 }
 
-static int parse_long_option(int argc, char **argv, int *index, unsigned allowed, cli_args *out)
+static int parse_long_option(int argc, char **argv, int *index, uint64_t allowed, cli_args *out)
 {
     const char *name = argv[*index] + 2;
     const char *equals = strchr(name, '=');
@@ -393,7 +411,7 @@ static int parse_long_option(int argc, char **argv, int *index, unsigned allowed
 }
 
 /* "-qv", "-n100", "-n 100". */
-static int parse_short_options(int argc, char **argv, int *index, unsigned allowed,
+static int parse_short_options(int argc, char **argv, int *index, uint64_t allowed,
                                cli_args *out)
 {
     const char *cluster = argv[*index] + 1;
@@ -419,7 +437,7 @@ static int parse_short_options(int argc, char **argv, int *index, unsigned allow
     return CLI_OK;
 }
 
-int cli_parse(int argc, char **argv, unsigned allowed, cli_args *out)
+int cli_parse(int argc, char **argv, uint64_t allowed, cli_args *out)
 {
     memset(out, 0, sizeof *out);
     allowed |= OPT_BIT(OPT_HELP);

@@ -8,7 +8,10 @@
  * by the input's delimiter.  Exit status as grep: 0 if any key may be
  * present, 1 if none is, 2 on error.  --mmap maps the file instead of
  * reading it: the first answer comes without reading a multi-gigabyte
- * file, but the checksum is not verified.
+ * file, but the checksum is not verified.  With --field N the records are
+ * rows: the N-th field of each (cut with memchr, no copy) is the key, and
+ * the whole row is printed -- a semi-join of a table against a filter of
+ * another table's keys (examples/semijoin/).
  *
  * count: for the kinds that count (counting, cuckoo, quotient), one line
  * "COUNT<TAB>KEY" per key, through bk_filter_count.
@@ -27,6 +30,7 @@
 
 static const char query_usage[] =
     "usage: bloomkit query FILE [-v] [-c] [-0] [-q] [--mmap] [--key-file F] [KEY...] [< KEYS]\n"
+    "       bloomkit query FILE --field N [--delimiter C] [-v] [-c] [-0] [< ROWS]\n"
     "\n"
     "Prints the keys (the KEY operands, or else the lines of standard input; -0:\n"
     "NUL-terminated) that may be in the filter in FILE.  -v (--absent) prints\n"
@@ -34,7 +38,12 @@ static const char query_usage[] =
     "many keys would have been printed.  Exit status 0 if any key may be present,\n"
     "1 if none is, 2 on error.  --mmap maps FILE instead of reading it (fast\n"
     "first answer, checksum not verified).  FILE '-' reads the filter from\n"
-    "standard input (keys then as operands).\n";
+    "standard input (keys then as operands).\n"
+    "--field N: the input lines (or -0 records) are rows, and their N-th field\n"
+    "(from 1; fields separated by tabs, or by C with --delimiter C; 'tab' for\n"
+    "a tab) is the key: prints the whole rows whose key may be present (-v:\n"
+    "certainly absent; a row with fewer than N fields has no key, so it counts\n"
+    "as absent).\n";
 
 static const char count_usage[] =
     "usage: bloomkit count FILE [-0] [-q] [--key-file F] [KEY...] [< KEYS]\n"
@@ -47,6 +56,7 @@ static const char count_usage[] =
 
 static const char info_usage[] =
     "usage: bloomkit info FILE [--json] [--key-file F]\n"
+    "       bloomkit info --prometheus FILE... [--key-file F]\n"
     "\n"
     "Describes the filter in FILE: kind, m, k, bytes, capacity, design FPR, keys\n"
     "added, keys estimated from the fill, fill ratio, current estimated FPR,\n"
@@ -54,20 +64,66 @@ static const char info_usage[] =
     "design and rising).  --json prints one JSON object with the fields kind,\n"
     "bits, hashes, bytes, capacity, target_fpr, keys_added, keys_estimated,\n"
     "fill_ratio, design_fill_ratio, current_fpr, bits_per_key, status,\n"
-    "hash_algorithm, seed (or key_id) and the kind's own fields.\n";
+    "hash_algorithm, seed (or key_id) and the kind's own fields.\n"
+    "--prometheus prints the statistics of every FILE in the Prometheus text\n"
+    "format (gauges bloomkit_filter_* labelled by file and kind), for\n"
+    "node_exporter's textfile collector.\n";
 
 /* ------------------------------------------------------------------------ */
 /* query                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static int query_keys(const cli_args *args, const bk_filter *filter, key_reader *reader,
-                      uint64_t *present_total)
+/* Marks a record without the field asked for (its key is certainly absent). */
+#define NO_FIELD SIZE_MAX
+
+/* The field-th field (1-based) of `record`, fields separated by
+ * `delimiter`; false when the record has fewer fields. */
+static bool record_field(const bk_key *record, unsigned field, char delimiter, bk_key *out)
 {
-    bk_key *keys = malloc(CLI_BATCH * sizeof *keys);
+    const char *start = record->data, *end = start + record->len;
+    for (unsigned i = 1; i < field; i++) {
+        const char *next = memchr(start, delimiter, (size_t)(end - start));
+        if (next == NULL)
+            return false;
+        start = next + 1;
+    }
+    const char *stop = memchr(start, delimiter, (size_t)(end - start));
+    out->data = start;
+    out->len = (size_t)((stop ? stop : end) - start);
+    return true;
+}
+
+/* --field: cuts each record's field into fields[] (those that have one,
+ * in order) and sets field_index[i] to record i's place there, or
+ * NO_FIELD.  Returns how many fields were cut. */
+static size_t cut_fields(const cli_args *args, const bk_key *records, size_t count,
+                         bk_key *fields, size_t *field_index)
+{
+    char delimiter = args->given[OPT_DELIMITER] ? args->field_delimiter : '\t';
+    size_t cut = 0;
+    for (size_t i = 0; i < count; i++) {
+        field_index[i] = NO_FIELD;
+        if (record_field(&records[i], args->field, delimiter, &fields[cut]))
+            field_index[i] = cut++;
+    }
+    return cut;
+}
+
+/* The records (keys, or with --field whole lines) that may be present --
+ * or with -v certainly absent -- are printed; *present_total counts the
+ * ones that may be present. */
+static int query_records(const cli_args *args, const bk_filter *filter, key_reader *reader,
+                         uint64_t *present_total)
+{
+    bk_key *records = malloc(CLI_BATCH * sizeof *records);
     bool *present = malloc(CLI_BATCH * sizeof *present);
-    if (keys == NULL || present == NULL) {
-        free(keys);
+    bk_key *fields = args->field ? malloc(CLI_BATCH * sizeof *fields) : NULL;
+    size_t *field_index = args->field ? malloc(CLI_BATCH * sizeof *field_index) : NULL;
+    if (records == NULL || present == NULL || (args->field && (!fields || !field_index))) {
+        free(records);
         free(present);
+        free(fields);
+        free(field_index);
         return cli_error("out of memory");
     }
     progress bar;
@@ -76,20 +132,30 @@ static int query_keys(const cli_args *args, const bk_filter *filter, key_reader 
     progress_start(&bar, "queried", args->quiet || keys_to_terminal);
     uint64_t selected = 0;
     size_t count;
-    while ((count = key_reader_next(reader, keys, CLI_BATCH)) > 0) {
-        *present_total += bk_filter_contains_batch(filter, keys, count, present);
+    while ((count = key_reader_next(reader, records, CLI_BATCH)) > 0) {
+        const bk_key *keys = records;
+        size_t key_count = count;
+        if (args->field) {
+            key_count = cut_fields(args, records, count, fields, field_index);
+            keys = fields;
+        }
+        *present_total += bk_filter_contains_batch(filter, keys, key_count, present);
         for (size_t i = 0; i < count; i++) {
-            if (present[i] == args->invert)
+            bool hit = !args->field ? present[i]
+                                    : field_index[i] != NO_FIELD && present[field_index[i]];
+            if (hit == args->invert)
                 continue;
             selected++;
             if (!args->count_only)
-                output_key(&keys[i], reader->delimiter);
+                output_key(&records[i], reader->delimiter);
         }
         progress_update(&bar, reader->keys_read);
     }
     progress_finish(&bar);
-    free(keys);
+    free(records);
     free(present);
+    free(fields);
+    free(field_index);
     if (reader->failed)
         return key_reader_error(reader);
     if (args->count_only)
@@ -102,7 +168,8 @@ int cli_query(int argc, char **argv)
     cli_args args;
     int result = cli_parse(argc, argv,
                            OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_INVERT) |
-                               OPT_BIT(OPT_COUNT) | OPT_BIT(OPT_MMAP) | OPT_BIT(OPT_KEY_FILE),
+                               OPT_BIT(OPT_COUNT) | OPT_BIT(OPT_MMAP) | OPT_BIT(OPT_KEY_FILE) |
+                               OPT_BIT(OPT_FIELD) | OPT_BIT(OPT_DELIMITER),
                            &args);
     if (result < 0)
         return cli_usage(query_usage);
@@ -113,6 +180,8 @@ int cli_query(int argc, char **argv)
     bk_filter *filter = NULL;
     if (path == NULL)
         result = cli_usage_error(query_usage, "query needs a FILE");
+    else if (args.given[OPT_DELIMITER] && !args.field)
+        result = cli_usage_error(query_usage, "--delimiter needs --field");
     else if (strcmp(path, "-") == 0 && keys_from_stdin(args.positional + 1, operand_count))
         result = cli_error("the filter comes from standard input ('-'), so the keys must be "
                            "given as arguments");
@@ -123,7 +192,7 @@ int cli_query(int argc, char **argv)
         key_reader reader;
         key_reader_init(&reader, args.positional + 1, operand_count, args.nul, args.quiet);
         uint64_t present = 0;
-        result = query_keys(&args, filter, &reader, &present);
+        result = query_records(&args, filter, &reader, &present);
         key_reader_free(&reader);
         if (result == CLI_OK && present == 0)
             result = CLI_NO;
@@ -395,18 +464,24 @@ static void print_info_json(const char *path, const bk_filter *filter, const bk_
 int cli_info(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv, OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEY_FILE), &args);
+    int result = cli_parse(argc, argv,
+                           OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PROMETHEUS),
+                           &args);
     if (result < 0)
         return cli_usage(info_usage);
     if (result != CLI_OK)
         return result;
     bk_filter *filter = NULL;
-    if (args.positional_count != 1)
+    if (args.prometheus && args.json)
+        result = cli_usage_error(info_usage, "give either --json or --prometheus");
+    else if (args.prometheus && args.positional_count > 0)
+        result = cli_info_prometheus(&args, args.positional, args.positional_count);
+    else if (args.positional_count != 1)
         result = cli_usage_error(info_usage, args.positional_count == 0 ? "info needs a FILE"
                                                                         : "info takes one FILE");
     else
         result = cli_load(&args, args.positional[0], false, &filter);
-    if (result == CLI_OK) {
+    if (result == CLI_OK && filter != NULL) {
         bk_stats stats;
         bk_filter_stats(filter, &stats);
         if (args.json)

@@ -9,6 +9,8 @@ packages="cmake make gcc g++ pkg-config libxxhash-dev libcmocka-dev"
 packages="$packages redis-server redis-tools python3-redis"
 # Optional: benchmark peer and plots, fuzzing toolchain.
 optional="libbloom-dev gnuplot-nox clang libclang-rt-14-dev"
+# Optional: the RocksDB filter adapter (contrib/rocksdb) and its test.
+optional="$optional librocksdb-dev g++"
 
 missing=""
 for p in $packages $optional; do

@@ -222,6 +222,17 @@ static bk_status build_static(const bk_kind_ops *ops, const bk_params *params,
     return status;
 }
 
+/* A dynamic kind's filter created for `count` keys (.capacity defaulting
+ * to count), for the two builds to fill. */
+static bk_status create_for_build(bk_kind kind, const bk_params *params, size_t count,
+                                  bk_filter **out)
+{
+    bk_params sized = *params;
+    if (sized.capacity == 0)
+        sized.capacity = count ? count : 1;
+    return bk_filter_create(kind, &sized, out);
+}
+
 bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
                           size_t count, bk_filter **out)
 {
@@ -242,14 +253,47 @@ bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *k
             return status;
         return wrap_or_destroy(ops, object, out);
     }
-    bk_params sized = *params;
-    if (sized.capacity == 0)
-        sized.capacity = count ? count : 1;
     bk_filter *filter;
-    status = bk_filter_create(kind, &sized, &filter);
+    status = create_for_build(kind, params, count, &filter);
     if (status != BK_OK)
         return status;
     status = bk_filter_add_batch(filter, keys, count, NULL);
+    if (status != BK_OK) {
+        bk_filter_free(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
+}
+
+bk_status bk_filter_build_hashes(bk_kind kind, const bk_params *params, const bk_hash *hashes,
+                                 size_t count, bk_filter **out)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    if (ops == NULL)
+        return BK_EKIND;
+    if (params == NULL || out == NULL || (hashes == NULL && count > 0))
+        return BK_EINVAL;
+    bk_hasher hasher;
+    bk_status status = bk_hasher_from_params(&hasher, params);
+    if (status != BK_OK)
+        return status;
+    if (ops->build != NULL) {
+        void *object;
+        status = ops->build(params, &hasher, hashes, count, &object);
+        if (status != BK_OK)
+            return status;
+        return wrap_or_destroy(ops, object, out);
+    }
+    bk_filter *filter;
+    status = create_for_build(kind, params, count, &filter);
+    if (status != BK_OK)
+        return status;
+    const bk_hasher *used = bk_filter_hasher(filter);
+    if (used->algorithm != hasher.algorithm || used->seed != hasher.seed)
+        status = BK_EINVAL; /* the hashes would not be the filter's */
+    else
+        status = bk_filter_add_hash_batch(filter, hashes, count, NULL);
     if (status != BK_OK) {
         bk_filter_free(filter);
         return status;

@@ -277,6 +277,71 @@ static void test_add_hash_batch_matches_add_batch(void **state)
     bk_filter_free(empty);
 }
 
+/* Serialises a filter (for byte-for-byte comparisons); the caller frees. */
+static uint8_t *serialized(const bk_filter *filter, size_t *size)
+{
+    assert_int_equal(bk_filter_serialized_size(filter, size), BK_OK);
+    uint8_t *bytes = malloc(*size);
+    assert_non_null(bytes);
+    assert_int_equal(bk_filter_serialize(filter, bytes, *size, NULL), BK_OK);
+    return bytes;
+}
+
+/* build_hashes over the keys' hashes makes bk_filter_build's filter, byte
+ * for byte, for every kind (static: built from the same hashes; dynamic:
+ * the same adds), with a seed and with duplicates. */
+static void test_build_hashes_matches_build(void **state)
+{
+    (void)state;
+    enum { DUPLICATED = KEYS + 100 };
+    static bk_key with_duplicates[DUPLICATED];
+    static bk_hash hashes[DUPLICATED];
+    memcpy(with_duplicates, keys, KEYS * sizeof *keys);
+    memcpy(with_duplicates + KEYS, keys, 100 * sizeof *keys);
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        bk_params params = { .capacity = KEYS, .fpr = 0.01, .window_keys = KEYS, .seed = 42 };
+        if (every_kind[i] == BK_KIND_SBBF)
+            params.hash_algorithm = BK_HASH_XXH64; /* its default: see below */
+        bk_hasher hasher;
+        assert_int_equal(bk_hasher_from_params(&hasher, &params), BK_OK);
+        for (size_t j = 0; j < DUPLICATED; j++)
+            hashes[j] = bk_hash_key(&hasher, with_duplicates[j].data, with_duplicates[j].len);
+        bk_filter *by_key, *by_hash;
+        assert_int_equal(bk_filter_build(every_kind[i], &params, with_duplicates, DUPLICATED,
+                                         &by_key), BK_OK);
+        assert_int_equal(bk_filter_build_hashes(every_kind[i], &params, hashes, DUPLICATED,
+                                                &by_hash), BK_OK);
+        size_t key_size, hash_size;
+        uint8_t *key_bytes = serialized(by_key, &key_size);
+        uint8_t *hash_bytes = serialized(by_hash, &hash_size);
+        assert_int_equal(key_size, hash_size);
+        if (memcmp(key_bytes, hash_bytes, key_size) != 0)
+            fail_msg("%s: build_hashes differs from build", bk_kind_name(every_kind[i]));
+        for (size_t j = 0; j < KEYS; j++)
+            assert_true(bk_filter_contains(by_hash, keys[j].data, keys[j].len));
+        free(key_bytes);
+        free(hash_bytes);
+        bk_filter_free(by_key);
+        bk_filter_free(by_hash);
+    }
+    bk_params params = { .capacity = KEYS, .fpr = 0.01 };
+    bk_filter *untouched = (bk_filter *)&params;
+    assert_int_equal(bk_filter_build_hashes(BK_KIND_FUSE8, &params, NULL, 3, &untouched),
+                     BK_EINVAL);
+    assert_int_equal(bk_filter_build_hashes(BK_KIND_FUSE8, NULL, hashes, 3, &untouched),
+                     BK_EINVAL);
+    assert_int_equal(bk_filter_build_hashes((bk_kind)999, &params, hashes, 3, &untouched),
+                     BK_EKIND);
+    /* sbbf's default hash is XXH64, not the XXH3 the params name */
+    assert_int_equal(bk_filter_build_hashes(BK_KIND_SBBF, &params, hashes, 3, &untouched),
+                     BK_EINVAL);
+    assert_ptr_equal(untouched, (bk_filter *)&params);
+    bk_filter *empty;
+    assert_int_equal(bk_filter_build_hashes(BK_KIND_FUSE8, &params, NULL, 0, &empty), BK_OK);
+    assert_false(bk_filter_contains(empty, "in:1", 4));
+    bk_filter_free(empty);
+}
+
 static void test_batch_with_a_bad_key_changes_nothing(void **state)
 {
     (void)state;
@@ -525,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_batch_lengths_match_single_queries),
         cmocka_unit_test(test_hash_batches_match_key_batches),
         cmocka_unit_test(test_add_hash_batch_matches_add_batch),
+        cmocka_unit_test(test_build_hashes_matches_build),
         cmocka_unit_test(test_batches_of_big_filters),
         cmocka_unit_test(test_batch_with_a_bad_key_changes_nothing),
         cmocka_unit_test(test_refusals_by_kind),

@@ -55,6 +55,18 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
 bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
                           size_t count, bk_filter **out);
 
+/* The same from the keys' hashes, made with the hasher `params` asks for
+ * (bk_hasher_from_params, then bk_hash_key or bk_hash_packed): for a
+ * program that hashes each key as it arrives and builds once the set is
+ * complete (a storage engine's per-file filter, which sees each key only
+ * during one call).  Duplicates are allowed.  The filter is the one
+ * bk_filter_build makes from the keys, byte for byte.  Errors as
+ * bk_filter_build; BK_EINVAL also when hashes is NULL with count > 0, and
+ * when the kind would hash with another algorithm than `params` names (sbbf
+ * hashes with XXH64 by default: give it .hash_algorithm = BK_HASH_XXH64). */
+bk_status bk_filter_build_hashes(bk_kind kind, const bk_params *params, const bk_hash *hashes,
+                                 size_t count, bk_filter **out);
+
 void bk_filter_free(bk_filter *filter);
 bk_status bk_filter_copy(const bk_filter *filter, bk_filter **out);
 bk_status bk_filter_clear(bk_filter *filter);

@@ -1,0 +1,292 @@
+// contrib/rocksdb/bench_rocksdb_filter.cc -- bloomkit's filters against
+// RocksDB's own Bloom and Ribbon filters, inside RocksDB, in one run.
+//
+//   bench_rocksdb_filter [--keys N] [--lookups L] [--dir D]
+//
+// For each policy: a fresh DB under D (default /tmp/bloomkit-rocksdb-bench) is
+// loaded with N keys (default 10^6; "key" + 12 digits, even numbers, in a
+// shuffled order, 100-byte values, no compression, no WAL), flushed, and
+// left until compactions finish (the load time, which includes building
+// every SST file's filter); it is reopened with an 8 MiB block cache (the
+// data is 125 bytes a key, so the cache is far smaller than the data;
+// filters are held by the table readers, outside the cache, RocksDB's
+// default); then L absent keys (odd numbers, default 200,000) are read
+// with Get and again with MultiGet in batches of 32.  All the DBs are
+// loaded first and stay open; the timings then go round them five times
+// and each keeps its fastest (a shared machine's slow spells fall on all
+// of them).  Reported:
+//
+//   filter bytes   sum of the table property filter_size, and bits per key
+//   FPR            inside the engine, over the Gets of absent keys:
+//                  (FULL_POSITIVE - FULL_TRUE_POSITIVE) / (USEFUL + that),
+//                  from the BLOOM_FILTER_* statistics tickers
+//   Get, MultiGet  nanoseconds per absent key, the fastest of 5 rounds
+//                  after a warm-up round
+//   load           seconds to write, flush and compact the N keys
+//   build          nanoseconds per key to build one filter of 10^6 keys
+//                  alone (the policy's builder: AddKey then Finish), the
+//                  fastest of 5
+//
+// The policies: RocksDB's Bloom (NewBloomFilterPolicy) and Ribbon
+// (NewRibbonFilterPolicy, bloom_before_level -1: Ribbon on every level) at
+// 10, 12 and 20 bits per key, and bloomkit's at 10 bits per key (fuse8 and
+// blocked) and 20 (fuse16).  Figures, and what they mean:
+// contrib/rocksdb/README.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include "bloomkit_rocksdb.h"
+#include "filter_bits_interface.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string Key(uint64_t n) {
+  char text[24];
+  std::snprintf(text, sizeof text, "key%012llu", static_cast<unsigned long long>(n));
+  return text;
+}
+
+struct Config {
+  const char* name;
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+};
+
+struct Result {
+  double filter_bytes = 0, bits_per_key = 0, fpr = 0, get_ns = 0, multiget_ns = 0;
+  double load_seconds = 0, build_ns = 0;
+  uint64_t files = 0;
+};
+
+void WaitForCompactions(rocksdb::DB* db) {
+  for (;;) {
+    uint64_t pending = 0, running = 0;
+    db->GetIntProperty("rocksdb.compaction-pending", &pending);
+    db->GetIntProperty("rocksdb.num-running-compactions", &running);
+    if (pending == 0 && running == 0) return;
+    rocksdb::Env::Default()->SleepForMicroseconds(50000);
+  }
+}
+
+rocksdb::Options MakeOptions(const Config& config, std::shared_ptr<rocksdb::Cache> cache) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.compression = rocksdb::kNoCompression;
+  options.statistics = rocksdb::CreateDBStatistics();
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = config.policy;
+  table.block_cache = cache;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+// Nanoseconds per key to build one filter of `count` sorted keys.
+double FilterBuildNs(const rocksdb::FilterPolicy& policy, uint64_t count) {
+  rocksdb::BlockBasedTableOptions table;
+  rocksdb::FilterBuildingContext context(table);
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < count; i++) keys.push_back(Key(2 * i));
+  Clock::time_point start = Clock::now();
+  std::unique_ptr<rocksdb::FilterBitsBuilder> builder(policy.GetBuilderWithContext(context));
+  for (const std::string& key : keys) builder->AddKey(key);
+  std::unique_ptr<const char[]> bytes;
+  builder->Finish(&bytes);
+  return 1e9 * SecondsSince(start) / static_cast<double>(count);
+}
+
+bool Load(const rocksdb::Options& options, const std::string& path, uint64_t keys,
+          Result* result) {
+  rocksdb::DestroyDB(path, options);
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::Open(options, path, &raw).ok()) return false;
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::string value(100, 'v');
+  rocksdb::WriteOptions write;
+  write.disableWAL = true;
+  Clock::time_point start = Clock::now();
+  rocksdb::WriteBatch batch;
+  uint64_t step = 0x9E3779B97F4A7C15ull % keys | 1;  // odd, so coprime with a power of 2 ...
+  while (std::gcd(step, keys) != 1) step += 2;  // ... and with keys
+  for (uint64_t i = 0; i < keys; i++) {
+    batch.Put(Key(2 * ((i * step) % keys)), value);
+    if (batch.Count() == 1000) {
+      db->Write(write, &batch);
+      batch.Clear();
+    }
+  }
+  db->Write(write, &batch);
+  db->Flush(rocksdb::FlushOptions());
+  WaitForCompactions(db.get());
+  result->load_seconds = SecondsSince(start);
+  return true;
+}
+
+// Rounds of timings (Get, MultiGet, filter build); the fastest is reported.
+constexpr int kRounds = 5;
+
+// Nanoseconds per key of Gets of `keys`; *found counts the keys found.
+double TimeGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
+  rocksdb::ReadOptions read;
+  std::string value;
+  Clock::time_point start = Clock::now();
+  for (const std::string& key : keys) *found += db->Get(read, key, &value).ok();
+  return 1e9 * SecondsSince(start) / static_cast<double>(keys.size());
+}
+
+// The same with MultiGet in batches of 32 (the filters' batch path).
+double TimeMultiGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
+  rocksdb::ReadOptions read;
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(32);
+  std::vector<rocksdb::Status> statuses(32);
+  Clock::time_point start = Clock::now();
+  for (size_t i = 0; i < slices.size(); i += 32) {
+    size_t count = std::min<size_t>(32, slices.size() - i);
+    db->MultiGet(read, db->DefaultColumnFamily(), count, &slices[i], values.data(),
+                 statuses.data());
+    for (size_t j = 0; j < count; j++) {
+      *found += statuses[j].ok();
+      values[j].Reset();
+    }
+  }
+  return 1e9 * SecondsSince(start) / static_cast<double>(keys.size());
+}
+
+// One policy's database, open, and what was measured on it.
+struct Bench {
+  Config config;
+  rocksdb::Options options;
+  std::string path;
+  std::unique_ptr<rocksdb::DB> db;
+  Result result;
+};
+
+// Loads the policy's database, reopens it and reads its table properties.
+void LoadAndOpen(Bench* bench, uint64_t keys) {
+  bench->options = MakeOptions(bench->config, rocksdb::NewLRUCache(8 << 20));
+  rocksdb::DB* raw = nullptr;
+  if (!Load(bench->options, bench->path, keys, &bench->result) ||
+      !rocksdb::DB::Open(bench->options, bench->path, &raw).ok()) {
+    std::fprintf(stderr, "bench_rocksdb_filter: cannot open %s\n", bench->path.c_str());
+    std::exit(1);
+  }
+  bench->db.reset(raw);
+  rocksdb::TablePropertiesCollection tables;
+  bench->db->GetPropertiesOfAllTables(&tables);
+  for (const auto& entry : tables) bench->result.filter_bytes += entry.second->filter_size;
+  bench->result.files = tables.size();
+  bench->result.bits_per_key = 8 * bench->result.filter_bytes / static_cast<double>(keys);
+}
+
+// The in-engine FPR over one round of Gets of absent keys.
+void MeasureFpr(Bench* bench, const std::vector<std::string>& absent, uint64_t* found) {
+  rocksdb::Statistics* statistics = bench->options.statistics.get();
+  statistics->Reset();
+  TimeGets(bench->db.get(), absent, found);
+  double useful = statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
+  double positive = statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+  double true_positive = statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+  double false_positive = positive - true_positive;
+  bench->result.fpr =
+      useful + false_positive > 0 ? false_positive / (useful + false_positive) : 0;
+}
+
+// Every policy is loaded first; then the timings go round the policies
+// kRounds times, each keeping its fastest, so that a slow spell of a
+// shared machine falls on all of them rather than on one.
+void MeasureAll(std::vector<Bench>* benches, uint64_t keys, uint64_t lookups) {
+  for (Bench& bench : *benches) LoadAndOpen(&bench, keys);
+  std::vector<std::string> absent;
+  uint64_t state = 12345;
+  for (uint64_t i = 0; i < lookups; i++) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    absent.push_back(Key(2 * ((state >> 20) % keys) + 1));
+  }
+  uint64_t found = 0;
+  for (Bench& bench : *benches) MeasureFpr(&bench, absent, &found);  // also the warm-up
+  for (int round = 0; round < kRounds; round++) {
+    for (Bench& bench : *benches) {
+      Result& r = bench.result;
+      double get = TimeGets(bench.db.get(), absent, &found);
+      double multiget = TimeMultiGets(bench.db.get(), absent, &found);
+      double build = FilterBuildNs(*bench.config.policy, 1000000);
+      r.get_ns = round == 0 ? get : std::min(r.get_ns, get);
+      r.multiget_ns = round == 0 ? multiget : std::min(r.multiget_ns, multiget);
+      r.build_ns = round == 0 ? build : std::min(r.build_ns, build);
+    }
+  }
+  if (found != 0) std::fprintf(stderr, "bench_rocksdb_filter: absent keys were found\n");
+  for (Bench& bench : *benches) {
+    bench.db.reset();
+    rocksdb::DestroyDB(bench.path, bench.options);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t keys = 1000000, lookups = 200000;
+  std::string directory = "/tmp/bloomkit-rocksdb-bench";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--keys") == 0)
+      keys = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (std::strcmp(argv[i], "--lookups") == 0)
+      lookups = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (std::strcmp(argv[i], "--dir") == 0)
+      directory = argv[i + 1];
+  }
+  if (keys == 0 || lookups == 0 || argc % 2 == 0) {
+    std::fprintf(stderr, "usage: bench_rocksdb_filter [--keys N] [--lookups L] [--dir D]\n");
+    return 2;
+  }
+  using bloomkit_rocksdb::NewFilterPolicy;
+  std::vector<Config> configs = {
+      {"rocksdb bloom 10", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(10))},
+      {"rocksdb ribbon 10", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(10, -1))},
+      {"bloomkit fuse8 (10)", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(10))},
+      {"bloomkit blocked 10", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(10, BK_KIND_BLOCKED))},
+      {"rocksdb bloom 12", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(12))},
+      {"rocksdb ribbon 12", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(12, -1))},
+      {"bloomkit fuse16 (20)", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(20))},
+      {"rocksdb bloom 20", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(20))},
+      {"rocksdb ribbon 20", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(20, -1))},
+  };
+  std::printf("%llu keys (125 bytes each with the value), %llu absent-key lookups, 8 MiB block "
+              "cache, no compression\n\n",
+              static_cast<unsigned long long>(keys), static_cast<unsigned long long>(lookups));
+  std::printf("%-22s %6s %12s %9s %10s %9s %12s %8s %9s\n", "policy", "files", "filter bytes",
+              "bits/key", "FPR", "Get ns", "MultiGet ns", "load s", "build ns");
+  rocksdb::Env::Default()->CreateDirIfMissing(directory);
+  std::vector<Bench> benches(configs.size());
+  for (size_t i = 0; i < configs.size(); i++) {
+    benches[i].config = configs[i];
+    benches[i].path = directory + "/" + std::to_string(i);
+  }
+  MeasureAll(&benches, keys, lookups);
+  for (const Bench& bench : benches) {
+    const Result& result = bench.result;
+    std::printf("%-22s %6llu %12.0f %9.2f %10.6f %9.0f %12.0f %8.2f %9.1f\n", bench.config.name,
+                static_cast<unsigned long long>(result.files), result.filter_bytes,
+                result.bits_per_key, result.fpr, result.get_ns, result.multiget_ns,
+                result.load_seconds, result.build_ns);
+  }
+  return 0;
+}
