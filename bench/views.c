@@ -78,12 +78,12 @@
 
 #ifdef SBBF_HITS
 /* The sbbf view takes the 64-bit hash (Parquet's XXH64): h1. */
-static BK_ALWAYS_INLINE bool sbbf_contains_hash(const bk_sbbf_view *view, bk_hash hash)
+static BK_ALWAYS_INLINE bool sbbf_contains_hash(const struct bk_sbbf_view *view, bk_hash hash)
 {
     return bk_sbbf_view_contains_hash64(view, hash.h1);
 }
 
-DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, bk_sbbf_view, bk_sbbf_view_contains,
+DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, struct bk_sbbf_view, bk_sbbf_view_contains,
                   sbbf_contains_hash)
 #endif
 
@@ -173,7 +173,7 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     if (out->kind == BK_KIND_BLOCKED)
         return bk_blocked_view_init(object, &out->blocked) == BK_OK;
     if (out->kind == BK_KIND_SBBF)
-        return bk_sbbf_view_init(object, &out->sbbf) == BK_OK;
+        return bk_sbbf_view(filter, &out->sbbf) == BK_OK;
     return bk_fuse_kind_valid(out->kind) && bk_fuse_view_init(object, &out->fuse) == BK_OK;
 }
 
