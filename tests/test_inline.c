@@ -272,30 +272,30 @@ static const bk_kind static_kinds[] = { BK_KIND_XOR8, BK_KIND_FUSE8, BK_KIND_FUS
                                         BK_KIND_FUSE8_4 };
 #define STATIC_KINDS (sizeof static_kinds / sizeof static_kinds[0])
 
-/* Every key of `keys` answers as bk_fuse_contains says, through the view
- * from the key (run-time and constant length) and from its hash. */
-static size_t check_fuse_view(const bk_fuse *filter, const key_list *keys)
+/* Every key of `keys` answers as bk_filter_contains says, through the
+ * view from the key (run-time and constant length) and from its hash. */
+static size_t check_fuse_view(const bk_filter *filter, const key_list *keys)
 {
-    bk_fuse_view view;
-    assert_int_equal(bk_fuse_view_init(filter, &view), BK_OK);
+    struct bk_fuse_view view;
+    assert_int_equal(bk_fuse_view(filter, &view), BK_OK);
     size_t present = 0;
     for (size_t i = 0; i < keys->count; i++) {
         const bk_key *key = &keys->keys[i];
-        bool expected = bk_fuse_contains(filter, key->data, key->len);
+        bool expected = bk_filter_contains(filter, key->data, key->len);
         assert_int_equal(bk_fuse_view_contains(&view, key->data, key->len), expected);
         assert_int_equal(fuse_view_contains_constant_length(&view, key->data, key->len),
                          expected);
-        bk_hash hash = bk_fuse_hash(filter, key->data, key->len);
+        bk_hash hash = bk_filter_hash(filter, key->data, key->len);
         assert_int_equal(bk_fuse_view_contains_hash(&view, hash), expected);
         present += expected;
     }
     return present;
 }
 
-static bk_fuse *build_fuse(bk_kind kind, const bk_params *params, const key_list *keys)
+static bk_filter *build_fuse(bk_kind kind, const bk_params *params, const key_list *keys)
 {
-    bk_fuse *filter = NULL;
-    assert_int_equal(bk_fuse_build(kind, params, keys->keys, keys->count, &filter), BK_OK);
+    bk_filter *filter = NULL;
+    assert_int_equal(bk_filter_build(kind, params, keys->keys, keys->count, &filter), BK_OK);
     return filter;
 }
 
@@ -315,12 +315,12 @@ static void test_fuse_view_matches_library(void **state)
                 uint64_t seed = 100 * k + 10 * h + s;
                 key_list added = random_keys(sizes[s], seed);
                 key_list absent = random_keys(ABSENT_KEYS, seed + 5000);
-                bk_fuse *filter = build_fuse(static_kinds[k], &hashes[h], &added);
+                bk_filter *filter = build_fuse(static_kinds[k], &hashes[h], &added);
                 assert_int_equal(check_fuse_view(filter, &added), added.count);
                 /* most "absent" keys are absent (the short ones repeat
                  * added keys): the comparison saw both answers */
                 assert_true(check_fuse_view(filter, &absent) < ABSENT_KEYS / 2);
-                bk_fuse_free(filter);
+                bk_filter_free(filter);
                 free_keys(&added);
                 free_keys(&absent);
             }
@@ -337,8 +337,8 @@ static void test_fuse_view_of_loaded_copy(void **state)
         assert_int_equal(bk_filter_build(static_kinds[k], &p, keys.keys, keys.count, &built),
                          BK_OK);
         bk_filter *copy = loaded_copy(built);
-        assert_int_equal(check_fuse_view(bk_filter_object(copy), &keys), keys.count);
-        check_fuse_view(bk_filter_object(copy), &absent);
+        assert_int_equal(check_fuse_view(copy, &keys), keys.count);
+        check_fuse_view(copy, &absent);
         bk_filter_free(copy);
         bk_filter_free(built);
     }
@@ -346,22 +346,27 @@ static void test_fuse_view_of_loaded_copy(void **state)
     free_keys(&absent);
 }
 
-/* NULL arguments and SipHash filters: an error, *view untouched. */
+/* NULL arguments, SipHash filters and filters of another kind: an error,
+ * *view untouched. */
 static void test_fuse_view_init_errors(void **state)
 {
     (void)state;
     key_list keys = random_keys(100, 1);
     bk_params p = { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret_key };
-    bk_fuse *keyed = build_fuse(BK_KIND_FUSE8, &p, &keys);
-    bk_fuse_view view, untouched;
+    bk_filter *keyed = build_fuse(BK_KIND_FUSE8, &p, &keys);
+    struct bk_fuse_view view, untouched;
     memset(&view, 0xa5, sizeof view);
     untouched = view;
-    assert_int_equal(bk_fuse_view_init(keyed, &view), BK_EUNSUPPORTED);
+    assert_int_equal(bk_fuse_view(keyed, &view), BK_EUNSUPPORTED);
     assert_memory_equal(&view, &untouched, sizeof view);
-    assert_int_equal(bk_fuse_view_init(NULL, &view), BK_EINVAL);
-    assert_int_equal(bk_fuse_view_init(keyed, NULL), BK_EINVAL);
+    assert_int_equal(bk_fuse_view(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_fuse_view(keyed, NULL), BK_EINVAL);
+    bk_params sbbf_params = params_for(0, 100);
+    bk_filter *sbbf = create_sbbf(&sbbf_params);
+    assert_int_equal(bk_fuse_view(sbbf, &view), BK_EKIND);
     assert_memory_equal(&view, &untouched, sizeof view);
-    bk_fuse_free(keyed);
+    bk_filter_free(sbbf);
+    bk_filter_free(keyed);
     free_keys(&keys);
 }
 

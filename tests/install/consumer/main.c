@@ -45,15 +45,15 @@ int main(void)
     bk_blocked_free(blocked);
 
     bk_key keys[2] = { { "erin", 4 }, { "frank", 5 } };
-    bk_fuse *fuse;
-    bk_fuse_view fuse_view;
-    if (bk_fuse_build(BK_KIND_FUSE8, &params, keys, 2, &fuse) != BK_OK)
+    bk_filter *fuse;
+    struct bk_fuse_view fuse_view;
+    if (bk_filter_build(BK_KIND_FUSE8, &params, keys, 2, &fuse) != BK_OK)
         return 1;
-    ok = ok && bk_fuse_view_init(fuse, &fuse_view) == BK_OK &&
+    ok = ok && bk_fuse_view(fuse, &fuse_view) == BK_OK &&
          bk_fuse_view_contains(&fuse_view, "erin", 4) &&
          bk_fuse_view_contains(&fuse_view, "frank", 5) &&
-         bk_fuse_view_contains(&fuse_view, "gina", 4) == bk_fuse_contains(fuse, "gina", 4);
-    bk_fuse_free(fuse);
+         bk_fuse_view_contains(&fuse_view, "gina", 4) == bk_filter_contains(fuse, "gina", 4);
+    bk_filter_free(fuse);
     printf("consumer: %s\n", ok ? "ok" : "wrong answer");
     return ok ? 0 : 1;
 }
