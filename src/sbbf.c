@@ -64,8 +64,9 @@
  * the block count up to a power of two, at most 2^22 blocks (128 MiB), the
  * sizes every Parquet reader accepts; bk_sbbf_to_parquet refuses any other
  * filter; and a filter is written and read with or without the
- * BloomFilterHeader a Parquet file puts before the bitset, encoded and decoded here in Thrift's
- * compact protocol (the decoder bounded against hostile bytes).
+ * BloomFilterHeader a Parquet file puts before the bitset, encoded and
+ * decoded here in Thrift's compact protocol (the decoder bounded against
+ * hostile bytes).
  */
 #include "sbbf.h"
 
