@@ -78,12 +78,12 @@
 
 #ifdef SBBF_HITS
 /* The sbbf view takes the 64-bit hash (Parquet's XXH64): h1. */
-static BK_ALWAYS_INLINE bool sbbf_contains_hash(const bk_sbbf_view *view, bk_hash hash)
+static BK_ALWAYS_INLINE bool sbbf_contains_hash(const struct bk_sbbf_view *view, bk_hash hash)
 {
     return bk_sbbf_view_contains_hash64(view, hash.h1);
 }
 
-DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, bk_sbbf_view, bk_sbbf_view_contains,
+DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, struct bk_sbbf_view, bk_sbbf_view_contains,
                   sbbf_contains_hash)
 #endif
 
@@ -101,7 +101,7 @@ DEFINE_VIEW_LOOPS(BLOCKED_ONE_ROUND_HITS, BLOCKED_ONE_ROUND_HASH_HITS, blocked_o
 #endif
 
 #ifdef BENCH_VIEWS_BASELINE
-DEFINE_VIEW_LOOPS(bench_fuse_hits, bench_fuse_hash_hits, fuse, bk_fuse_view,
+DEFINE_VIEW_LOOPS(bench_fuse_hits, bench_fuse_hash_hits, fuse, struct bk_fuse_view,
                   bk_fuse_view_contains, bk_fuse_view_contains_hash)
 
 /* A kind's two loops in the compiled copy this CPU runs, as a program
@@ -173,8 +173,8 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     if (out->kind == BK_KIND_BLOCKED)
         return bk_blocked_view_init(object, &out->blocked) == BK_OK;
     if (out->kind == BK_KIND_SBBF)
-        return bk_sbbf_view_init(object, &out->sbbf) == BK_OK;
-    return bk_fuse_kind_valid(out->kind) && bk_fuse_view_init(object, &out->fuse) == BK_OK;
+        return bk_sbbf_view(filter, &out->sbbf) == BK_OK;
+    return bk_fuse_view(filter, &out->fuse) == BK_OK; /* BK_EKIND for the other kinds */
 }
 
 bool bench_view_bit_array(const bench_view *view, const void **words, uint64_t *bytes)

@@ -46,8 +46,8 @@ typedef struct bench_view {
     bk_blocked_view blocked;
     bk_blocked_one_round_view blocked_one_round;
     bool one_round; /* blocked_one_round is set: its loops are taken */
-    bk_sbbf_view sbbf;
-    bk_fuse_view fuse;
+    struct bk_sbbf_view sbbf;
+    struct bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
     bench_key_loop key_loop;
     bench_hash_loop hash_loop;

@@ -116,11 +116,13 @@
  * Inline view (bloomkit/fuse_inline.h, which holds the hash, fingerprint,
  * slot and xor functions this file uses): the same query compiled into a
  * caller's loop, no call per key.
- * Batches (bk_fuse_contains_hash_batch, which the bk_filter handle calls):
+ * Batches (the ops tables' contains_hash_batch, which every batch query of
+ * the bk_filter handle reaches):
  * filters within the core's L2 are probed key by key, bigger ones in
  * chunks of 32 keys whose slots are computed and prefetched first.
  */
-#include "bloomkit/fuse.h"
+#include "fuse.h"
+
 #include "bloomkit/fuse_inline.h"
 
 #include <math.h>
@@ -134,34 +136,12 @@
 #include "memory.h"
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
-#define KNOWN_FLAGS BK_FLAG_CONCURRENT
 #define BATCH_CHUNK 32
 #define MAX_SEGMENT_LENGTH ((uint32_t)1 << 18)
 #define MIN_SEGMENT_LENGTH 4u
 
-/* Where a kind's slots are and how wide its fingerprints are. */
-typedef struct fuse_geometry {
-    unsigned arity;                /* d: 3 or 4 slots per key */
-    uint32_t segment_length;       /* fuse: L, a power of two; xor: block length s/3 */
-    uint32_t segment_mask;         /* fuse: L - 1; xor: 0 */
-    uint32_t segment_count;        /* fuse: segments a key may start in; xor: 3 blocks */
-    uint64_t segment_count_length; /* fuse: segment_count * L (range of h_0); xor: s/3 */
-    uint64_t slots;                /* s */
-} fuse_geometry;
-
-struct bk_fuse {
-    void *fingerprints;    /* s entries of 1 or 2 bytes, 64-byte aligned */
-    fuse_geometry geometry;
-    uint64_t seed;         /* of the attempt that peeled */
-    uint64_t keys;         /* distinct hashes stored */
-    bk_kind kind;
-    unsigned fingerprint_bits;
-    unsigned attempts;
-    bk_hasher hasher;
-    bool borrowed;         /* fingerprints belong to a mapped file */
-};
-
-bool bk_fuse_kind_valid(bk_kind kind)
+/* The four kinds this file implements. */
+static bool is_fuse_kind(bk_kind kind)
 {
     return kind == BK_KIND_XOR8 || kind == BK_KIND_FUSE8 || kind == BK_KIND_FUSE16 ||
            kind == BK_KIND_FUSE8_4;
@@ -237,7 +217,7 @@ static void fuse_geometry_for(unsigned arity, uint64_t keys, fuse_geometry *g)
 
 static bk_status geometry_for(bk_kind kind, uint64_t keys, fuse_geometry *g)
 {
-    if (!bk_fuse_kind_valid(kind))
+    if (!is_fuse_kind(kind))
         return BK_EKIND;
     if (keys > BK_FUSE_MAX_KEYS)
         return BK_ERANGE;
@@ -326,48 +306,17 @@ static ALWAYS_INLINE size_t contains_batch_kind(const bk_fuse *filter, const bk_
     return present;
 }
 
-/* One straight-line copy of each query per kind. */
-static bool contains_xor8(const bk_fuse *f, bk_hash h) { return contains_kind(f, h, BK_KIND_XOR8); }
-static bool contains_fuse8(const bk_fuse *f, bk_hash h) { return contains_kind(f, h, BK_KIND_FUSE8); }
-static bool contains_fuse16(const bk_fuse *f, bk_hash h) { return contains_kind(f, h, BK_KIND_FUSE16); }
-static bool contains_fuse8_4(const bk_fuse *f, bk_hash h)
-{
-    return contains_kind(f, h, BK_KIND_FUSE8_4);
-}
+/* The kinds' queries, one straight-line copy per kind, are the ops tables'
+ * (FUSE_KIND_OPS at the end of this file). */
 
-static size_t batch_xor8(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
+bk_status bk_fuse_view(const bk_filter *handle, struct bk_fuse_view *view)
 {
-    return contains_batch_kind(f, h, n, r, BK_KIND_XOR8);
-}
-static size_t batch_fuse8(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
-{
-    return contains_batch_kind(f, h, n, r, BK_KIND_FUSE8);
-}
-static size_t batch_fuse16(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
-{
-    return contains_batch_kind(f, h, n, r, BK_KIND_FUSE16);
-}
-static size_t batch_fuse8_4(const bk_fuse *f, const bk_hash *h, size_t n, bool *r)
-{
-    return contains_batch_kind(f, h, n, r, BK_KIND_FUSE8_4);
-}
-
-bool bk_fuse_contains_hash(const bk_fuse *filter, bk_hash hash)
-{
-    if (filter == NULL)
-        return false;
-    switch (filter->kind) {
-    case BK_KIND_XOR8: return contains_xor8(filter, hash);
-    case BK_KIND_FUSE16: return contains_fuse16(filter, hash);
-    case BK_KIND_FUSE8_4: return contains_fuse8_4(filter, hash);
-    default: return contains_fuse8(filter, hash);
-    }
-}
-
-bk_status bk_fuse_view_init(const bk_fuse *filter, bk_fuse_view *view)
-{
-    if (filter == NULL || view == NULL)
+    if (handle == NULL || view == NULL)
         return BK_EINVAL;
+    bk_kind kind = bk_filter_kind(handle);
+    const bk_fuse *filter = is_fuse_kind(kind) ? bk_filter_object_of(handle, kind) : NULL;
+    if (filter == NULL)
+        return BK_EKIND;
     if (!bk_hasher_inlinable(&filter->hasher))
         return BK_EUNSUPPORTED;
     view->fingerprints = filter->fingerprints;
@@ -379,45 +328,6 @@ bk_status bk_fuse_view_init(const bk_fuse *filter, bk_fuse_view *view)
     view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
     return BK_OK;
-}
-
-bk_hash bk_fuse_hash(const bk_fuse *filter, const void *key, size_t len)
-{
-    return bk_hash_inline(&filter->hasher, key, len);
-}
-
-bool bk_fuse_contains(const bk_fuse *filter, const void *key, size_t len)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
-    return bk_fuse_contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
-}
-
-size_t bk_fuse_contains_hash_batch(const bk_fuse *filter, const bk_hash *hashes, size_t count,
-                                   bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
-    switch (filter->kind) {
-    case BK_KIND_XOR8: return batch_xor8(filter, hashes, count, results);
-    case BK_KIND_FUSE16: return batch_fuse16(filter, hashes, count, results);
-    case BK_KIND_FUSE8_4: return batch_fuse8_4(filter, hashes, count, results);
-    default: return batch_fuse8(filter, hashes, count, results);
-    }
-}
-
-static size_t contains_key_chunk(const void *filter, const bk_hash *hashes, size_t n,
-                                 bool *results)
-{
-    return bk_fuse_contains_hash_batch(filter, hashes, n, results);
-}
-
-size_t bk_fuse_contains_batch(const bk_fuse *filter, const bk_key *keys, size_t count,
-                              bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    return bk_keys_by_chunks(filter, &filter->hasher, keys, count, results, contains_key_chunk);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -870,14 +780,27 @@ static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_
     return BK_EFULL;
 }
 
-bk_status bk_fuse_build_hashes(bk_kind kind, const bk_hasher *hasher, unsigned flags,
-                               const bk_hash *hashes, size_t count, bk_fuse **out)
+static void fuse_destroy(void *object)
 {
-    if (!bk_fuse_kind_valid(kind))
-        return BK_EKIND;
-    if (hasher == NULL || out == NULL || (hashes == NULL && count != 0) ||
-        (flags & ~KNOWN_FLAGS) != 0)
-        return BK_EINVAL;
+    bk_fuse *filter = object;
+    if (!filter->borrowed)
+        bk_free_zeroed(filter->fingerprints, fingerprint_bytes(filter->kind, filter->geometry.slots));
+    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
+    free(filter);
+}
+
+/*
+ * A filter of `kind` holding the `count` hashes (equal hashes count as one
+ * key; count 0 gives a filter that holds nothing); `hasher` (copied) is
+ * recorded as the filter's hash.  Errors: BK_ERANGE if count >
+ * BK_FUSE_MAX_KEYS (before the hashes are read); BK_ENOMEM; BK_EFULL if
+ * BK_FUSE_MAX_ATTEMPTS attempts all failed to peel (does not happen for
+ * distinct hashes from a good hash function: each attempt succeeds with
+ * probability > 1/2).  On error nothing is leaked.
+ */
+static bk_status build_kind(bk_kind kind, const bk_hasher *hasher, const bk_hash *hashes,
+                            size_t count, void **out)
+{
     if ((uint64_t)count > BK_FUSE_MAX_KEYS)
         return BK_ERANGE;
     bk_fuse *filter = new_filter(kind, hasher);
@@ -890,53 +813,16 @@ bk_status bk_fuse_build_hashes(bk_kind kind, const bk_hasher *hasher, unsigned f
         scratch_free(&scratch);
     }
     if (status != BK_OK) {
-        bk_fuse_free(filter);
+        fuse_destroy(filter);
         return status;
     }
     *out = filter;
     return BK_OK;
 }
 
-bk_status bk_fuse_build(bk_kind kind, const bk_params *params, const bk_key *keys, size_t count,
-                        bk_fuse **out)
+static bk_status fuse_copy(const void *object, void **out)
 {
-    if (!bk_fuse_kind_valid(kind))
-        return BK_EKIND;
-    if (params == NULL || out == NULL || (keys == NULL && count != 0))
-        return BK_EINVAL;
-    if ((uint64_t)count > BK_FUSE_MAX_KEYS)
-        return BK_ERANGE;
-    if (!bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    bk_hasher hasher;
-    bk_status status = bk_hasher_from_params(&hasher, params);
-    if (status != BK_OK)
-        return status;
-    bk_hash *hashes = malloc((count ? count : 1) * sizeof *hashes);
-    if (hashes == NULL)
-        return BK_ENOMEM;
-    for (size_t i = 0; i < count; i++)
-        hashes[i] = bk_hash_key(&hasher, keys[i].data, keys[i].len);
-    status = bk_fuse_build_hashes(kind, &hasher, params->flags, hashes, count, out);
-    free(hashes);
-    memset(&hasher, 0, sizeof hasher);
-    return status;
-}
-
-void bk_fuse_free(bk_fuse *filter)
-{
-    if (filter == NULL)
-        return;
-    if (!filter->borrowed)
-        bk_free_zeroed(filter->fingerprints, fingerprint_bytes(filter->kind, filter->geometry.slots));
-    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
-    free(filter);
-}
-
-bk_status bk_fuse_copy(const bk_fuse *filter, bk_fuse **out)
-{
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+    const bk_fuse *filter = object;
     bk_fuse *copy = malloc(sizeof *copy);
     if (copy == NULL)
         return BK_ENOMEM;
@@ -957,17 +843,9 @@ bk_status bk_fuse_copy(const bk_fuse *filter, bk_fuse **out)
 /* Parameters and statistics                                                */
 /* ------------------------------------------------------------------------ */
 
-bk_kind bk_fuse_kind(const bk_fuse *filter) { return filter->kind; }
-const bk_hasher *bk_fuse_hasher(const bk_fuse *filter) { return &filter->hasher; }
-uint64_t bk_fuse_keys(const bk_fuse *filter) { return filter->keys; }
-unsigned bk_fuse_build_attempts(const bk_fuse *filter) { return filter->attempts; }
-uint64_t bk_fuse_seed(const bk_fuse *filter) { return filter->seed; }
-unsigned bk_fuse_fingerprint_bits(const bk_fuse *filter) { return filter->fingerprint_bits; }
-uint64_t bk_fuse_slots(const bk_fuse *filter) { return filter->geometry.slots; }
-
-uint64_t bk_fuse_bytes(const bk_fuse *filter)
+static const bk_hasher *fuse_hasher(const void *filter)
 {
-    return fingerprint_bytes(filter->kind, filter->geometry.slots);
+    return &((const bk_fuse *)filter)->hasher;
 }
 
 static void fill_design(bk_kind kind, uint64_t keys, const fuse_geometry *g, bk_stats *out)
@@ -986,8 +864,9 @@ static void fill_design(bk_kind kind, uint64_t keys, const fuse_geometry *g, bk_
     out->fingerprint_bits = bits;
 }
 
-void bk_fuse_stats(const bk_fuse *filter, bk_stats *out)
+static void fuse_stats(const void *object, bk_stats *out)
 {
+    const bk_fuse *filter = object;
     fill_design(filter->kind, filter->keys, &filter->geometry, out);
     out->keys_added = filter->keys;
     out->keys_estimated = (double)filter->keys;
@@ -995,15 +874,16 @@ void bk_fuse_stats(const bk_fuse *filter, bk_stats *out)
     out->seed = filter->hasher.seed;
 }
 
-bk_status bk_fuse_design(bk_kind kind, uint64_t keys, bk_stats *out)
+/* The design for `params->capacity` distinct keys (the only sizing field a
+ * static kind reads): BK_ERANGE beyond BK_FUSE_MAX_KEYS. */
+static bk_status design_kind(bk_kind kind, const bk_params *params, bk_stats *out)
 {
     fuse_geometry g;
-    bk_status status = geometry_for(kind, keys, &g);
+    bk_status status = geometry_for(kind, params->capacity, &g);
     if (status != BK_OK)
         return status;
-    if (out == NULL)
-        return BK_EINVAL;
-    fill_design(kind, keys, &g, out);
+    fill_design(kind, params->capacity, &g, out);
+    out->hash_algorithm = params->hash_algorithm;
     return BK_OK;
 }
 
@@ -1057,13 +937,14 @@ static void ops_write_params(const void *object, uint8_t *out)
 
 static uint64_t ops_payload_size(const void *object)
 {
-    return bk_fuse_bytes(object);
+    const bk_fuse *filter = object;
+    return fingerprint_bytes(filter->kind, filter->geometry.slots);
 }
 
 static void ops_write_payload(const void *object, uint8_t *out)
 {
     const bk_fuse *filter = object;
-    uint64_t bytes = bk_fuse_bytes(filter);
+    uint64_t bytes = ops_payload_size(filter);
     if (filter->fingerprint_bits == 8 || bk_host_is_little_endian()) {
         memcpy(out, filter->fingerprints, bytes);
         return;
@@ -1159,60 +1040,36 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
     return BK_OK;
 }
 
-static bk_status ops_build(bk_kind kind, const bk_params *params, const bk_hasher *hasher,
-                           const bk_hash *hashes, size_t count, void **out)
-{
-    if (params == NULL)
-        return BK_EINVAL;
-    return bk_fuse_build_hashes(kind, hasher, params->flags, hashes, count, (bk_fuse **)out);
-}
-
-static void ops_destroy(void *filter) { bk_fuse_free(filter); }
-
-static bk_status ops_copy(const void *filter, void **out)
-{
-    return bk_fuse_copy(filter, (bk_fuse **)out);
-}
-
-static const bk_hasher *ops_hasher(const void *filter) { return bk_fuse_hasher(filter); }
-static void ops_stats(const void *filter, bk_stats *out) { bk_fuse_stats(filter, out); }
-
-static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out)
-{
-    bk_status status = bk_fuse_design(kind, params->capacity, out);
-    if (status == BK_OK)
-        out->hash_algorithm = params->hash_algorithm;
-    return status;
-}
-
-/* Per-kind entry points of the table (the kind fixed at compile time). */
-#define FUSE_KIND_ADAPTER(suffix, KIND)                                                       \
-    static bk_status ops_build_##suffix(const bk_params *p, const bk_hasher *h,               \
-                                        const bk_hash *hashes, size_t n, void **out)          \
+/* The table of each kind, its kind fixed at compile time in the query,
+ * batch, build, design and read functions (one straight-line copy each). */
+#define FUSE_KIND_OPS(suffix, KIND)                                                           \
+    static bool contains_##suffix(const void *f, bk_hash hash)                                \
     {                                                                                         \
-        return ops_build(KIND, p, h, hashes, n, out);                                         \
+        return contains_kind(f, hash, KIND);                                                  \
     }                                                                                         \
-    static bool ops_contains_##suffix(const void *f, bk_hash h)                               \
-    {                                                                                         \
-        return contains_##suffix(f, h);                                                       \
-    }                                                                                         \
-    static bool ops_contains_key_##suffix(const void *f, const void *key, size_t len)         \
+    static bool contains_key_##suffix(const void *f, const void *key, size_t len)             \
     {                                                                                         \
         const bk_fuse *fuse = f;                                                              \
-        return contains_##suffix(fuse, bk_hash_inline(&fuse->hasher, key, len));              \
+        return contains_kind(fuse, bk_hash_inline(&fuse->hasher, key, len), KIND);            \
     }                                                                                         \
-    static size_t ops_batch_##suffix(const void *f, const bk_hash *h, size_t n, bool *r)      \
+    static size_t batch_##suffix(const void *f, const bk_hash *hashes, size_t n, bool *r)     \
     {                                                                                         \
-        return batch_##suffix(f, h, n, r);                                                    \
+        return contains_batch_kind(f, hashes, n, r, KIND);                                    \
     }                                                                                         \
-    static bk_status ops_design_##suffix(const bk_params *p, bk_stats *out)                   \
+    static bk_status build_##suffix(const bk_params *params, const bk_hasher *hasher,         \
+                                    const bk_hash *hashes, size_t n, void **out)              \
     {                                                                                         \
-        return ops_design(KIND, p, out);                                                      \
+        (void)params; /* the handle made the hasher from it */                                \
+        return build_kind(KIND, hasher, hashes, n, out);                                      \
     }                                                                                         \
-    static bk_status ops_read_##suffix(const uint8_t *params, size_t params_size,             \
-                                       const uint8_t *payload, uint64_t payload_size,         \
-                                       const bk_hasher *hasher, uint64_t keys_added,          \
-                                       bool in_place, void **out)                             \
+    static bk_status design_##suffix(const bk_params *params, bk_stats *out)                  \
+    {                                                                                         \
+        return design_kind(KIND, params, out);                                                \
+    }                                                                                         \
+    static bk_status read_##suffix(const uint8_t *params, size_t params_size,                 \
+                                   const uint8_t *payload, uint64_t payload_size,             \
+                                   const bk_hasher *hasher, uint64_t keys_added,              \
+                                   bool in_place, void **out)                                 \
     {                                                                                         \
         return read_kind(KIND, params, params_size, payload, payload_size, hasher,            \
                          keys_added, in_place, out);                                          \
@@ -1221,23 +1078,23 @@ static bk_status ops_design(bk_kind kind, const bk_params *params, bk_stats *out
         .kind = KIND,                                                                         \
         .name = #suffix,                                                                      \
         .is_static = true,                                                                    \
-        .build = ops_build_##suffix,                                                          \
-        .destroy = ops_destroy,                                                               \
-        .copy = ops_copy,                                                                     \
-        .hasher = ops_hasher,                                                                 \
-        .contains_hash = ops_contains_##suffix,                                               \
-        .contains_key = ops_contains_key_##suffix,                                            \
-        .contains_hash_batch = ops_batch_##suffix,                                            \
-        .stats = ops_stats,                                                                   \
-        .design = ops_design_##suffix,                                                        \
+        .build = build_##suffix,                                                              \
+        .destroy = fuse_destroy,                                                              \
+        .copy = fuse_copy,                                                                    \
+        .hasher = fuse_hasher,                                                                \
+        .contains_hash = contains_##suffix,                                                   \
+        .contains_key = contains_key_##suffix,                                                \
+        .contains_hash_batch = batch_##suffix,                                                \
+        .stats = fuse_stats,                                                                  \
+        .design = design_##suffix,                                                            \
         .params_size = ops_params_size,                                                       \
         .write_params = ops_write_params,                                                     \
         .payload_size = ops_payload_size,                                                     \
         .write_payload = ops_write_payload,                                                   \
-        .read = ops_read_##suffix,                                                            \
+        .read = read_##suffix,                                                                \
     };
 
-FUSE_KIND_ADAPTER(xor8, BK_KIND_XOR8)
-FUSE_KIND_ADAPTER(fuse8, BK_KIND_FUSE8)
-FUSE_KIND_ADAPTER(fuse16, BK_KIND_FUSE16)
-FUSE_KIND_ADAPTER(fuse8_4, BK_KIND_FUSE8_4)
+FUSE_KIND_OPS(xor8, BK_KIND_XOR8)
+FUSE_KIND_OPS(fuse8, BK_KIND_FUSE8)
+FUSE_KIND_OPS(fuse16, BK_KIND_FUSE16)
+FUSE_KIND_OPS(fuse8_4, BK_KIND_FUSE8_4)

@@ -62,10 +62,11 @@
  *
  * Parquet interchange (the end of this file): BK_FLAG_PARQUET_SIZE rounds
  * the block count up to a power of two, at most 2^22 blocks (128 MiB), the
- * sizes every Parquet reader accepts; the exports refuse any other filter;
- * and a filter is written and read with or without the BloomFilterHeader a
- * Parquet file puts before the bitset, encoded and decoded here in Thrift's
- * compact protocol (the decoder bounded against hostile bytes).
+ * sizes every Parquet reader accepts; bk_sbbf_to_parquet refuses any other
+ * filter; and a filter is written and read with or without the
+ * BloomFilterHeader a Parquet file puts before the bitset, encoded and
+ * decoded here in Thrift's compact protocol (the decoder bounded against
+ * hostile bytes).
  */
 #include "sbbf.h"
 
@@ -79,7 +80,6 @@
 #include "filter.h"
 #include "memory.h"
 
-#define KNOWN_FLAGS (BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE)
 #define SBBF_HASHES 8u
 #define SBBF_BLOCK_BITS 256u
 
@@ -133,7 +133,7 @@ static bk_status design_from_bits(uint64_t capacity, double bits, unsigned flags
 
 static bk_status design_from_params(const bk_params *params, sbbf_design *out)
 {
-    if (params == NULL || params->capacity == 0)
+    if (params->capacity == 0)
         return BK_EINVAL;
     if (params->hashes != 0 && params->hashes != SBBF_HASHES)
         return BK_EINVAL;
@@ -180,8 +180,6 @@ static size_t payload_bytes(uint64_t block_count)
 static bk_status create_from_design(const sbbf_design *design, const bk_hasher *hasher,
                                     unsigned flags, uint32_t *borrowed_words, bk_sbbf **out)
 {
-    if ((flags & ~KNOWN_FLAGS) != 0)
-        return BK_EINVAL;
     if (design->block_count == 0 || design->block_count > BK_SBBF_MAX_BLOCKS ||
         design->capacity == 0)
         return BK_ERANGE;
@@ -210,10 +208,13 @@ static bk_status create_from_design(const sbbf_design *design, const bk_hasher *
     return BK_OK;
 }
 
-bk_status bk_sbbf_create(const bk_params *params, bk_sbbf **out)
+/* Creates an empty filter sized and hashed as bloomkit/sbbf.h describes
+ * (the handle has checked the flags and the hash parameters).  Errors:
+ * BK_EINVAL for a zero capacity, an fpr outside (0,1), bits_per_key below
+ * 1 or .hashes other than 0 or 8; BK_ERANGE for more than 2^32 blocks (or
+ * past 128 MiB with BK_FLAG_PARQUET_SIZE); BK_ENOMEM. */
+static bk_status sbbf_create(const bk_params *params, void **out)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
     sbbf_design design;
     bk_status status = design_from_params(params, &design);
     if (status != BK_OK)
@@ -222,23 +223,21 @@ bk_status bk_sbbf_create(const bk_params *params, bk_sbbf **out)
     status = hasher_from_params(params, &hasher);
     if (status != BK_OK)
         return status;
-    return create_from_design(&design, &hasher, params->flags, NULL, out);
+    return create_from_design(&design, &hasher, params->flags, NULL, (bk_sbbf **)out);
 }
 
-void bk_sbbf_free(bk_sbbf *filter)
+static void sbbf_destroy(void *object)
 {
-    if (filter == NULL)
-        return;
+    bk_sbbf *filter = object;
     if (!filter->borrowed)
         bk_free_zeroed(filter->words, payload_bytes(filter->block_count));
     memset(&filter->hasher, 0, sizeof filter->hasher);
     free(filter);
 }
 
-bk_status bk_sbbf_copy(const bk_sbbf *filter, bk_sbbf **out)
+static bk_status sbbf_copy(const void *object, void **out)
 {
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+    const bk_sbbf *filter = object;
     sbbf_design design = { filter->block_count, filter->capacity, filter->target_fpr };
     bk_sbbf *copy;
     bk_status status = create_from_design(&design, &filter->hasher, filter->flags, NULL, &copy);
@@ -251,10 +250,10 @@ bk_status bk_sbbf_copy(const bk_sbbf *filter, bk_sbbf **out)
     return BK_OK;
 }
 
-bk_status bk_sbbf_clear(bk_sbbf *filter)
+/* BK_EIMMUTABLE for a filter read in place from a mapped file. */
+static bk_status sbbf_clear(void *object)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_sbbf *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     memset(filter->words, 0, payload_bytes(filter->block_count));
@@ -262,10 +261,13 @@ bk_status bk_sbbf_clear(bk_sbbf *filter)
     return BK_OK;
 }
 
+static const bk_hasher *sbbf_hasher(const void *filter)
+{
+    return &((const bk_sbbf *)filter)->hasher;
+}
+
 bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
     if (use_avx2 && !avx2_available())
         return BK_EUNSUPPORTED;
     filter->use_avx2 = use_avx2;
@@ -275,12 +277,6 @@ bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2)
 /* ------------------------------------------------------------------------ */
 /* The hot path, portable: the spec's loops                                 */
 /* ------------------------------------------------------------------------ */
-
-/* The filter's hash of a key (XXH64 inline by default: src/hash.h). */
-bk_hash bk_sbbf_hash(const bk_sbbf *filter, const void *key, size_t len)
-{
-    return bk_hash_inline(&filter->hasher, key, len);
-}
 
 static inline bool set_block_portable(uint32_t *block, uint32_t key, bool concurrent)
 {
@@ -325,13 +321,14 @@ static inline void count_new_key(bk_sbbf *filter)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
-bk_status bk_sbbf_add_hash64(bk_sbbf *filter, uint64_t hash, bool *was_new)
+/* Adds the key of hash h1 (h2 is unused); BK_EIMMUTABLE for a filter
+ * read in place. */
+static bk_status sbbf_add_hash(void *object, bk_hash hash, bool *was_new)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_sbbf *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bool flipped = set_bits(filter, hash);
+    bool flipped = set_bits(filter, hash.h1);
     if (flipped)
         count_new_key(filter);
     if (was_new != NULL)
@@ -339,32 +336,18 @@ bk_status bk_sbbf_add_hash64(bk_sbbf *filter, uint64_t hash, bool *was_new)
     return BK_OK;
 }
 
-bk_status bk_sbbf_add_hash(bk_sbbf *filter, bk_hash hash, bool *was_new)
+static bool sbbf_contains_hash(const void *filter, bk_hash hash)
 {
-    return bk_sbbf_add_hash64(filter, hash.h1, was_new);
+    return test_bits(filter, hash.h1);
 }
 
-bk_status bk_sbbf_add(bk_sbbf *filter, const void *key, size_t len, bool *was_new)
+bk_status bk_sbbf_view(const bk_filter *handle, struct bk_sbbf_view *view)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    if (handle == NULL || view == NULL)
         return BK_EINVAL;
-    return bk_sbbf_add_hash(filter, bk_sbbf_hash(filter, key, len), was_new);
-}
-
-bool bk_sbbf_contains_hash64(const bk_sbbf *filter, uint64_t hash)
-{
-    return filter != NULL && test_bits(filter, hash);
-}
-
-bool bk_sbbf_contains_hash(const bk_sbbf *filter, bk_hash hash)
-{
-    return bk_sbbf_contains_hash64(filter, hash.h1);
-}
-
-bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view)
-{
-    if (filter == NULL || view == NULL)
-        return BK_EINVAL;
+    const bk_sbbf *filter = bk_filter_object_of(handle, BK_KIND_SBBF);
+    if (filter == NULL)
+        return BK_EKIND;
     if (filter->hasher.algorithm != BK_HASH_XXH64)
         return BK_EUNSUPPORTED;
     view->words = filter->words;
@@ -377,10 +360,9 @@ bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view)
 /* The hash inline, the AVX2 test one call away.  The inline view's query
  * (bloomkit/sbbf_inline.h) in one AVX2 function instead: slower through
  * the handle. */
-bool bk_sbbf_contains(const bk_sbbf *filter, const void *key, size_t len)
+static bool sbbf_contains_key(const void *object, const void *key, size_t len)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
+    const bk_sbbf *filter = object;
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len).h1);
 }
 
@@ -421,11 +403,10 @@ static size_t test_batch_portable(const bk_sbbf *filter, const bk_hash *hashes, 
                               NULL);
 }
 
-bk_status bk_sbbf_add_hash_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                                 size_t *new_count)
+static bk_status sbbf_add_hash_batch(void *object, const bk_hash *hashes, size_t count,
+                                     size_t *new_count)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
+    bk_sbbf *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     size_t fresh;
@@ -440,9 +421,10 @@ bk_status bk_sbbf_add_hash_batch(bk_sbbf *filter, const bk_hash *hashes, size_t 
     return BK_OK;
 }
 
-static size_t test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                         bool *results)
+static size_t sbbf_contains_hash_batch(const void *object, const bk_hash *hashes, size_t count,
+                                       bool *results)
 {
+    const bk_sbbf *filter = object;
 #ifdef BK_HAVE_AVX2_SOURCES
     if (bk_sbbf_uses_simd(filter))
         return bk_sbbf_avx2_test_batch(filter, hashes, count, results);
@@ -450,64 +432,14 @@ static size_t test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t co
     return test_batch_portable(filter, hashes, count, results);
 }
 
-size_t bk_sbbf_contains_hash_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
-                                   bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
-    return test_batch(filter, hashes, count, results);
-}
-
-/* Key batches: hashed BK_KEY_CHUNK at a time (src/hash.h), each chunk run
- * through the hash batch above. */
-static size_t add_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *unused)
-{
-    (void)unused;
-    size_t fresh = 0;
-    bk_sbbf_add_hash_batch((bk_sbbf *)filter, hashes, n, &fresh); /* add_batch's own, non-const, filter */
-    return fresh;
-}
-
-static size_t contains_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *results)
-{
-    return bk_sbbf_contains_hash_batch(filter, hashes, n, results);
-}
-
-bk_status bk_sbbf_add_batch(bk_sbbf *filter, const bk_key *keys, size_t count,
-                            size_t *new_count)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    if (filter->borrowed)
-        return BK_EIMMUTABLE;
-    size_t fresh = bk_keys_by_chunks(filter, &filter->hasher, keys, count, NULL, add_chunk);
-    if (new_count != NULL)
-        *new_count = fresh;
-    return BK_OK;
-}
-
-size_t bk_sbbf_contains_batch(const bk_sbbf *filter, const bk_key *keys, size_t count,
-                              bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    return bk_keys_by_chunks(filter, &filter->hasher, keys, count, results, contains_chunk);
-}
-
 /* ------------------------------------------------------------------------ */
-/* Parameters, fill, statistics                                             */
+/* Fill and statistics                                                      */
 /* ------------------------------------------------------------------------ */
 
-uint64_t bk_sbbf_bits(const bk_sbbf *filter) { return filter->block_count * SBBF_BLOCK_BITS; }
-uint64_t bk_sbbf_block_count(const bk_sbbf *filter) { return filter->block_count; }
-uint64_t bk_sbbf_capacity(const bk_sbbf *filter) { return filter->capacity; }
-double bk_sbbf_target_fpr(const bk_sbbf *filter) { return filter->target_fpr; }
-uint64_t bk_sbbf_keys_added(const bk_sbbf *filter) { return filter->keys_added; }
-const bk_hasher *bk_sbbf_hasher(const bk_sbbf *filter) { return &filter->hasher; }
-const uint32_t *bk_sbbf_words(const bk_sbbf *filter) { return filter->words; }
+static uint64_t bits_of(const bk_sbbf *filter) { return filter->block_count * SBBF_BLOCK_BITS; }
 
 /* Popcount of every 32-bit word. */
-uint64_t bk_sbbf_bits_set(const bk_sbbf *filter)
+static uint64_t bits_set(const bk_sbbf *filter)
 {
     uint64_t total = 0;
     size_t words = (size_t)filter->block_count * BK_SBBF_WORDS;
@@ -518,35 +450,32 @@ uint64_t bk_sbbf_bits_set(const bk_sbbf *filter)
     return total;
 }
 
-double bk_sbbf_fill_ratio(const bk_sbbf *filter)
-{
-    return (double)bk_sbbf_bits_set(filter) / (double)bk_sbbf_bits(filter);
-}
-
 static double estimate_from_fill(uint64_t block_count, double fill)
 {
     return bk_split_block_estimate_keys(block_count, BK_SBBF_WORD_BITS, fill);
 }
 
-double bk_sbbf_estimate_keys_now(const bk_sbbf *filter)
+static double estimate_keys_now(const bk_sbbf *filter)
 {
-    return estimate_from_fill(filter->block_count, bk_sbbf_fill_ratio(filter));
+    return estimate_from_fill(filter->block_count,
+                              (double)bits_set(filter) / (double)bits_of(filter));
 }
 
-void bk_sbbf_stats(const bk_sbbf *filter, bk_stats *out)
+static void sbbf_stats(const void *object, bk_stats *out)
 {
+    const bk_sbbf *filter = object;
     bk_stats s;
     memset(&s, 0, sizeof s);
-    double bits = (double)bk_sbbf_bits(filter);
+    double bits = (double)bits_of(filter);
     double blocks = (double)filter->block_count;
     s.kind = BK_KIND_SBBF;
-    s.bits = bk_sbbf_bits(filter);
+    s.bits = bits_of(filter);
     s.hashes = SBBF_HASHES;
     s.bytes = payload_bytes(filter->block_count);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
     s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
-    s.fill_ratio = (double)bk_sbbf_bits_set(filter) / bits;
+    s.fill_ratio = (double)bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter->block_count, s.fill_ratio);
     s.design_fill_ratio =
         bk_split_block_expected_fill((double)filter->capacity / blocks, BK_SBBF_WORD_BITS);
@@ -567,18 +496,20 @@ void bk_sbbf_stats(const bk_sbbf *filter, bk_stats *out)
 /* Set algebra                                                              */
 /* ------------------------------------------------------------------------ */
 
-bk_status bk_sbbf_compatible(const bk_sbbf *a, const bk_sbbf *b)
+/* Set algebra: same block count, hash algorithm and seed, else
+ * BK_EINCOMPATIBLE (nothing changes). */
+static bk_status compatible(const bk_sbbf *a, const bk_sbbf *b)
 {
-    if (a == NULL || b == NULL)
-        return BK_EINVAL;
     if (a->block_count != b->block_count || !bk_hasher_equal(&a->hasher, &b->hasher))
         return BK_EINCOMPATIBLE;
     return BK_OK;
 }
 
-bk_status bk_sbbf_union(bk_sbbf *dst, const bk_sbbf *src)
+static bk_status sbbf_union(void *object, const void *other)
 {
-    bk_status status = bk_sbbf_compatible(dst, src);
+    bk_sbbf *dst = object;
+    const bk_sbbf *src = other;
+    bk_status status = compatible(dst, src);
     if (status != BK_OK)
         return status;
     if (dst->borrowed)
@@ -590,9 +521,11 @@ bk_status bk_sbbf_union(bk_sbbf *dst, const bk_sbbf *src)
     return BK_OK;
 }
 
-bk_status bk_sbbf_intersect(bk_sbbf *dst, const bk_sbbf *src)
+static bk_status sbbf_intersect(void *object, const void *other)
 {
-    bk_status status = bk_sbbf_compatible(dst, src);
+    bk_sbbf *dst = object;
+    const bk_sbbf *src = other;
+    bk_status status = compatible(dst, src);
     if (status != BK_OK)
         return status;
     if (dst->borrowed)
@@ -605,11 +538,10 @@ bk_status bk_sbbf_intersect(bk_sbbf *dst, const bk_sbbf *src)
     return BK_OK;
 }
 
-bk_status bk_sbbf_estimate_sets(const bk_sbbf *a, const bk_sbbf *b, bk_set_estimate *out)
+static bk_status sbbf_estimate_sets(const void *first, const void *second, bk_set_estimate *out)
 {
-    if (out == NULL)
-        return BK_EINVAL;
-    bk_status status = bk_sbbf_compatible(a, b);
+    const bk_sbbf *a = first, *b = second;
+    bk_status status = compatible(a, b);
     if (status != BK_OK)
         return status;
     size_t words = (size_t)a->block_count * BK_SBBF_WORDS;
@@ -617,9 +549,9 @@ bk_status bk_sbbf_estimate_sets(const bk_sbbf *a, const bk_sbbf *b, bk_set_estim
     for (size_t i = 0; i < words; i++)
         union_bits += (uint64_t)__builtin_popcount(a->words[i] | b->words[i]);
     bk_set_estimate e;
-    e.a = bk_sbbf_estimate_keys_now(a);
-    e.b = bk_sbbf_estimate_keys_now(b);
-    e.union_size = estimate_from_fill(a->block_count, (double)union_bits / (double)bk_sbbf_bits(a));
+    e.a = estimate_keys_now(a);
+    e.b = estimate_keys_now(b);
+    e.union_size = estimate_from_fill(a->block_count, (double)union_bits / (double)bits_of(a));
     e.intersection_size = e.a + e.b - e.union_size;
     if (e.intersection_size < 0)
         e.intersection_size = 0;
@@ -633,11 +565,6 @@ bk_status bk_sbbf_estimate_sets(const bk_sbbf *a, const bk_sbbf *b, bk_set_estim
 /* ------------------------------------------------------------------------ */
 /* Parquet interchange                                                      */
 /* ------------------------------------------------------------------------ */
-
-size_t bk_sbbf_parquet_size(const bk_sbbf *filter)
-{
-    return payload_bytes(filter->block_count);
-}
 
 static void store_words(uint8_t *out, const uint32_t *words, size_t count)
 {
@@ -672,23 +599,6 @@ static bk_status check_parquet_readable(const bk_sbbf *filter)
     return BK_OK;
 }
 
-bk_status bk_sbbf_export_parquet(const bk_sbbf *filter, void *buffer, size_t size,
-                                 size_t *written)
-{
-    if (filter == NULL || buffer == NULL)
-        return BK_EINVAL;
-    bk_status status = check_parquet_readable(filter);
-    if (status != BK_OK)
-        return status;
-    size_t needed = bk_sbbf_parquet_size(filter);
-    if (size < needed)
-        return BK_ERANGE;
-    store_words(buffer, filter->words, (size_t)filter->block_count * BK_SBBF_WORDS);
-    if (written != NULL)
-        *written = needed;
-    return BK_OK;
-}
-
 /* A filter of `blocks` blocks holding the little-endian bitset, hashed as
  * Parquet hashes; capacity 0: estimated from the fill (at least 1). */
 static bk_status filter_from_bitset(const uint8_t *bitset, uint64_t blocks, uint64_t capacity,
@@ -705,24 +615,13 @@ static bk_status filter_from_bitset(const uint8_t *bitset, uint64_t blocks, uint
         return status;
     load_words(filter->words, bitset, (size_t)blocks * BK_SBBF_WORDS);
     if (capacity == 0) {
-        double estimate = ceil(bk_sbbf_estimate_keys_now(filter));
+        double estimate = ceil(estimate_keys_now(filter));
         capacity = estimate >= 1 ? (uint64_t)estimate : 1;
     }
     filter->capacity = capacity;
     filter->target_fpr = predicted_fpr(blocks, capacity);
     *out = filter;
     return BK_OK;
-}
-
-bk_status bk_sbbf_import_parquet(const void *bitset, size_t size, uint64_t capacity,
-                                 bk_sbbf **out)
-{
-    if (bitset == NULL || out == NULL || size == 0 || size % BK_SBBF_BLOCK_BYTES != 0)
-        return BK_EINVAL;
-    uint64_t blocks = size / BK_SBBF_BLOCK_BYTES;
-    if (blocks > BK_SBBF_MAX_BLOCKS)
-        return BK_ERANGE;
-    return filter_from_bitset(bitset, blocks, capacity, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1033,13 +932,13 @@ bk_status bk_sbbf_to_parquet(const bk_filter *handle, bk_parquet_form form, void
     if (handle == NULL || written == NULL ||
         (form != BK_PARQUET_BITSET && form != BK_PARQUET_WITH_HEADER))
         return BK_EINVAL;
-    if (bk_filter_kind(handle) != BK_KIND_SBBF)
+    const bk_sbbf *filter = bk_filter_object_of(handle, BK_KIND_SBBF);
+    if (filter == NULL)
         return BK_EKIND;
-    const bk_sbbf *filter = bk_filter_object(handle); /* the kind's own object */
     bk_status status = check_parquet_readable(filter);
     if (status != BK_OK)
         return status;
-    size_t bitset_size = bk_sbbf_parquet_size(filter);
+    size_t bitset_size = payload_bytes(filter->block_count);
     uint8_t header[HEADER_MAX_BYTES];
     size_t header_size = form == BK_PARQUET_WITH_HEADER
                              ? write_header(header, (uint32_t)bitset_size)
@@ -1084,7 +983,7 @@ bk_status bk_sbbf_from_parquet(const void *bytes, size_t size, bk_parquet_form f
         return status;
     status = bk_filter_wrap(&bk_sbbf_ops, filter, out);
     if (status != BK_OK) {
-        bk_sbbf_free(filter);
+        sbbf_destroy(filter);
         return status;
     }
     if (consumed != NULL)
@@ -1163,58 +1062,6 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     return BK_OK;
 }
 
-static bk_status ops_create(const bk_params *params, void **out)
-{
-    return bk_sbbf_create(params, (bk_sbbf **)out);
-}
-
-static void ops_destroy(void *filter) { bk_sbbf_free(filter); }
-
-static bk_status ops_copy(const void *filter, void **out)
-{
-    return bk_sbbf_copy(filter, (bk_sbbf **)out);
-}
-
-static bk_status ops_clear(void *filter) { return bk_sbbf_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_sbbf_hasher(filter); }
-
-static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
-{
-    return bk_sbbf_add_hash(filter, hash, was_new);
-}
-
-static bool ops_contains_hash(const void *filter, bk_hash hash)
-{
-    return bk_sbbf_contains_hash(filter, hash);
-}
-
-static bool ops_contains_key(const void *filter, const void *key, size_t len)
-{
-    return bk_sbbf_contains(filter, key, len);
-}
-
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
-                                    size_t *new_count)
-{
-    return bk_sbbf_add_hash_batch(filter, hashes, count, new_count);
-}
-
-static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return bk_sbbf_contains_hash_batch(filter, hashes, count, results);
-}
-
-static bk_status ops_union(void *dst, const void *src) { return bk_sbbf_union(dst, src); }
-static bk_status ops_intersect(void *dst, const void *src) { return bk_sbbf_intersect(dst, src); }
-
-static bk_status ops_estimate_sets(const void *a, const void *b, bk_set_estimate *out)
-{
-    return bk_sbbf_estimate_sets(a, b, out);
-}
-
-static void ops_stats(const void *filter, bk_stats *out) { bk_sbbf_stats(filter, out); }
-
 static bk_status ops_design(const bk_params *params, bk_stats *out)
 {
     sbbf_design design;
@@ -1244,20 +1091,20 @@ const bk_kind_ops bk_sbbf_ops = {
     .name = "sbbf",
     .concurrent_adds = true,
     .kind_flags = BK_FLAG_PARQUET_SIZE,
-    .create = ops_create,
-    .destroy = ops_destroy,
-    .copy = ops_copy,
-    .clear = ops_clear,
-    .hasher = ops_hasher,
-    .add_hash = ops_add_hash,
-    .contains_hash = ops_contains_hash,
-    .contains_key = ops_contains_key,
-    .add_hash_batch = ops_add_hash_batch,
-    .contains_hash_batch = ops_contains_hash_batch,
-    .union_with = ops_union,
-    .intersect_with = ops_intersect,
-    .estimate_sets = ops_estimate_sets,
-    .stats = ops_stats,
+    .create = sbbf_create,
+    .destroy = sbbf_destroy,
+    .copy = sbbf_copy,
+    .clear = sbbf_clear,
+    .hasher = sbbf_hasher,
+    .add_hash = sbbf_add_hash,
+    .contains_hash = sbbf_contains_hash,
+    .contains_key = sbbf_contains_key,
+    .add_hash_batch = sbbf_add_hash_batch,
+    .contains_hash_batch = sbbf_contains_hash_batch,
+    .union_with = sbbf_union,
+    .intersect_with = sbbf_intersect,
+    .estimate_sets = sbbf_estimate_sets,
+    .stats = sbbf_stats,
     .design = ops_design,
     .params_size = ops_params_size,
     .write_params = ops_write_params,

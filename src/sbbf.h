@@ -13,6 +13,9 @@
 
 #define BK_SBBF_WORD_BITS 32u
 
+/* The kind's object, reached through a handle with
+ * bk_filter_object_of(filter, BK_KIND_SBBF). */
+typedef struct bk_sbbf bk_sbbf;
 struct bk_sbbf {
     uint32_t *words;      /* block_count * 8 words, host order, 64-byte aligned */
     uint64_t block_count; /* 1 .. 2^32 */
@@ -38,7 +41,8 @@ size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t cou
 size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,
                                bool *results);
 
-/* Path selection for tests and benchmarks, as bk_blocked_set_simd. */
+/* Path selection for tests and benchmarks: BK_EUNSUPPORTED (nothing
+ * changes) for AVX2 on a machine or build without it. */
 bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2);
 static inline bool bk_sbbf_uses_simd(const bk_sbbf *filter)
 {

@@ -5,12 +5,12 @@
  */
 #include "inline_paths.h"
 
-bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len)
+bool avx2_sbbf_view_contains(const struct bk_sbbf_view *view, const void *key, size_t len)
 {
     return bk_sbbf_view_contains(view, key, len);
 }
 
-bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
+bool avx2_sbbf_view_contains_constant_length(const struct bk_sbbf_view *view, const void *key,
                                              size_t len)
 {
     return view_contains_constant_length(view, key, len);

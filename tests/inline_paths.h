@@ -27,8 +27,9 @@
         }                                                                       \
     }
 
-DEFINE_CONSTANT_LENGTH(view_contains_constant_length, bk_sbbf_view, bk_sbbf_view_contains)
-DEFINE_CONSTANT_LENGTH(fuse_view_contains_constant_length, bk_fuse_view, bk_fuse_view_contains)
+DEFINE_CONSTANT_LENGTH(view_contains_constant_length, struct bk_sbbf_view, bk_sbbf_view_contains)
+DEFINE_CONSTANT_LENGTH(fuse_view_contains_constant_length, struct bk_fuse_view,
+                       bk_fuse_view_contains)
 DEFINE_CONSTANT_LENGTH(bloom_view_contains_constant_length, bk_bloom_view, bk_bloom_view_contains)
 DEFINE_CONSTANT_LENGTH(blocked_view_contains_constant_length, bk_blocked_view,
                        bk_blocked_view_contains)
@@ -37,8 +38,8 @@ DEFINE_CONSTANT_LENGTH(one_round_view_contains_constant_length, bk_blocked_one_r
 #undef DEFINE_CONSTANT_LENGTH
 
 /* The two sbbf calls above, compiled with -mavx2 (x86-64 only). */
-bool avx2_sbbf_view_contains(const bk_sbbf_view *view, const void *key, size_t len);
-bool avx2_sbbf_view_contains_constant_length(const bk_sbbf_view *view, const void *key,
+bool avx2_sbbf_view_contains(const struct bk_sbbf_view *view, const void *key, size_t len);
+bool avx2_sbbf_view_contains_constant_length(const struct bk_sbbf_view *view, const void *key,
                                              size_t len);
 
 /* The bloom view compiled with -mavx512f -mavx512dq (the gather form of

@@ -768,18 +768,19 @@ static void test_portable_environment(void **state)
     const char *portable = getenv("BLOOMKIT_PORTABLE");
     bk_blocked *f = make_filter(100, 4096, 6);
     bk_params p = { .capacity = 100 };
-    bk_sbbf *g;
-    assert_int_equal(bk_sbbf_create(&p, &g), BK_OK);
+    bk_filter *g;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &g), BK_OK);
     if (portable != NULL && portable[0] == '1') {
         assert_false(bk_blocked_uses_simd(f));
         assert_int_equal(bk_blocked_set_simd(f, true), BK_EUNSUPPORTED);
         assert_int_equal(bk_blocked_set_avx512(f, true), BK_EUNSUPPORTED);
-        assert_int_equal(bk_sbbf_set_simd(g, true), BK_EUNSUPPORTED);
+        assert_int_equal(bk_sbbf_set_simd(bk_filter_object_of(g, BK_KIND_SBBF), true),
+                         BK_EUNSUPPORTED);
     }
     assert_int_equal(bk_blocked_set_avx512(NULL, false), BK_EINVAL);
     assert_int_equal(bk_blocked_set_simd(f, false), BK_OK);
     assert_false(bk_blocked_uses_simd(f));
-    bk_sbbf_free(g);
+    bk_filter_free(g);
     bk_blocked_free(f);
 }
 

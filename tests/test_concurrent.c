@@ -39,7 +39,7 @@ typedef struct kind_view {
     bk_kind kind;
     bk_bloom_view bloom;
     bk_blocked_view blocked;
-    bk_sbbf_view sbbf;
+    struct bk_sbbf_view sbbf;
 } kind_view;
 
 static void view_init(const bk_filter *filter, kind_view *view)
@@ -53,7 +53,7 @@ static void view_init(const bk_filter *filter, kind_view *view)
         assert_true(view->blocked.word_by_word); /* a concurrent filter */
         break;
     default:
-        assert_int_equal(bk_sbbf_view_init(object, &view->sbbf), BK_OK);
+        assert_int_equal(bk_sbbf_view(filter, &view->sbbf), BK_OK);
         assert_true(view->sbbf.word_by_word);
     }
 }

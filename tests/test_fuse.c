@@ -5,6 +5,12 @@
  * sigmas of 2^-w; duplicates; empty and tiny sets; thousands of random and
  * adversarially similar small and medium sets; bad input; the generic
  * handle; the file-format hooks (and the format module's round trips).
+ *
+ * Filters are handles (bk_filter_*).  The tests that need a build from
+ * given hashes build through the kind's ops (bk_kind_ops_for, then
+ * bk_filter_wrap: src/filter.h), the path bk_filter_build takes once it has
+ * hashed the keys; the number of attempts a build took, known only to the
+ * object, is read through src/fuse.h.
  */
 #define _GNU_SOURCE /* mkdtemp, in tests/roundtrip.h */
 #include <math.h>
@@ -19,8 +25,10 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "bloomkit/fuse_inline.h"
 #include "endian.h"
 #include "filter.h"
+#include "fuse.h"
 #include "hash.h"
 #include "roundtrip.h"
 
@@ -47,22 +55,79 @@ static bk_hasher default_hasher(void)
     return hasher;
 }
 
-static bk_fuse *build_from_hashes(bk_kind kind, const bk_hash *hashes, size_t count)
+/* A handle owning `object`, an object of `ops`'s kind. */
+static bk_filter *wrapped(const bk_kind_ops *ops, void *object)
 {
-    bk_hasher hasher = default_hasher();
-    bk_fuse *filter = NULL;
-    assert_int_equal(bk_fuse_build_hashes(kind, &hasher, 0, hashes, count, &filter), BK_OK);
-    assert_non_null(filter);
+    bk_filter *filter = NULL;
+    assert_int_equal(bk_filter_wrap(ops, object, &filter), BK_OK);
     return filter;
 }
 
-static void assert_all_present(const bk_fuse *filter, const bk_hash *hashes, size_t count)
+/* A filter of `kind` from the hashes as given, the hash XXH3 with `seed`. */
+static bk_filter *build_seeded(bk_kind kind, const bk_hash *hashes, size_t count, uint64_t seed)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    assert_non_null(ops);
+    bk_params params = { .hash_algorithm = BK_HASH_XXH3, .seed = seed };
+    bk_hasher hasher;
+    assert_int_equal(bk_hasher_init(&hasher, BK_HASH_XXH3, seed, NULL), BK_OK);
+    void *object = NULL;
+    assert_int_equal(ops->build(&params, &hasher, hashes, count, &object), BK_OK);
+    return wrapped(ops, object);
+}
+
+static bk_filter *build_from_hashes(bk_kind kind, const bk_hash *hashes, size_t count)
+{
+    return build_seeded(kind, hashes, count, 0);
+}
+
+static bk_stats stats_of(const bk_filter *filter)
+{
+    bk_stats s;
+    bk_filter_stats(filter, &s);
+    return s;
+}
+
+static uint64_t keys_of(const bk_filter *filter) { return stats_of(filter).keys_added; }
+static uint64_t bytes_of(const bk_filter *filter) { return stats_of(filter).bytes; }
+
+static unsigned fingerprint_bits_of(const bk_filter *filter)
+{
+    return stats_of(filter).fingerprint_bits;
+}
+
+/* Fingerprint slots: bits = slots * fingerprint bits. */
+static uint64_t slots_of(const bk_filter *filter)
+{
+    bk_stats s = stats_of(filter);
+    return s.bits / s.fingerprint_bits;
+}
+
+/* The seed of the attempt that peeled, as the inline view carries it. */
+static uint64_t attempt_seed_of(const bk_filter *filter)
+{
+    struct bk_fuse_view view;
+    assert_int_equal(bk_fuse_view(filter, &view), BK_OK);
+    return view.attempt_seed;
+}
+
+/* The object behind a handle (internal: src/fuse.h). */
+static const bk_fuse *object_of(const bk_filter *filter)
+{
+    const bk_fuse *object = bk_filter_object_of(filter, bk_filter_kind(filter));
+    assert_non_null(object);
+    return object;
+}
+
+static unsigned attempts_of(const bk_filter *filter) { return object_of(filter)->attempts; }
+
+static void assert_all_present(const bk_filter *filter, const bk_hash *hashes, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        if (!bk_fuse_contains_hash(filter, hashes[i]))
+        if (!bk_filter_contains_hash(filter, hashes[i]))
             fail_msg("false negative: key %zu of %zu, kind %s", i, count,
-                     bk_kind_name(bk_fuse_kind(filter)));
-    assert_int_equal(bk_fuse_contains_hash_batch(filter, hashes, count, NULL), count);
+                     bk_kind_name(bk_filter_kind(filter)));
+    assert_int_equal(bk_filter_contains_hash_batch(filter, hashes, count, NULL), count);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -77,9 +142,11 @@ static void test_kinds_registered(void **state)
         assert_int_equal(kind, all_kinds[k]);
         assert_true(bk_kind_available(kind));
         assert_true(bk_kind_is_static(kind));
-        assert_true(bk_fuse_kind_valid(kind));
+        uint64_t bytes;
+        assert_int_equal(bk_fuse_build_scratch_bytes(kind, 10, &bytes), BK_OK);
     }
-    assert_false(bk_fuse_kind_valid(BK_KIND_BLOOM));
+    uint64_t bytes;
+    assert_int_equal(bk_fuse_build_scratch_bytes(BK_KIND_BLOOM, 10, &bytes), BK_EKIND);
     assert_false(bk_kind_is_static(BK_KIND_BLOOM));
 }
 
@@ -96,16 +163,16 @@ static void test_string_keys_no_false_negatives(void **state)
     }
     bk_params params = { .seed = 7 };
     for (size_t k = 0; k < KIND_COUNT; k++) {
-        bk_fuse *filter;
-        assert_int_equal(bk_fuse_build(all_kinds[k], &params, keys, N, &filter), BK_OK);
-        assert_int_equal(bk_fuse_keys(filter), N);
+        bk_filter *filter;
+        assert_int_equal(bk_filter_build(all_kinds[k], &params, keys, N, &filter), BK_OK);
+        assert_int_equal(keys_of(filter), N);
         for (int i = 0; i < N; i++)
-            assert_true(bk_fuse_contains(filter, keys[i].data, keys[i].len));
+            assert_true(bk_filter_contains(filter, keys[i].data, keys[i].len));
         static bool results[N];
-        assert_int_equal(bk_fuse_contains_batch(filter, keys, N, results), N);
+        assert_int_equal(bk_filter_contains_batch(filter, keys, N, results), N);
         for (int i = 0; i < N; i++)
             assert_true(results[i]);
-        bk_fuse_free(filter);
+        bk_filter_free(filter);
     }
 }
 
@@ -120,17 +187,17 @@ static void test_batch_matches_single(void **state)
     bool *results = malloc(Q);
     assert_non_null(results);
     for (size_t k = 0; k < KIND_COUNT; k++) {
-        bk_fuse *filter = build_from_hashes(all_kinds[k], present, N);
-        size_t found = bk_fuse_contains_hash_batch(filter, queries, Q, results);
+        bk_filter *filter = build_from_hashes(all_kinds[k], present, N);
+        size_t found = bk_filter_contains_hash_batch(filter, queries, Q, results);
         size_t single = 0;
         for (size_t i = 0; i < Q; i++) {
-            bool one = bk_fuse_contains_hash(filter, queries[i]);
+            bool one = bk_filter_contains_hash(filter, queries[i]);
             assert_int_equal(one, results[i]);
             single += one;
         }
         assert_int_equal(found, single);
         assert_true(found >= N);
-        bk_fuse_free(filter);
+        bk_filter_free(filter);
     }
     free(results);
     free(queries);
@@ -148,16 +215,16 @@ static void check_fpr(bk_kind kind, size_t keys, size_t queries, uint64_t seed)
 {
     bk_hash *set = random_hashes(keys, seed);
     bk_hash *absent = random_hashes(queries, seed + 0x5555555555555555ULL);
-    bk_fuse *filter = build_from_hashes(kind, set, keys);
+    bk_filter *filter = build_from_hashes(kind, set, keys);
     assert_all_present(filter, set, keys);
-    size_t positives = bk_fuse_contains_hash_batch(filter, absent, queries, NULL);
-    double p = ldexp(1.0, -(int)bk_fuse_fingerprint_bits(filter));
+    size_t positives = bk_filter_contains_hash_batch(filter, absent, queries, NULL);
+    double p = ldexp(1.0, -(int)fingerprint_bits_of(filter));
     double expected = (double)queries * p;
     double tolerance = 4 * sqrt((double)queries * p * (1 - p));
     if (fabs((double)positives - expected) > tolerance)
         fail_msg("%s: %zu false positives in %zu, expected %.1f +- %.1f", bk_kind_name(kind),
                  positives, queries, expected, tolerance);
-    bk_fuse_free(filter);
+    bk_filter_free(filter);
     free(absent);
     free(set);
 }
@@ -186,33 +253,33 @@ static void test_duplicates_removed(void **state)
         repeated[i] = distinct[(i * 7919) % N]; /* every key three times, shuffled */
     const bk_kind_ops *ops;
     for (size_t k = 0; k < KIND_COUNT; k++) {
-        bk_fuse *a = build_from_hashes(all_kinds[k], distinct, N);
-        bk_fuse *b = build_from_hashes(all_kinds[k], repeated, 3 * N);
-        assert_int_equal(bk_fuse_keys(b), N);
+        bk_filter *a = build_from_hashes(all_kinds[k], distinct, N);
+        bk_filter *b = build_from_hashes(all_kinds[k], repeated, 3 * N);
+        assert_int_equal(keys_of(b), N);
         assert_all_present(b, distinct, N);
-        assert_int_equal(bk_fuse_seed(a), bk_fuse_seed(b));
-        assert_int_equal(bk_fuse_bytes(a), bk_fuse_bytes(b));
+        assert_int_equal(attempt_seed_of(a), attempt_seed_of(b));
+        assert_int_equal(bytes_of(a), bytes_of(b));
         ops = bk_kind_ops_for(all_kinds[k]);
-        uint64_t bytes = ops->payload_size(a);
+        uint64_t bytes = ops->payload_size(object_of(a));
         uint8_t *pa = malloc(bytes), *pb = malloc(bytes);
         assert_non_null(pa);
         assert_non_null(pb);
-        ops->write_payload(a, pa);
-        ops->write_payload(b, pb);
+        ops->write_payload(object_of(a), pa);
+        ops->write_payload(object_of(b), pb);
         assert_memory_equal(pa, pb, bytes);
         free(pa);
         free(pb);
-        bk_fuse_free(a);
-        bk_fuse_free(b);
+        bk_filter_free(a);
+        bk_filter_free(b);
     }
     /* One key, a thousand times. */
     for (size_t i = 0; i < 1000; i++)
         repeated[i] = distinct[0];
     for (size_t k = 0; k < KIND_COUNT; k++) {
-        bk_fuse *f = build_from_hashes(all_kinds[k], repeated, 1000);
-        assert_int_equal(bk_fuse_keys(f), 1);
-        assert_true(bk_fuse_contains_hash(f, distinct[0]));
-        bk_fuse_free(f);
+        bk_filter *f = build_from_hashes(all_kinds[k], repeated, 1000);
+        assert_int_equal(keys_of(f), 1);
+        assert_true(bk_filter_contains_hash(f, distinct[0]));
+        bk_filter_free(f);
     }
     free(repeated);
     free(distinct);
@@ -225,27 +292,27 @@ static void test_empty_and_tiny_sets(void **state)
     bk_hash *absent = random_hashes(100000, 32);
     for (size_t k = 0; k < KIND_COUNT; k++) {
         for (size_t n = 0; n <= 4; n++) {
-            bk_fuse *f = build_from_hashes(all_kinds[k], n ? hashes : NULL, n);
-            assert_int_equal(bk_fuse_keys(f), n);
-            assert_true(bk_fuse_build_attempts(f) >= 1);
+            bk_filter *f = build_from_hashes(all_kinds[k], n ? hashes : NULL, n);
+            assert_int_equal(keys_of(f), n);
+            assert_true(attempts_of(f) >= 1);
             assert_all_present(f, hashes, n);
             /* Still a filter of FPR 2^-w: 100,000 absent queries find about
              * 391 (w = 8) or 1.5 (w = 16); 4 sigma is 79 or 4.9. */
-            size_t positives = bk_fuse_contains_hash_batch(f, absent, 100000, NULL);
-            assert_true(positives <= (bk_fuse_fingerprint_bits(f) == 8 ? 391 + 79 : 7));
+            size_t positives = bk_filter_contains_hash_batch(f, absent, 100000, NULL);
+            assert_true(positives <= (fingerprint_bits_of(f) == 8 ? 391 + 79 : 7));
             bk_stats stats;
-            bk_fuse_stats(f, &stats);
+            bk_filter_stats(f, &stats);
             assert_int_equal(stats.keys_added, n);
             assert_true(stats.bytes > 0);
-            bk_fuse_free(f);
+            bk_filter_free(f);
         }
     }
     /* The key API accepts a NULL array with no keys. */
     bk_params params = { .seed = 0 };
-    bk_fuse *f;
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &params, NULL, 0, &f), BK_OK);
-    assert_int_equal(bk_fuse_keys(f), 0);
-    bk_fuse_free(f);
+    bk_filter *f;
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, NULL, 0, &f), BK_OK);
+    assert_int_equal(keys_of(f), 0);
+    bk_filter_free(f);
     free(absent);
     free(hashes);
 }
@@ -256,16 +323,16 @@ static void build_and_check_keys(bk_kind kind, const bk_key *keys, size_t count,
                                  unsigned *max_attempts)
 {
     bk_params params = { .seed = 3 };
-    bk_fuse *f = NULL;
-    bk_status status = bk_fuse_build(kind, &params, keys, count, &f);
+    bk_filter *f = NULL;
+    bk_status status = bk_filter_build(kind, &params, keys, count, &f);
     if (status != BK_OK)
         fail_msg("%s: build of %zu keys failed: %s", bk_kind_name(kind), count,
                  bk_strerror(status));
     for (size_t i = 0; i < count; i++)
-        assert_true(bk_fuse_contains(f, keys[i].data, keys[i].len));
-    if (bk_fuse_build_attempts(f) > *max_attempts)
-        *max_attempts = bk_fuse_build_attempts(f);
-    bk_fuse_free(f);
+        assert_true(bk_filter_contains(f, keys[i].data, keys[i].len));
+    if (attempts_of(f) > *max_attempts)
+        *max_attempts = attempts_of(f);
+    bk_filter_free(f);
 }
 
 static void test_many_sets_always_build(void **state)
@@ -345,10 +412,10 @@ static void test_structured_caller_hashes(void **state)
             hashes[i] = h;
         }
         for (size_t k = 0; k < KIND_COUNT; k++) {
-            bk_fuse *f = build_from_hashes(all_kinds[k], hashes, N);
-            assert_int_equal(bk_fuse_keys(f), N);
+            bk_filter *f = build_from_hashes(all_kinds[k], hashes, N);
+            assert_int_equal(keys_of(f), N);
             assert_all_present(f, hashes, N);
-            bk_fuse_free(f);
+            bk_filter_free(f);
         }
     }
     free(hashes);
@@ -361,38 +428,41 @@ static void test_bad_input_rejected(void **state)
     bk_hasher hasher = default_hasher();
     bk_hash one = { 1, 2 };
     bk_key key = { "k", 1 }, bad_key = { NULL, 3 };
-    bk_fuse *sentinel = (bk_fuse *)&one, *out = sentinel;
-    assert_int_equal(bk_fuse_build(BK_KIND_BLOOM, &params, &key, 1, &out), BK_EKIND);
-    assert_int_equal(bk_fuse_build(BK_KIND_NONE, &params, &key, 1, &out), BK_EKIND);
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, NULL, &key, 1, &out), BK_EINVAL);
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &params, &key, 1, NULL), BK_EINVAL);
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &params, NULL, 1, &out), BK_EINVAL);
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &params, &bad_key, 1, &out), BK_EINVAL);
+    bk_filter *sentinel = (bk_filter *)&one, *out = sentinel;
+    assert_int_equal(bk_filter_build(BK_KIND_NONE, &params, &key, 1, &out), BK_EKIND);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, NULL, &key, 1, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, &key, 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, NULL, 1, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, &bad_key, 1, &out), BK_EINVAL);
     bk_params bad_flags = { .flags = 0x80 };
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &bad_flags, &key, 1, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &bad_flags, &key, 1, &out), BK_EINVAL);
     bk_params siphash_no_key = { .hash_algorithm = BK_HASH_SIPHASH };
-    assert_int_equal(bk_fuse_build(BK_KIND_FUSE8, &siphash_no_key, &key, 1, &out), BK_EKEY);
-    /* Too many keys: rejected before the array is read. */
-    size_t huge = (size_t)BK_FUSE_MAX_KEYS + 1;
-    assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &hasher, 0, &one, huge, &out),
-                     BK_ERANGE);
-    assert_int_equal(bk_fuse_build(BK_KIND_XOR8, &params, &key, huge, &out), BK_ERANGE);
-    assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, NULL, 0, &one, 1, &out), BK_EINVAL);
-    assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &hasher, 0, NULL, 1, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &siphash_no_key, &key, 1, &out), BK_EKEY);
     assert_ptr_equal(out, sentinel);
+    /* Too many keys: rejected by every kind's build before the array is read. */
+    size_t huge = (size_t)BK_FUSE_MAX_KEYS + 1;
+    for (size_t k = 0; k < KIND_COUNT; k++) {
+        void *object = sentinel;
+        assert_int_equal(
+            bk_kind_ops_for(all_kinds[k])->build(&params, &hasher, &one, huge, &object),
+            BK_ERANGE);
+        assert_ptr_equal(object, sentinel);
+    }
     /* Queries on nothing. */
-    assert_false(bk_fuse_contains(NULL, "k", 1));
-    assert_false(bk_fuse_contains_hash(NULL, one));
-    assert_int_equal(bk_fuse_contains_hash_batch(NULL, &one, 1, NULL), 0);
-    bk_fuse_free(NULL);
+    assert_false(bk_filter_contains(NULL, "k", 1));
+    assert_false(bk_filter_contains_hash(NULL, one));
+    assert_int_equal(bk_filter_contains_hash_batch(NULL, &one, 1, NULL), 0);
+    bk_filter_free(NULL);
     /* Design and scratch. */
     bk_stats stats;
     uint64_t bytes;
-    assert_int_equal(bk_fuse_design(BK_KIND_BLOOM, 10, &stats), BK_EKIND);
-    assert_int_equal(bk_fuse_design(BK_KIND_FUSE8, BK_FUSE_MAX_KEYS + 1, &stats), BK_ERANGE);
-    assert_int_equal(bk_fuse_design(BK_KIND_FUSE8, 10, NULL), BK_EINVAL);
+    bk_params too_many = { .capacity = BK_FUSE_MAX_KEYS + 1 };
+    assert_int_equal(bk_kind_design(BK_KIND_FUSE8, &too_many, &stats), BK_ERANGE);
+    assert_int_equal(bk_kind_design(BK_KIND_FUSE8, &params, NULL), BK_EINVAL);
     assert_int_equal(bk_fuse_build_scratch_bytes(BK_KIND_FUSE8, 10, NULL), BK_EINVAL);
     assert_int_equal(bk_fuse_build_scratch_bytes(BK_KIND_CUCKOO, 10, &bytes), BK_EKIND);
+    assert_int_equal(bk_fuse_build_scratch_bytes(BK_KIND_FUSE8, BK_FUSE_MAX_KEYS + 1, &bytes),
+                     BK_ERANGE);
 }
 
 /* The generic handle: static, immutable, no set algebra. */
@@ -443,30 +513,31 @@ static void test_design_and_targets(void **state)
             bk_stats design, built;
             assert_int_equal(bk_kind_design(all_kinds[k], &params, &design), BK_OK);
             bk_hash *hashes = random_hashes(sizes[s], 41 + s);
-            bk_fuse *f = build_from_hashes(all_kinds[k], hashes, sizes[s]);
-            bk_fuse_stats(f, &built);
+            bk_filter *f = build_from_hashes(all_kinds[k], hashes, sizes[s]);
+            bk_filter_stats(f, &built);
             assert_int_equal(design.bits, built.bits);
             assert_int_equal(design.bytes, built.bytes);
             assert_int_equal(design.hashes, built.hashes);
             assert_int_equal(design.fingerprint_bits, built.fingerprint_bits);
             assert_true(design.bits_per_key == built.bits_per_key);
             assert_true(built.target_fpr == ldexp(1.0, -(int)built.fingerprint_bits));
-            assert_true(built.load_factor == (double)sizes[s] / (double)bk_fuse_slots(f));
+            assert_true(built.load_factor == (double)sizes[s] / (double)slots_of(f));
             assert_true(built.load_factor < 1.0);
-            bk_fuse_free(f);
+            bk_filter_free(f);
             free(hashes);
         }
     }
     for (uint64_t n = 1000000; n <= 10000000; n *= 10) {
         bk_stats s;
-        assert_int_equal(bk_fuse_design(BK_KIND_FUSE8, n, &s), BK_OK);
+        bk_params keys = { .capacity = n };
+        assert_int_equal(bk_kind_design(BK_KIND_FUSE8, &keys, &s), BK_OK);
         assert_true(s.bits_per_key <= 9.1);
         assert_true(s.bits_per_key / log2(1 / s.target_fpr) <= 1.14);
-        assert_int_equal(bk_fuse_design(BK_KIND_FUSE16, n, &s), BK_OK);
+        assert_int_equal(bk_kind_design(BK_KIND_FUSE16, &keys, &s), BK_OK);
         assert_true(s.bits_per_key <= 18.2);
-        assert_int_equal(bk_fuse_design(BK_KIND_XOR8, n, &s), BK_OK);
+        assert_int_equal(bk_kind_design(BK_KIND_XOR8, &keys, &s), BK_OK);
         assert_true(fabs(s.bits_per_key - 9.84) < 0.01);
-        assert_int_equal(bk_fuse_design(BK_KIND_FUSE8_4, n, &s), BK_OK);
+        assert_int_equal(bk_kind_design(BK_KIND_FUSE8_4, &keys, &s), BK_OK);
         assert_true(s.bits_per_key <= 8.7);
         uint64_t scratch;
         assert_int_equal(bk_fuse_build_scratch_bytes(BK_KIND_FUSE8, n, &scratch), BK_OK);
@@ -479,18 +550,15 @@ static void test_deterministic(void **state)
 {
     (void)state;
     bk_hash *hashes = random_hashes(1000, 51);
-    bk_hasher h0 = default_hasher(), h1;
-    assert_int_equal(bk_hasher_init(&h1, BK_HASH_XXH3, 1, NULL), BK_OK);
-    bk_fuse *a, *b, *c;
-    assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &h0, 0, hashes, 1000, &a), BK_OK);
-    assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &h0, 0, hashes, 1000, &b), BK_OK);
-    assert_int_equal(bk_fuse_build_hashes(BK_KIND_FUSE8, &h1, 0, hashes, 1000, &c), BK_OK);
-    assert_int_equal(bk_fuse_seed(a), bk_fuse_seed(b));
-    assert_true(bk_fuse_seed(a) != bk_fuse_seed(c));
+    bk_filter *a = build_seeded(BK_KIND_FUSE8, hashes, 1000, 0);
+    bk_filter *b = build_seeded(BK_KIND_FUSE8, hashes, 1000, 0);
+    bk_filter *c = build_seeded(BK_KIND_FUSE8, hashes, 1000, 1);
+    assert_int_equal(attempt_seed_of(a), attempt_seed_of(b));
+    assert_true(attempt_seed_of(a) != attempt_seed_of(c));
     assert_all_present(c, hashes, 1000);
-    bk_fuse_free(a);
-    bk_fuse_free(b);
-    bk_fuse_free(c);
+    bk_filter_free(a);
+    bk_filter_free(b);
+    bk_filter_free(c);
     free(hashes);
 }
 
@@ -505,8 +573,9 @@ typedef struct encoded {
     uint64_t payload_size;
 } encoded;
 
-static encoded encode(const bk_kind_ops *ops, const bk_fuse *filter)
+static encoded encode(const bk_kind_ops *ops, const bk_filter *handle)
 {
+    const bk_fuse *filter = object_of(handle);
     encoded e;
     e.params_size = ops->params_size(filter);
     assert_true(e.params_size <= sizeof e.params);
@@ -518,20 +587,23 @@ static encoded encode(const bk_kind_ops *ops, const bk_fuse *filter)
     return e;
 }
 
+/* On success *out is a handle owning the object read. */
 static bk_status decode_counting(const bk_kind_ops *ops, const encoded *e, uint64_t keys_added,
-                                 bool in_place, bk_fuse **out)
+                                 bool in_place, bk_filter **out)
 {
     bk_hasher hasher = default_hasher();
     void *object = NULL;
     bk_status status = ops->read(e->params, e->params_size, e->payload, e->payload_size,
                                  &hasher, keys_added, in_place, &object);
-    *out = object;
+    if (status == BK_OK)
+        *out = wrapped(ops, object);
     return status;
 }
 
 /* As the container calls it: keys_added from the header, which the writer
  * took from the stats (= the keys field of the parameter block). */
-static bk_status decode(const bk_kind_ops *ops, const encoded *e, bool in_place, bk_fuse **out)
+static bk_status decode(const bk_kind_ops *ops, const encoded *e, bool in_place,
+                        bk_filter **out)
 {
     return decode_counting(ops, e, bk_load_le64(e->params + 16), in_place, out);
 }
@@ -550,27 +622,27 @@ static void test_format_hooks_round_trip(void **state)
         assert_non_null(ops);
         assert_null(ops->add_hash);
         assert_null(ops->union_with);
-        bk_fuse *f = build_from_hashes(all_kinds[k], hashes, N);
+        bk_filter *f = build_from_hashes(all_kinds[k], hashes, N);
         encoded e = encode(ops, f);
         assert_int_equal(e.params_size, 48);
-        assert_int_equal(e.payload_size, bk_fuse_bytes(f));
+        assert_int_equal(e.payload_size, bytes_of(f));
         /* In place only where the container would offer it: little-endian. */
         const uint16_t probe = 1;
         int in_place_max = *(const uint8_t *)&probe == 1;
         for (int in_place = 0; in_place <= in_place_max; in_place++) {
-            bk_fuse *g;
+            bk_filter *g;
             assert_int_equal(decode(ops, &e, in_place, &g), BK_OK);
-            assert_int_equal(bk_fuse_keys(g), N);
-            assert_int_equal(bk_fuse_seed(g), bk_fuse_seed(f));
-            assert_int_equal(bk_fuse_build_attempts(g), bk_fuse_build_attempts(f));
+            assert_int_equal(keys_of(g), N);
+            assert_int_equal(attempt_seed_of(g), attempt_seed_of(f));
+            assert_int_equal(attempts_of(g), attempts_of(f));
             assert_all_present(g, hashes, N);
-            bk_fuse_contains_hash_batch(f, absent, 20000, before);
-            bk_fuse_contains_hash_batch(g, absent, 20000, after);
+            bk_filter_contains_hash_batch(f, absent, 20000, before);
+            bk_filter_contains_hash_batch(g, absent, 20000, after);
             assert_memory_equal(before, after, 20000);
-            bk_fuse_free(g);
+            bk_filter_free(g);
         }
         free(e.payload);
-        bk_fuse_free(f);
+        bk_filter_free(f);
     }
     free(after);
     free(before);
@@ -585,9 +657,9 @@ static void test_format_hooks_reject_corrupt(void **state)
     bk_hash *hashes = random_hashes(1000, 71);
     for (size_t k = 0; k < KIND_COUNT; k++) {
         const bk_kind_ops *ops = bk_kind_ops_for(all_kinds[k]);
-        bk_fuse *f = build_from_hashes(all_kinds[k], hashes, 1000);
+        bk_filter *f = build_from_hashes(all_kinds[k], hashes, 1000);
         encoded good = encode(ops, f);
-        bk_fuse *g = NULL;
+        bk_filter *g = NULL;
         struct {
             size_t offset, width;
             uint64_t value;
@@ -617,7 +689,7 @@ static void test_format_hooks_reject_corrupt(void **state)
                 fail_msg("%s: case %zu accepted or wrong code", bk_kind_name(all_kinds[k]), c);
         }
         /* The header's key count must agree with the block's. */
-        assert_int_equal(decode_counting(ops, &good, bk_fuse_keys(f) + 1, false, &g), BK_ECORRUPT);
+        assert_int_equal(decode_counting(ops, &good, keys_of(f) + 1, false, &g), BK_ECORRUPT);
         assert_int_equal(decode_counting(ops, &good, 0, true, &g), BK_ECORRUPT);
         encoded bad = good;
         bad.params_size = 47;
@@ -631,7 +703,7 @@ static void test_format_hooks_reject_corrupt(void **state)
         const bk_kind_ops *other = bk_kind_ops_for(all_kinds[(k + 1) % KIND_COUNT]);
         assert_true(decode(other, &good, false, &g) != BK_OK);
         free(good.payload);
-        bk_fuse_free(f);
+        bk_filter_free(f);
     }
     free(hashes);
 }

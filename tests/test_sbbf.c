@@ -3,6 +3,11 @@
  * worked out from the specification, an independent reference
  * implementation of the spec, portable vs AVX2, Parquet import/export,
  * FPR against the split-block formula, set algebra, bad parameters.
+ *
+ * Everything goes through the handle (bk_filter_*) and bk_sbbf_*parquet,
+ * except two internal details reached through src/sbbf.h: the words in
+ * memory (the golden vectors and the reference implementation check the
+ * layout itself) and the choice of the portable or AVX2 path.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -55,30 +60,65 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-static bk_sbbf *make_filter(uint64_t capacity, uint64_t bits)
+static bk_filter *make_filter(uint64_t capacity, uint64_t bits)
 {
     bk_params p = { .capacity = capacity, .bits = bits };
-    bk_sbbf *f = NULL;
-    assert_int_equal(bk_sbbf_create(&p, &f), BK_OK);
+    bk_filter *f = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &f), BK_OK);
     return f;
 }
+
+/* The kind's object behind a handle (internal: src/sbbf.h). */
+static bk_sbbf *object_of(const bk_filter *f)
+{
+    bk_sbbf *object = bk_filter_object_of(f, BK_KIND_SBBF);
+    assert_non_null(object);
+    return object;
+}
+
+/* The words in memory: block_count x 8, host order. */
+static const uint32_t *words_of(const bk_filter *f) { return object_of(f)->words; }
+
+static bk_status set_simd(bk_filter *f, bool use_avx2)
+{
+    return bk_sbbf_set_simd(object_of(f), use_avx2);
+}
+
+static bk_stats stats_of(const bk_filter *f)
+{
+    bk_stats s;
+    bk_filter_stats(f, &s);
+    return s;
+}
+
+static uint64_t block_count_of(const bk_filter *f) { return stats_of(f).bits / 256; }
+
+/* Bits set: the fill ratio times the bits, exact below 2^53 bits. */
+static uint64_t bits_set_of(const bk_filter *f)
+{
+    bk_stats s = stats_of(f);
+    return (uint64_t)llround(s.fill_ratio * (double)s.bits);
+}
+
+/* The handle's hash whose h1 is the 64-bit value hash (h2 is unused). */
+static bk_hash hash64(uint64_t hash) { return (bk_hash){ hash, 0 }; }
 
 /* ---- golden vectors ------------------------------------------------------ */
 
 static void test_xxh64_reference_values(void **state)
 {
     (void)state;
-    bk_sbbf *f = make_filter(10, 256);
+    bk_filter *f = make_filter(10, 256);
     /* XXH64 with seed 0, published reference values */
-    assert_true(bk_sbbf_hash(f, "", 0).h1 == 0xef46db3751d8e999ULL);
-    assert_true(bk_sbbf_hash(f, "a", 1).h1 == 0xd24ec4f1a98c6e5bULL);
-    assert_true(bk_sbbf_hash(f, "abc", 3).h1 == 0x44bc2cf5ad770999ULL);
-    bk_hash inline_hash = bk_sbbf_hash(f, "hello", 5);
-    bk_hash library_hash = bk_hash_key(bk_sbbf_hasher(f), "hello", 5);
+    assert_true(bk_filter_hash(f, "", 0).h1 == 0xef46db3751d8e999ULL);
+    assert_true(bk_filter_hash(f, "a", 1).h1 == 0xd24ec4f1a98c6e5bULL);
+    assert_true(bk_filter_hash(f, "abc", 3).h1 == 0x44bc2cf5ad770999ULL);
+    bk_hash inline_hash = bk_filter_hash(f, "hello", 5);
+    bk_hash library_hash = bk_hash_key(bk_filter_hasher(f), "hello", 5);
     assert_true(inline_hash.h1 == library_hash.h1 && inline_hash.h2 == library_hash.h2);
-    assert_int_equal(bk_sbbf_hasher(f)->algorithm, BK_HASH_XXH64);
-    assert_true(bk_sbbf_hasher(f)->seed == 0);
-    bk_sbbf_free(f);
+    assert_int_equal(bk_filter_hasher(f)->algorithm, BK_HASH_XXH64);
+    assert_true(bk_filter_hasher(f)->seed == 0);
+    bk_filter_free(f);
 }
 
 /*
@@ -99,25 +139,26 @@ static const uint32_t golden_words[32] = {
 
 static void check_golden(bool use_avx2)
 {
-    bk_sbbf *f = make_filter(3, 4 * 256);
-    if (bk_sbbf_set_simd(f, use_avx2) != BK_OK) {
-        bk_sbbf_free(f);
+    bk_filter *f = make_filter(3, 4 * 256);
+    if (set_simd(f, use_avx2) != BK_OK) {
+        bk_filter_free(f);
         skip();
     }
-    assert_int_equal(bk_sbbf_block_count(f), 4);
-    assert_int_equal(bk_sbbf_add(f, "", 0, NULL), BK_OK);
-    assert_int_equal(bk_sbbf_add(f, "a", 1, NULL), BK_OK);
-    assert_int_equal(bk_sbbf_add(f, "abc", 3, NULL), BK_OK);
-    assert_memory_equal(bk_sbbf_words(f), golden_words, sizeof golden_words);
+    assert_int_equal(block_count_of(f), 4);
+    assert_int_equal(bk_filter_add(f, "", 0, NULL), BK_OK);
+    assert_int_equal(bk_filter_add(f, "a", 1, NULL), BK_OK);
+    assert_int_equal(bk_filter_add(f, "abc", 3, NULL), BK_OK);
+    assert_memory_equal(words_of(f), golden_words, sizeof golden_words);
     /* the Parquet bitset: little-endian words; block 3 begins 00 00 04 20 01 00 02 00 */
     uint8_t bytes[128];
     size_t written = 0;
-    assert_int_equal(bk_sbbf_export_parquet(f, bytes, sizeof bytes, &written), BK_OK);
+    assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, bytes, sizeof bytes, &written),
+                     BK_OK);
     assert_int_equal(written, 128);
     const uint8_t block3_start[8] = { 0x00, 0x00, 0x04, 0x20, 0x01, 0x00, 0x02, 0x00 };
     assert_memory_equal(bytes + 96, block3_start, 8);
-    assert_int_equal(bk_sbbf_bits_set(f), 24); /* 3 keys x 8 words, no collision */
-    bk_sbbf_free(f);
+    assert_int_equal(bits_set_of(f), 24); /* 3 keys x 8 words, no collision */
+    bk_filter_free(f);
 }
 
 static void test_golden_words_portable(void **state)
@@ -192,21 +233,22 @@ static void test_matches_reference_implementation(void **state)
     uint64_t rng = 12345;
     for (size_t b = 0; b < sizeof block_counts / sizeof block_counts[0]; b++) {
         uint64_t blocks = block_counts[b];
-        bk_sbbf *f = make_filter(blocks * 20, blocks * 256);
+        bk_filter *f = make_filter(blocks * 20, blocks * 256);
         uint32_t *reference = calloc(blocks * 8, sizeof *reference);
         assert_non_null(reference);
         for (uint64_t i = 0; i < blocks * 20; i++) {
             uint64_t hash = next_random(&rng);
             spec_insert(reference, blocks, hash);
-            assert_int_equal(bk_sbbf_add_hash64(f, hash, NULL), BK_OK);
+            assert_int_equal(bk_filter_add_hash(f, hash64(hash), NULL), BK_OK);
         }
-        assert_memory_equal(bk_sbbf_words(f), reference, blocks * 8 * sizeof *reference);
+        assert_memory_equal(words_of(f), reference, blocks * 8 * sizeof *reference);
         for (int i = 0; i < 20000; i++) {
             uint64_t hash = next_random(&rng);
-            assert_int_equal(bk_sbbf_contains_hash64(f, hash), spec_check(reference, blocks, hash));
+            assert_int_equal(bk_filter_contains_hash(f, hash64(hash)),
+                             spec_check(reference, blocks, hash));
         }
         free(reference);
-        bk_sbbf_free(f);
+        bk_filter_free(f);
     }
 }
 
@@ -216,12 +258,12 @@ static void test_portable_and_avx2_agree(void **state)
     uint64_t rng = 777;
     for (int round = 0; round < 4; round++) {
         uint64_t blocks = 1 + next_random(&rng) % 5000;
-        bk_sbbf *portable = make_filter(blocks * 24, blocks * 256);
-        bk_sbbf *simd = make_filter(blocks * 24, blocks * 256);
-        assert_int_equal(bk_sbbf_set_simd(portable, false), BK_OK);
-        if (bk_sbbf_set_simd(simd, true) != BK_OK) {
-            bk_sbbf_free(portable);
-            bk_sbbf_free(simd);
+        bk_filter *portable = make_filter(blocks * 24, blocks * 256);
+        bk_filter *simd = make_filter(blocks * 24, blocks * 256);
+        assert_int_equal(set_simd(portable, false), BK_OK);
+        if (set_simd(simd, true) != BK_OK) {
+            bk_filter_free(portable);
+            bk_filter_free(simd);
             skip();
         }
         size_t count = (size_t)blocks * 24;
@@ -232,31 +274,31 @@ static void test_portable_and_avx2_agree(void **state)
         size_t half = count / 2, fresh_single = 0, fresh_batch = 0;
         for (size_t i = 0; i < half; i++) { /* single adds on one, batch on the other */
             bool was_new_p, was_new_s;
-            bk_sbbf_add_hash(portable, hashes[i], &was_new_p);
-            bk_sbbf_add_hash(simd, hashes[i], &was_new_s);
+            bk_filter_add_hash(portable, hashes[i], &was_new_p);
+            bk_filter_add_hash(simd, hashes[i], &was_new_s);
             assert_int_equal(was_new_p, was_new_s);
         }
-        bk_sbbf_add_hash_batch(portable, hashes + half, count - half, &fresh_single);
-        bk_sbbf_add_hash_batch(simd, hashes + half, count - half, &fresh_batch);
+        bk_filter_add_hash_batch(portable, hashes + half, count - half, &fresh_single);
+        bk_filter_add_hash_batch(simd, hashes + half, count - half, &fresh_batch);
         assert_int_equal(fresh_single, fresh_batch);
-        assert_memory_equal(bk_sbbf_words(portable), bk_sbbf_words(simd), blocks * 32);
-        assert_int_equal(bk_sbbf_keys_added(portable), bk_sbbf_keys_added(simd));
+        assert_memory_equal(words_of(portable), words_of(simd), blocks * 32);
+        assert_int_equal(stats_of(portable).keys_added, stats_of(simd).keys_added);
         for (size_t i = 0; i < count; i++)
             hashes[i] = (bk_hash){ next_random(&rng), 0 };
         bool *answers_p = malloc(count), *answers_s = malloc(count);
         assert_non_null(answers_p);
         assert_non_null(answers_s);
-        size_t present_p = bk_sbbf_contains_hash_batch(portable, hashes, count, answers_p);
-        size_t present_s = bk_sbbf_contains_hash_batch(simd, hashes, count, answers_s);
+        size_t present_p = bk_filter_contains_hash_batch(portable, hashes, count, answers_p);
+        size_t present_s = bk_filter_contains_hash_batch(simd, hashes, count, answers_s);
         assert_int_equal(present_p, present_s);
         assert_memory_equal(answers_p, answers_s, count);
         for (size_t i = 0; i < count; i++)
-            assert_int_equal(bk_sbbf_contains_hash(simd, hashes[i]), answers_p[i]);
+            assert_int_equal(bk_filter_contains_hash(simd, hashes[i]), answers_p[i]);
         free(answers_p);
         free(answers_s);
         free(hashes);
-        bk_sbbf_free(portable);
-        bk_sbbf_free(simd);
+        bk_filter_free(portable);
+        bk_filter_free(simd);
     }
 }
 
@@ -271,8 +313,8 @@ static void check_key_lengths_agree(bk_hash_algorithm algorithm)
      * bit a key tests, so a wrong hash or block changes many answers */
     bk_params p = { .capacity = 1000, .bits = 32 * 256, .hash_algorithm = algorithm,
                     .seed = 4321, .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
-    bk_sbbf *f;
-    assert_int_equal(bk_sbbf_create(&p, &f), BK_OK);
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &f), BK_OK);
     uint8_t bytes[2 * PER_LENGTH][40];
     uint64_t rng = 99;
     for (size_t i = 0; i < 2 * PER_LENGTH; i++)
@@ -281,23 +323,23 @@ static void check_key_lengths_agree(bk_hash_algorithm algorithm)
     size_t answered_absent = 0;
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
         for (size_t i = 0; i < PER_LENGTH; i++)
-            assert_int_equal(bk_sbbf_add(f, bytes[i], lengths[l], NULL), BK_OK);
+            assert_int_equal(bk_filter_add(f, bytes[i], lengths[l], NULL), BK_OK);
         for (size_t i = 0; i < 2 * PER_LENGTH; i++) {
-            uint64_t hash = bk_sbbf_hash(f, bytes[i], lengths[l]).h1;
-            assert_int_equal(bk_sbbf_set_simd(f, false), BK_OK);
-            bool portable = bk_sbbf_contains(f, bytes[i], lengths[l]);
-            assert_int_equal(bk_sbbf_contains_hash64(f, hash), portable);
+            uint64_t hash = bk_filter_hash(f, bytes[i], lengths[l]).h1;
+            assert_int_equal(set_simd(f, false), BK_OK);
+            bool portable = bk_filter_contains(f, bytes[i], lengths[l]);
+            assert_int_equal(bk_filter_contains_hash(f, hash64(hash)), portable);
             if (i < PER_LENGTH)
                 assert_true(portable); /* added */
             answered_absent += !portable;
-            if (bk_sbbf_set_simd(f, true) == BK_OK) {
-                assert_int_equal(bk_sbbf_contains(f, bytes[i], lengths[l]), portable);
-                assert_int_equal(bk_sbbf_contains_hash64(f, hash), portable);
+            if (set_simd(f, true) == BK_OK) {
+                assert_int_equal(bk_filter_contains(f, bytes[i], lengths[l]), portable);
+                assert_int_equal(bk_filter_contains_hash(f, hash64(hash)), portable);
             }
         }
     }
     assert_true(answered_absent > 0); /* the filter is not all ones */
-    bk_sbbf_free(f);
+    bk_filter_free(f);
 }
 
 static void test_key_lengths_agree(void **state)
@@ -310,10 +352,10 @@ static void test_key_lengths_agree(void **state)
 
 static size_t batch_query(const void *f, const bk_hash *hashes, size_t count, bool *results)
 {
-    return bk_sbbf_contains_hash_batch(f, hashes, count, results);
+    return bk_filter_contains_hash_batch(f, hashes, count, results);
 }
 
-static bool single_query(const void *f, bk_hash hash) { return bk_sbbf_contains_hash(f, hash); }
+static bool single_query(const void *f, bk_hash hash) { return bk_filter_contains_hash(f, hash); }
 
 /* Batches of every length from 0 to past twice the prefetch ring
  * (src/prefetch.h), on both paths: each answer is the one-key answer, and
@@ -324,19 +366,19 @@ static void test_batch_lengths(void **state)
     enum { HASHES = 2 * BK_LINE_RING_SIZE + 3 };
     uint64_t rng = 32;
     for (int simd = 0; simd <= 1; simd++) {
-        bk_sbbf *f = make_filter(300, 16 * 256);
-        if (bk_sbbf_set_simd(f, simd) != BK_OK) { /* no AVX2: the portable path was checked */
-            bk_sbbf_free(f);
+        bk_filter *f = make_filter(300, 16 * 256);
+        if (set_simd(f, simd) != BK_OK) { /* no AVX2: the portable path was checked */
+            bk_filter_free(f);
             continue;
         }
         bk_hash hashes[HASHES];
         for (size_t i = 0; i < HASHES; i++) {
             hashes[i] = (bk_hash){ next_random(&rng), 0 };
             if (i % 3 == 0) /* a third present, the rest mostly absent */
-                assert_int_equal(bk_sbbf_add_hash(f, hashes[i], NULL), BK_OK);
+                assert_int_equal(bk_filter_add_hash(f, hashes[i], NULL), BK_OK);
         }
         check_batch_lengths_against_single(f, hashes, HASHES, batch_query, single_query);
-        bk_sbbf_free(f);
+        bk_filter_free(f);
     }
 }
 
@@ -347,8 +389,8 @@ static void test_no_false_negatives_and_batch_equals_single(void **state)
     (void)state;
     enum { N = 20000 };
     bk_params p = { .capacity = N, .fpr = 0.01 };
-    bk_sbbf *f;
-    assert_int_equal(bk_sbbf_create(&p, &f), BK_OK);
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &f), BK_OK);
     static uint64_t values[2 * N];
     static bk_key keys[2 * N];
     for (int i = 0; i < 2 * N; i++) {
@@ -356,25 +398,25 @@ static void test_no_false_negatives_and_batch_equals_single(void **state)
         keys[i] = (bk_key){ &values[i], sizeof values[i] };
     }
     size_t fresh = 0;
-    assert_int_equal(bk_sbbf_add_batch(f, keys, N, &fresh), BK_OK);
-    assert_int_equal(fresh, bk_sbbf_keys_added(f));
+    assert_int_equal(bk_filter_add_batch(f, keys, N, &fresh), BK_OK);
+    assert_int_equal(fresh, stats_of(f).keys_added);
     static bool answers[2 * N];
-    assert_int_equal(bk_sbbf_contains_batch(f, keys, N, answers), N);
+    assert_int_equal(bk_filter_contains_batch(f, keys, N, answers), N);
     for (int i = 0; i < 2 * N; i++) {
-        bool single = bk_sbbf_contains(f, &values[i], sizeof values[i]);
+        bool single = bk_filter_contains(f, &values[i], sizeof values[i]);
         if (i < N)
             assert_true(single);
         else
             answers[i] = single;
     }
     static bool batch[N];
-    size_t positives = bk_sbbf_contains_batch(f, keys + N, N, batch);
+    size_t positives = bk_filter_contains_batch(f, keys + N, N, batch);
     assert_memory_equal(batch, answers + N, N);
     size_t counted = 0;
     for (int i = 0; i < N; i++)
         counted += batch[i];
     assert_int_equal(positives, counted);
-    bk_sbbf_free(f);
+    bk_filter_free(f);
 }
 
 static void test_fpr_within_binomial_bound(void **state)
@@ -382,14 +424,14 @@ static void test_fpr_within_binomial_bound(void **state)
     (void)state;
     enum { N = 100000, ABSENT = 2000000 };
     bk_params p = { .capacity = N, .bits_per_key = 10 };
-    bk_sbbf *f;
-    assert_int_equal(bk_sbbf_create(&p, &f), BK_OK);
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &f), BK_OK);
     for (uint64_t i = 0; i < N; i++)
-        bk_sbbf_add(f, &i, sizeof i, NULL);
+        bk_filter_add(f, &i, sizeof i, NULL);
     uint64_t positives = 0;
     for (uint64_t i = N; i < N + ABSENT; i++)
-        positives += bk_sbbf_contains(f, &i, sizeof i);
-    double c = (double)bk_sbbf_bits(f) / N;
+        positives += bk_filter_contains(f, &i, sizeof i);
+    double c = (double)stats_of(f).bits / N;
     double expected = bk_split_block_predicted_fpr(c, 8, 32);
     assert_true(fabs(expected - 0.01265) < 0.0002); /* the formula at 10 bits per key */
     /* 4 sigma of the binomial, plus 2% for the formula's Poisson model
@@ -399,66 +441,74 @@ static void test_fpr_within_binomial_bound(void **state)
     assert_true(fabs((double)positives - expected * ABSENT) <= tolerance);
     /* fill and count estimates: the design fill, and the count within 2% */
     bk_stats s;
-    bk_sbbf_stats(f, &s);
+    bk_filter_stats(f, &s);
     assert_int_equal(s.kind, BK_KIND_SBBF);
     assert_int_equal(s.hashes, 8);
-    double expected_fill = bk_split_block_expected_fill((double)N / bk_sbbf_block_count(f), 32);
+    double expected_fill = bk_split_block_expected_fill((double)N / block_count_of(f), 32);
     assert_true(fabs(s.fill_ratio - expected_fill) < 0.005);
     assert_true(fabs(s.keys_estimated - N) < 0.02 * N);
     assert_false(s.past_design_point);
-    bk_sbbf_free(f);
+    bk_filter_free(f);
 }
 
 static void test_sizing_from_fpr(void **state)
 {
     (void)state;
     bk_params p = { .capacity = 1000000, .fpr = 0.01 };
-    bk_sbbf *f;
-    assert_int_equal(bk_sbbf_create(&p, &f), BK_OK);
-    double c = (double)bk_sbbf_bits(f) / 1000000;
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &f), BK_OK);
+    bk_stats s = stats_of(f);
+    double c = (double)s.bits / 1000000;
     assert_true(c > 10.4 && c < 10.6);
-    assert_true(bk_sbbf_target_fpr(f) <= 0.01);
-    assert_true(bk_sbbf_target_fpr(f) > 0.0099);
+    assert_true(s.target_fpr <= 0.01);
+    assert_true(s.target_fpr > 0.0099);
     bk_stats design;
     assert_int_equal(bk_kind_design(BK_KIND_SBBF, &p, &design), BK_OK);
-    assert_int_equal(design.bits, bk_sbbf_bits(f));
+    assert_int_equal(design.bits, s.bits);
     assert_int_equal(design.hashes, 8);
     assert_int_equal(design.hash_algorithm, BK_HASH_XXH64);
-    bk_sbbf_free(f);
+    bk_filter_free(f);
 }
 
 static void test_parquet_round_trip(void **state)
 {
     (void)state;
-    bk_sbbf *f = make_filter(1000, 64 * 256);
+    bk_filter *f = make_filter(1000, 64 * 256);
     for (uint64_t i = 0; i < 1000; i++)
-        bk_sbbf_add(f, &i, sizeof i, NULL);
-    size_t size = bk_sbbf_parquet_size(f);
+        bk_filter_add(f, &i, sizeof i, NULL);
+    size_t size = 0;
+    assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, NULL, 0, &size), BK_OK);
     assert_int_equal(size, 64 * 32);
     uint8_t *bytes = malloc(size);
     assert_non_null(bytes);
-    assert_int_equal(bk_sbbf_export_parquet(f, bytes, size - 1, NULL), BK_ERANGE);
-    assert_int_equal(bk_sbbf_export_parquet(f, bytes, size, NULL), BK_OK);
-    bk_sbbf *g = NULL;
-    assert_int_equal(bk_sbbf_import_parquet(bytes, size, 0, &g), BK_OK);
-    assert_memory_equal(bk_sbbf_words(g), bk_sbbf_words(f), size);
+    size_t written = 0;
+    assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, bytes, size - 1, &written),
+                     BK_ERANGE);
+    assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, bytes, size, &written), BK_OK);
+    assert_int_equal(written, size);
+    bk_filter *g = NULL;
+    assert_int_equal(bk_sbbf_from_parquet(bytes, size, BK_PARQUET_BITSET, 0, &g, NULL), BK_OK);
+    assert_memory_equal(words_of(g), words_of(f), size);
     for (uint64_t i = 0; i < 1000; i++)
-        assert_true(bk_sbbf_contains(g, &i, sizeof i));
-    assert_true(fabs((double)bk_sbbf_capacity(g) - 1000) < 50); /* estimated from the fill */
-    bk_sbbf_free(g);
-    bk_sbbf *untouched = (bk_sbbf *)0x1;
-    assert_int_equal(bk_sbbf_import_parquet(bytes, 0, 0, &untouched), BK_EINVAL);
-    assert_int_equal(bk_sbbf_import_parquet(bytes, 33, 0, &untouched), BK_EINVAL);
-    assert_int_equal(bk_sbbf_import_parquet(NULL, 32, 0, &untouched), BK_EINVAL);
-    assert_ptr_equal(untouched, (bk_sbbf *)0x1);
+        assert_true(bk_filter_contains(g, &i, sizeof i));
+    assert_true(fabs((double)stats_of(g).capacity - 1000) < 50); /* estimated from the fill */
+    bk_filter_free(g);
+    bk_filter *untouched = (bk_filter *)0x1;
+    assert_int_equal(bk_sbbf_from_parquet(bytes, 0, BK_PARQUET_BITSET, 0, &untouched, NULL),
+                     BK_EINVAL);
+    assert_int_equal(bk_sbbf_from_parquet(bytes, 33, BK_PARQUET_BITSET, 0, &untouched, NULL),
+                     BK_EINVAL);
+    assert_int_equal(bk_sbbf_from_parquet(NULL, 32, BK_PARQUET_BITSET, 0, &untouched, NULL),
+                     BK_EINVAL);
+    assert_ptr_equal(untouched, (bk_filter *)0x1);
     free(bytes);
-    bk_sbbf_free(f);
+    bk_filter_free(f);
 }
 
 static void test_bad_params_rejected(void **state)
 {
     (void)state;
-    bk_sbbf *out = (bk_sbbf *)0x1;
+    bk_filter *out = (bk_filter *)0x1;
     const uint8_t key[16] = { 1 };
     struct { bk_params p; bk_status expected; } cases[] = {
         { { .capacity = 0 }, BK_EINVAL },
@@ -474,50 +524,50 @@ static void test_bad_params_rejected(void **state)
         { { .capacity = 10, .fpr = 1e-300 }, BK_ERANGE },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_int_equal(bk_sbbf_create(&cases[i].p, &out), cases[i].expected);
-        assert_ptr_equal(out, (bk_sbbf *)0x1);
+        assert_int_equal(bk_filter_create(BK_KIND_SBBF, &cases[i].p, &out), cases[i].expected);
+        assert_ptr_equal(out, (bk_filter *)0x1);
     }
-    assert_int_equal(bk_sbbf_create(NULL, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, NULL, &out), BK_EINVAL);
     bk_params ok = { .capacity = 10 };
-    assert_int_equal(bk_sbbf_create(&ok, NULL), BK_EINVAL);
-    assert_int_equal(bk_sbbf_add(NULL, "a", 1, NULL), BK_EINVAL);
-    assert_false(bk_sbbf_contains(NULL, "a", 1));
-    bk_sbbf *f = make_filter(10, 256);
-    assert_int_equal(bk_sbbf_add(f, NULL, 3, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &ok, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_add(NULL, "a", 1, NULL), BK_EINVAL);
+    assert_false(bk_filter_contains(NULL, "a", 1));
+    bk_filter *f = make_filter(10, 256);
+    assert_int_equal(bk_filter_add(f, NULL, 3, NULL), BK_EINVAL);
     bk_key bad[2] = { { "a", 1 }, { NULL, 4 } };
-    assert_int_equal(bk_sbbf_add_batch(f, bad, 2, NULL), BK_EINVAL);
-    assert_int_equal(bk_sbbf_bits_set(f), 0); /* nothing changed */
-    bk_sbbf_free(f);
+    assert_int_equal(bk_filter_add_batch(f, bad, 2, NULL), BK_EINVAL);
+    assert_int_equal(bits_set_of(f), 0); /* nothing changed */
+    bk_filter_free(f);
 }
 
 static void test_union_and_intersection(void **state)
 {
     (void)state;
-    bk_sbbf *a = make_filter(2000, 128 * 256), *b = make_filter(2000, 128 * 256);
-    bk_sbbf *other = make_filter(2000, 64 * 256);
+    bk_filter *a = make_filter(2000, 128 * 256), *b = make_filter(2000, 128 * 256);
+    bk_filter *other = make_filter(2000, 64 * 256);
     for (uint64_t i = 0; i < 1000; i++)
-        bk_sbbf_add(a, &i, sizeof i, NULL);
+        bk_filter_add(a, &i, sizeof i, NULL);
     for (uint64_t i = 500; i < 1500; i++)
-        bk_sbbf_add(b, &i, sizeof i, NULL);
-    uint64_t a_bits = bk_sbbf_bits_set(a);
-    assert_int_equal(bk_sbbf_union(a, other), BK_EINCOMPATIBLE);
-    assert_int_equal(bk_sbbf_bits_set(a), a_bits);
+        bk_filter_add(b, &i, sizeof i, NULL);
+    uint64_t a_bits = bits_set_of(a);
+    assert_int_equal(bk_filter_union(a, other), BK_EINCOMPATIBLE);
+    assert_int_equal(bits_set_of(a), a_bits);
     bk_set_estimate e;
-    assert_int_equal(bk_sbbf_estimate_sets(a, b, &e), BK_OK);
+    assert_int_equal(bk_filter_estimate_sets(a, b, &e), BK_OK);
     assert_true(fabs(e.union_size - 1500) < 75);
     assert_true(fabs(e.intersection_size - 500) < 100);
-    bk_sbbf *c;
-    assert_int_equal(bk_sbbf_copy(a, &c), BK_OK);
-    assert_int_equal(bk_sbbf_intersect(c, b), BK_OK);
-    assert_int_equal(bk_sbbf_union(a, b), BK_OK);
+    bk_filter *c;
+    assert_int_equal(bk_filter_copy(a, &c), BK_OK);
+    assert_int_equal(bk_filter_intersect(c, b), BK_OK);
+    assert_int_equal(bk_filter_union(a, b), BK_OK);
     for (uint64_t i = 0; i < 1500; i++)
-        assert_true(bk_sbbf_contains(a, &i, sizeof i));
+        assert_true(bk_filter_contains(a, &i, sizeof i));
     for (uint64_t i = 500; i < 1000; i++)
-        assert_true(bk_sbbf_contains(c, &i, sizeof i));
-    bk_sbbf_free(a);
-    bk_sbbf_free(b);
-    bk_sbbf_free(c);
-    bk_sbbf_free(other);
+        assert_true(bk_filter_contains(c, &i, sizeof i));
+    bk_filter_free(a);
+    bk_filter_free(b);
+    bk_filter_free(c);
+    bk_filter_free(other);
 }
 
 static void test_generic_handle(void **state)
@@ -548,9 +598,11 @@ static void test_format_hooks_round_trip(void **state)
     (void)state;
     const bk_kind_ops *ops = bk_kind_ops_for(BK_KIND_SBBF);
     assert_non_null(ops);
-    bk_sbbf *f = make_filter(300, 11 * 256);
+    bk_filter *handle = make_filter(300, 11 * 256);
     for (uint64_t i = 0; i < 300; i++)
-        bk_sbbf_add(f, &i, sizeof i, NULL);
+        bk_filter_add(handle, &i, sizeof i, NULL);
+    const bk_sbbf *f = object_of(handle);
+    const bk_hasher *hasher = bk_filter_hasher(handle);
     assert_int_equal(ops->params_size(f), 32);
     uint64_t payload_size = ops->payload_size(f);
     assert_int_equal(payload_size, 11 * 32);
@@ -562,27 +614,29 @@ static void test_format_hooks_round_trip(void **state)
     ops->write_payload(f, payload);
     for (size_t i = 0; i < 11 * 8; i++) /* the bitset: little-endian words */
         for (unsigned byte = 0; byte < 4; byte++)
-            parquet[4 * i + byte] = (uint8_t)(bk_sbbf_words(f)[i] >> (8 * byte));
+            parquet[4 * i + byte] = (uint8_t)(f->words[i] >> (8 * byte));
     assert_memory_equal(payload, parquet, sizeof parquet);
     /* 11 blocks: a size Arrow's reader refuses, so not exported */
-    assert_int_equal(bk_sbbf_export_parquet(f, parquet, sizeof parquet, NULL), BK_EUNSUPPORTED);
+    size_t written = 0;
+    assert_int_equal(bk_sbbf_to_parquet(handle, BK_PARQUET_BITSET, parquet, sizeof parquet,
+                                        &written),
+                     BK_EUNSUPPORTED);
     void *object = NULL;
-    assert_int_equal(ops->read(params, 32, payload, payload_size, bk_sbbf_hasher(f), 300, false,
-                               &object),
+    assert_int_equal(ops->read(params, 32, payload, payload_size, hasher, 300, false, &object),
                      BK_OK);
-    bk_sbbf *g = object;
-    assert_memory_equal(bk_sbbf_words(g), bk_sbbf_words(f), payload_size);
-    assert_int_equal(bk_sbbf_capacity(g), 300);
-    assert_int_equal(bk_sbbf_keys_added(g), 300);
-    bk_sbbf_free(g);
-    assert_int_equal(ops->read(params, 32, payload, payload_size, bk_sbbf_hasher(f), 0, true,
-                               &object),
+    bk_filter *g;
+    assert_int_equal(bk_filter_wrap(ops, object, &g), BK_OK);
+    assert_memory_equal(words_of(g), f->words, payload_size);
+    assert_int_equal(stats_of(g).capacity, 300);
+    assert_int_equal(stats_of(g).keys_added, 300);
+    bk_filter_free(g);
+    assert_int_equal(ops->read(params, 32, payload, payload_size, hasher, 0, true, &object),
                      BK_OK);
-    g = object;
+    assert_int_equal(bk_filter_wrap(ops, object, &g), BK_OK);
     uint64_t key = 9;
-    assert_true(bk_sbbf_contains(g, &key, sizeof key));
-    assert_int_equal(bk_sbbf_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
-    bk_sbbf_free(g);
+    assert_true(bk_filter_contains(g, &key, sizeof key));
+    assert_int_equal(bk_filter_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
+    bk_filter_free(g);
     struct { size_t offset; unsigned width; uint64_t value; bk_status expected; } damage[] = {
         { 8, 4, 7, BK_ECORRUPT },                     /* k must be 8 */
         { 12, 4, 512, BK_ECORRUPT },                  /* block bits must be 256 */
@@ -598,13 +652,12 @@ static void test_format_hooks_round_trip(void **state)
         for (unsigned byte = 0; byte < damage[i].width; byte++)
             bad[damage[i].offset + byte] = (uint8_t)(damage[i].value >> (8 * byte));
         object = (void *)0x1;
-        assert_int_equal(ops->read(bad, 32, payload, payload_size, bk_sbbf_hasher(f), 0, false,
-                                   &object),
+        assert_int_equal(ops->read(bad, 32, payload, payload_size, hasher, 0, false, &object),
                          damage[i].expected);
         assert_ptr_equal(object, (void *)0x1);
     }
     free(payload);
-    bk_sbbf_free(f);
+    bk_filter_free(handle);
 }
 
 int main(void)

@@ -2,29 +2,29 @@
  * bloomkit/fuse_inline.h -- one-key queries of the static filters (xor8,
  * fuse8, fuse16, fuse8_4) compiled into the caller's loop.
  *
- * bk_fuse_contains and bk_filter_contains are calls; a loop that asks about
- * one key per step -- an SSTable reader checking each point lookup, a
- * password checker -- can take a view of the filter once and query it with
- * the inline functions below instead.  The whole query then sits in the
+ * bk_filter_contains is a call; a loop that asks about one key per step --
+ * an SSTable reader checking each point lookup, a password checker -- can
+ * take a view of the filter once and query it with the inline functions
+ * below instead.  The whole query then sits in the
  * loop: the fold and mix of the 128-bit hash, the three (four) slots, their
  * loads and the compare, with no call:
  *
- *     bk_fuse_view view;
- *     if (bk_fuse_view_init(filter, &view) == BK_OK)
+ *     struct bk_fuse_view view;
+ *     if (bk_fuse_view(filter, &view) == BK_OK)
  *         for (size_t i = 0; i < n; i++)
  *             hits += bk_fuse_view_contains(&view, &ids[i], sizeof ids[i]);
  *
- * bk_fuse_view_contains_hash takes the key's 128-bit hash (bk_fuse_hash, or
- * bk_hash_inline of bloomkit/hash_inline.h) instead of its bytes.
+ * bk_fuse_view_contains_hash takes the key's 128-bit hash (bk_filter_hash,
+ * or bk_hash_inline of bloomkit/hash_inline.h) instead of its bytes.
  *
  * The view serves the inline hashes, XXH3 (the default) and XXH64:
- * bk_fuse_view_init returns BK_EUNSUPPORTED for a filter keyed with
+ * bk_fuse_view returns BK_EUNSUPPORTED for a filter keyed with
  * SipHash, a library call (a call anywhere in the loop, even one never
  * taken, costs every query; see bloomkit/sbbf_inline.h).  For the same
  * reason pass a fixed key width as a constant, as above: the compiler keeps
  * only the hash's code for that length.
  *
- * The answers are bk_fuse_contains's, bit for bit: src/fuse.c builds and
+ * The answers are bk_filter_contains's, bit for bit: src/fuse.c builds and
  * queries its filters with the functions below, and tests/test_inline.c
  * compares view and library on every static kind.  What the functions
  * compute is drawn in src/fuse.c: the 64-bit hash of a key under the
@@ -37,8 +37,8 @@
  *            slot_i = (slot_0 + i L) ^ (offset_i(h) & (L - 1))      i < d
  *     present  <=>  f == F[slot_0] ^ F[slot_1] ^ F[slot_2] (^ F[slot_3])
  *
- * Inline, a query saves the call of bk_fuse_contains_hash or
- * bk_fuse_contains (docs/PERFORMANCE.md); the kind switch in
+ * Inline, a query saves the call of bk_filter_contains_hash or
+ * bk_filter_contains (docs/PERFORMANCE.md); the kind switch in
  * bk_fuse_view_contains_hash costs nothing measurable.
  *
  * A view holds the filter's fingerprint pointer: it must not outlive the
@@ -47,6 +47,7 @@
 #ifndef BLOOMKIT_FUSE_INLINE_H
 #define BLOOMKIT_FUSE_INLINE_H
 
+#include "bloomkit/filter.h"
 #include "bloomkit/fuse.h"
 #include "bloomkit/hash_inline.h"
 
@@ -59,7 +60,9 @@ BK_API_BEGIN
 /* The multiplier of fuse8_4's fourth offset (2^64 / golden ratio). */
 #define BK_FUSE_GOLDEN_64 0x9E3779B97F4A7C15ULL
 
-typedef struct bk_fuse_view {
+/* One view type for the four kinds: `struct bk_fuse_view` (the getter
+ * below has its name, as struct stat and stat() share theirs). */
+struct bk_fuse_view {
     const void *fingerprints;     /* s entries: uint8_t, uint16_t for fuse16 */
     uint64_t first_slot_range;    /* fuse: segment_count * L; xor8: s/3 */
     uint32_t segment_length;      /* fuse: L, a power of two; xor8: s/3 */
@@ -68,11 +71,12 @@ typedef struct bk_fuse_view {
     bk_kind kind;
     bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
     uint64_t hash_seed;
-} bk_fuse_view;
+};
 
-/* Fills *view from a built filter.  BK_EINVAL if either is NULL;
- * BK_EUNSUPPORTED for a SipHash filter.  On error *view is untouched. */
-bk_status bk_fuse_view_init(const bk_fuse *filter, bk_fuse_view *view);
+/* Fills *view from a filter of any of the four static kinds.  BK_EINVAL if
+ * either is NULL; BK_EKIND for a filter of another kind; BK_EUNSUPPORTED
+ * for a SipHash filter.  On error *view is untouched. */
+bk_status bk_fuse_view(const bk_filter *filter, struct bk_fuse_view *view);
 
 static BK_ALWAYS_INLINE uint64_t bk_fuse_rotl64(uint64_t x, unsigned r)
 {
@@ -131,7 +135,7 @@ static BK_ALWAYS_INLINE uint32_t bk_fuse_stored_xor(const void *fingerprints,
 }
 
 /* The query of one kind (a constant where this is inlined). */
-static BK_ALWAYS_INLINE bool bk_fuse_view_test(const bk_fuse_view *view, bk_hash hash,
+static BK_ALWAYS_INLINE bool bk_fuse_view_test(const struct bk_fuse_view *view, bk_hash hash,
                                                bk_kind kind)
 {
     uint64_t h = bk_fuse_attempt_hash(hash, view->attempt_seed);
@@ -141,8 +145,9 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_test(const bk_fuse_view *view, bk_hash
     return bk_fuse_fingerprint(h, kind) == bk_fuse_stored_xor(view->fingerprints, slot, kind);
 }
 
-/* bk_fuse_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const bk_fuse_view *view, bk_hash hash)
+/* bk_filter_contains_hash(filter, hash), inline. */
+static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const struct bk_fuse_view *view,
+                                                        bk_hash hash)
 {
     switch (view->kind) {
     case BK_KIND_XOR8: return bk_fuse_view_test(view, hash, BK_KIND_XOR8);
@@ -152,9 +157,9 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const bk_fuse_view *view
     }
 }
 
-/* bk_fuse_contains(filter, key, len), inline; key may be NULL when len is 0. */
-static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const bk_fuse_view *view, const void *key,
-                                                   size_t len)
+/* bk_filter_contains(filter, key, len), inline; key may be NULL when len is 0. */
+static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const struct bk_fuse_view *view,
+                                                   const void *key, size_t len)
 {
     return bk_fuse_view_contains_hash(
         view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));

@@ -45,9 +45,8 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len);
  * `keys` (packed: a column of 64-bit ids, of UUIDs, ...):
  * hashes[i] = bk_hash_key(hasher, keys + i * key_len, key_len), eight keys
  * at a time on AVX-512 machines for 8- and 16-byte keys.  Handed to a
- * kind's hash batch (bk_sbbf_contains_hash_batch, ...), it makes that
- * kind's key batch without a bk_key per key; bk_filter_contains_packed
- * does both.  BK_EINVAL when hasher is NULL, when hashes is NULL with
+ * hash batch (bk_filter_contains_hash_batch), it makes the key batch
+ * without a bk_key per key; bk_filter_contains_packed does both.  BK_EINVAL when hasher is NULL, when hashes is NULL with
  * count > 0, when keys is NULL with bytes to read, or when count * key_len
  * overflows a size_t. */
 bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len,

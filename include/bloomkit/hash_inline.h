@@ -317,8 +317,8 @@ uint64_t bk_xxh64_any_length(const void *key, size_t len, uint64_t seed);
  * (xxhash_spec.md: inputs shorter than 32 bytes).  libxxhash's XXH64()
  * gives the same values (tests/test_hash.c) but leaves its tail loop
  * (XXH64_finalize) out of line: gcc 12 compiled 24 calls to it into the
- * library, one per key in bk_sbbf_contains, bk_sbbf_hash and the scalar
- * hash loops, and one per key in a caller's loop over the sbbf view.  With
+ * library, one per key in the sbbf one-key query, the handle's hash and
+ * the scalar hash loops, and one per key in a caller's loop over the sbbf view.  With
  * the code below there are none.
  *
  *     acc   = seed + P5 + len

@@ -2,15 +2,14 @@
  * bloomkit/sbbf_inline.h -- one-key split-block queries compiled into the
  * caller's loop.
  *
- * A query through bk_sbbf_contains or bk_filter_contains is a call (two,
- * through the handle) per key.  A program that asks about one key at a
+ * A query through bk_filter_contains is a call per key.  A program that asks about one key at a
  * time in a hot loop -- a join probing each row, a storage engine checking
  * each point lookup -- can instead take a view of the filter once and query
  * it with the inline functions below, which the compiler folds into the
  * loop: hash, block address, mask and test in straight-line code.
  *
- *     bk_sbbf_view view;
- *     if (bk_sbbf_view_init(filter, &view) == BK_OK)
+ *     struct bk_sbbf_view view;
+ *     if (bk_sbbf_view(filter, &view) == BK_OK)
  *         for (size_t i = 0; i < n; i++)
  *             hits += bk_sbbf_view_contains(&view, &ids[i], sizeof ids[i]);
  *
@@ -21,7 +20,7 @@
  * and no branch on the length.  A run-time length also works (keys[i].len)
  * but is slower (below).
  *
- * The answers are bk_sbbf_contains's, bit for bit: the library's own one-key
+ * The answers are bk_filter_contains's, bit for bit: the library's own one-key
  * and batch queries are built from the same functions (src/sbbf.c,
  * src/sbbf_avx2.c), and tests/test_inline.c compares the view, compiled
  * with and without AVX2, against the library on random filters and keys.
@@ -46,7 +45,7 @@
  * docs/PERFORMANCE.md).
  *
  * A view holds the filter's word pointer: it is valid while the filter
- * lives (bk_sbbf_clear and every add keep the words in place) and sees
+ * lives (bk_filter_clear and every add keep the words in place) and sees
  * every add made after it was taken.  It must not outlive the filter.
  */
 #ifndef BLOOMKIT_SBBF_INLINE_H
@@ -72,18 +71,21 @@ BK_API_BEGIN
     { 0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,                   \
       0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u }
 
-typedef struct bk_sbbf_view {
+/* The view type is `struct bk_sbbf_view` (the getter below has its name,
+ * as struct stat and stat() share theirs). */
+struct bk_sbbf_view {
     const uint32_t *words; /* block_count * 8 words, 32-byte aligned */
     uint64_t block_count;
     uint64_t seed;         /* the filter's XXH64 seed (0 for Parquet) */
     bool word_by_word;     /* the portable test only: a BK_FLAG_CONCURRENT
                               filter, or the library on its portable path */
-} bk_sbbf_view;
+};
 
-/* Fills *view from a filter.  BK_EINVAL if either is NULL; BK_EUNSUPPORTED
- * for a filter keyed with SipHash (its hash is a library call, so it has
- * no inline query: use bk_sbbf_contains).  On error *view is untouched. */
-bk_status bk_sbbf_view_init(const bk_sbbf *filter, bk_sbbf_view *view);
+/* Fills *view from an sbbf filter.  BK_EINVAL if either is NULL; BK_EKIND
+ * for a filter of another kind; BK_EUNSUPPORTED for a filter keyed with
+ * SipHash (its hash is a library call, so it has no inline query: use
+ * bk_filter_contains).  On error *view is untouched. */
+bk_status bk_sbbf_view(const bk_filter *filter, struct bk_sbbf_view *view);
 
 /* The block of a hash: the spec's multiply-shift of its upper 32 bits. */
 static inline const uint32_t *bk_sbbf_block_of(const uint32_t *words, uint64_t block_count,
@@ -130,8 +132,8 @@ static inline bool bk_sbbf_block_test_avx2(const uint32_t *block, uint32_t x)
 #endif
 
 /* The test of key x = (uint32_t)hash in its block. */
-static BK_ALWAYS_INLINE bool bk_sbbf_view_test(const bk_sbbf_view *view, const uint32_t *block,
-                                               uint32_t x)
+static BK_ALWAYS_INLINE bool bk_sbbf_view_test(const struct bk_sbbf_view *view,
+                                               const uint32_t *block, uint32_t x)
 {
 #if defined(__AVX2__)
     /* the test a caller's loop falls through to, laid out first */
@@ -143,19 +145,21 @@ static BK_ALWAYS_INLINE bool bk_sbbf_view_test(const bk_sbbf_view *view, const u
     return bk_sbbf_block_test_portable(block, x);
 }
 
-/* bk_sbbf_contains_hash64(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_sbbf_view_contains_hash64(const bk_sbbf_view *view,
+/* bk_filter_contains_hash(filter, hash) of a hash whose h1 is `hash` (the
+ * 64-bit value hash a Parquet writer computes), inline. */
+static BK_ALWAYS_INLINE bool bk_sbbf_view_contains_hash64(const struct bk_sbbf_view *view,
                                                           uint64_t hash)
 {
     return bk_sbbf_view_test(view, bk_sbbf_block_of(view->words, view->block_count, hash),
                              (uint32_t)hash);
 }
 
-/* bk_sbbf_contains(filter, key, len), inline; key may be NULL when len is 0.
+/* bk_filter_contains(filter, key, len), inline; key may be NULL when len is 0.
  * For 8- and 16-byte keys the block is read from the unfinished XXH64,
  * whose upper half is the hash's (bloomkit/hash_inline.h): one xor and two
  * moves sooner on the path to the block. */
-static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const bk_sbbf_view *view, const void *key,
+static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const struct bk_sbbf_view *view,
+                                                   const void *key,
                                                    size_t len)
 {
     if (len != 8 && len != 16)

@@ -16,16 +16,16 @@ int main(void)
     int ok = bk_bloom_contains(filter, "alice", 5) && !bk_bloom_contains(filter, "bob", 3);
     bk_bloom_free(filter);
 
-    bk_sbbf *sbbf;
-    bk_sbbf_view view;
-    if (bk_sbbf_create(&params, &sbbf) != BK_OK)
+    bk_filter *sbbf;
+    struct bk_sbbf_view view;
+    if (bk_filter_create(BK_KIND_SBBF, &params, &sbbf) != BK_OK)
         return 1;
-    bk_sbbf_add(sbbf, "carol", 5, NULL);
-    ok = ok && bk_sbbf_view_init(sbbf, &view) == BK_OK &&
-         bk_sbbf_view_contains(&view, "carol", 5) == bk_sbbf_contains(sbbf, "carol", 5) &&
-         bk_sbbf_view_contains(&view, "dave", 4) == bk_sbbf_contains(sbbf, "dave", 4) &&
+    bk_filter_add(sbbf, "carol", 5, NULL);
+    ok = ok && bk_sbbf_view(sbbf, &view) == BK_OK &&
+         bk_sbbf_view_contains(&view, "carol", 5) == bk_filter_contains(sbbf, "carol", 5) &&
+         bk_sbbf_view_contains(&view, "dave", 4) == bk_filter_contains(sbbf, "dave", 4) &&
          bk_sbbf_view_contains(&view, "carol", 5);
-    bk_sbbf_free(sbbf);
+    bk_filter_free(sbbf);
 
     bk_blocked *blocked;
     bk_blocked_view blocked_view;
@@ -45,15 +45,15 @@ int main(void)
     bk_blocked_free(blocked);
 
     bk_key keys[2] = { { "erin", 4 }, { "frank", 5 } };
-    bk_fuse *fuse;
-    bk_fuse_view fuse_view;
-    if (bk_fuse_build(BK_KIND_FUSE8, &params, keys, 2, &fuse) != BK_OK)
+    bk_filter *fuse;
+    struct bk_fuse_view fuse_view;
+    if (bk_filter_build(BK_KIND_FUSE8, &params, keys, 2, &fuse) != BK_OK)
         return 1;
-    ok = ok && bk_fuse_view_init(fuse, &fuse_view) == BK_OK &&
+    ok = ok && bk_fuse_view(fuse, &fuse_view) == BK_OK &&
          bk_fuse_view_contains(&fuse_view, "erin", 4) &&
          bk_fuse_view_contains(&fuse_view, "frank", 5) &&
-         bk_fuse_view_contains(&fuse_view, "gina", 4) == bk_fuse_contains(fuse, "gina", 4);
-    bk_fuse_free(fuse);
+         bk_fuse_view_contains(&fuse_view, "gina", 4) == bk_filter_contains(fuse, "gina", 4);
+    bk_filter_free(fuse);
     printf("consumer: %s\n", ok ? "ok" : "wrong answer");
     return ok ? 0 : 1;
 }
