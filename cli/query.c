@@ -299,14 +299,13 @@ static const char *status_word(const bk_stats *s)
  * oldest first.  Other kinds have none. */
 static unsigned sub_filter_count(const bk_filter *filter)
 {
-    if (bk_filter_kind(filter) != BK_KIND_SCALABLE)
-        return 0;
-    return bk_scalable_filter_count(bk_filter_object(filter));
+    size_t count;
+    return bk_scalable_sub_count(filter, &count) == BK_OK ? (unsigned)count : 0;
 }
 
 static bool sub_filter_stats(const bk_filter *filter, unsigned index, bk_stats *out)
 {
-    return bk_scalable_filter_stats(bk_filter_object(filter), index, out) == BK_OK;
+    return bk_scalable_sub_stats(filter, index, out) == BK_OK;
 }
 
 static void print_sub_filters_text(const bk_filter *filter)

@@ -27,26 +27,26 @@ static size_t key_of(char *buffer, size_t size, const char *prefix, unsigned i)
     return (size_t)snprintf(buffer, size, "%s%u", prefix, i);
 }
 
-static bool contains(const bk_counting *filter, const char *prefix, unsigned i)
+static bool contains(const bk_filter *filter, const char *prefix, unsigned i)
 {
     char key[32];
-    return bk_counting_contains(filter, key, key_of(key, sizeof key, prefix, i));
+    return bk_filter_contains(filter, key, key_of(key, sizeof key, prefix, i));
 }
 
 int main(void)
 {
     bk_params params = { .capacity = KEYS, .fpr = 0.05 };
-    bk_counting *filter;
-    bk_status status = bk_counting_create(&params, &filter);
+    bk_filter *filter;
+    bk_status status = bk_filter_create(BK_KIND_COUNTING, &params, &filter);
     if (status != BK_OK) {
         fprintf(stderr, "counting_delete: %s\n", bk_strerror(status));
         return 1;
     }
     char key[32];
     for (unsigned i = 0; i < KEYS; i++)
-        bk_counting_add(filter, key, key_of(key, sizeof key, "in", i), NULL);
+        bk_filter_add(filter, key, key_of(key, sizeof key, "in", i), NULL);
 
-    bk_counting_remove(filter, "in7", 3);
+    bk_filter_remove(filter, "in7", 3);
     printf("after removing in7: mem in7 = %s, mem in8 = %s\n",
            contains(filter, "in", 7) ? "true" : "false",
            contains(filter, "in", 8) ? "true" : "false");
@@ -55,7 +55,7 @@ int main(void)
     while (!contains(filter, "out", out))
         out++;
     printf("false positive out%u; removing it\n", out);
-    bk_counting_remove(filter, key, key_of(key, sizeof key, "out", out));
+    bk_filter_remove(filter, key, key_of(key, sizeof key, "out", out));
 
     printf("keys now reported absent:");
     const char *separator = " ";
@@ -66,6 +66,6 @@ int main(void)
         }
     }
     printf("\n");
-    bk_counting_free(filter);
+    bk_filter_free(filter);
     return 0;
 }

@@ -75,7 +75,7 @@
 #define BATCH_CHUNK 16
 #define NIBBLE_LOW_BITS 0x1111111111111111ULL
 
-struct bk_counting {
+typedef struct bk_counting {
     uint8_t *bytes;        /* ceil(m/2) bytes of counters (allocated: padded to 8) */
     size_t byte_count;     /* ceil(m/2) */
     size_t alloc_bytes;    /* bytes allocated (0 when borrowed) */
@@ -86,7 +86,7 @@ struct bk_counting {
     uint64_t keys_added;   /* adds minus removes */
     bk_hasher hasher;
     bool borrowed;         /* bytes belong to a mapped file: read-only */
-};
+} bk_counting;
 
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                 */
@@ -163,14 +163,8 @@ static bk_status sizing_from_params(const bk_params *params, bk_sizing *sizing)
     return check_sizing(sizing);
 }
 
-bk_status bk_counting_create(const bk_params *params, bk_counting **out)
+static bk_status ops_create(const bk_params *params, void **out)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
-    if (params->flags & BK_FLAG_CONCURRENT)
-        return BK_EUNSUPPORTED;
-    if (params->flags != 0)
-        return BK_EINVAL;
     bk_sizing sizing;
     bk_status status = sizing_from_params(params, &sizing);
     if (status != BK_OK)
@@ -179,13 +173,12 @@ bk_status bk_counting_create(const bk_params *params, bk_counting **out)
     status = bk_hasher_from_params(&hasher, params);
     if (status != BK_OK)
         return status;
-    return create_from_sizing(&sizing, &hasher, NULL, out);
+    return create_from_sizing(&sizing, &hasher, NULL, (bk_counting **)out);
 }
 
-void bk_counting_free(bk_counting *filter)
+static void ops_destroy(void *object)
 {
-    if (filter == NULL)
-        return;
+    bk_counting *filter = object;
     if (!filter->borrowed)
         bk_free_zeroed(filter->bytes, filter->alloc_bytes);
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
@@ -203,10 +196,9 @@ static bk_sizing sizing_of(const bk_counting *filter)
     return sizing;
 }
 
-bk_status bk_counting_copy(const bk_counting *filter, bk_counting **out)
+static bk_status ops_copy(const void *object, void **out)
 {
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+    const bk_counting *filter = object;
     bk_sizing sizing = sizing_of(filter);
     bk_counting *copy;
     bk_status status = create_from_sizing(&sizing, &filter->hasher, NULL, &copy);
@@ -218,10 +210,9 @@ bk_status bk_counting_copy(const bk_counting *filter, bk_counting **out)
     return BK_OK;
 }
 
-bk_status bk_counting_clear(bk_counting *filter)
+static bk_status ops_clear(void *object)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     memset(filter->bytes, 0, filter->byte_count);
@@ -232,11 +223,6 @@ bk_status bk_counting_clear(bk_counting *filter)
 /* ------------------------------------------------------------------------ */
 /* The hot path                                                             */
 /* ------------------------------------------------------------------------ */
-
-bk_hash bk_counting_hash(const bk_counting *filter, const void *key, size_t len)
-{
-    return bk_hash_inline(&filter->hasher, key, len);
-}
 
 /* Increments the key's k counters (saturating); returns whether any was 0. */
 static inline bool increment_counters(bk_counting *filter, bk_hash hash)
@@ -311,10 +297,9 @@ static bool decrement_all_or_nothing(bk_counting *filter, const uint64_t *positi
     return true;
 }
 
-bk_status bk_counting_add_hash(bk_counting *filter, bk_hash hash, bool *was_new)
+static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     bool fresh = increment_counters(filter, hash);
@@ -324,17 +309,9 @@ bk_status bk_counting_add_hash(bk_counting *filter, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
-bk_status bk_counting_add(bk_counting *filter, const void *key, size_t len, bool *was_new)
+static bk_status ops_remove_hash(void *object, bk_hash hash)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_counting_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
-}
-
-bk_status bk_counting_remove_hash(bk_counting *filter, bk_hash hash)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     uint64_t positions[BK_MAX_HASHES];
@@ -348,39 +325,21 @@ bk_status bk_counting_remove_hash(bk_counting *filter, bk_hash hash)
     return BK_OK;
 }
 
-bk_status bk_counting_remove(bk_counting *filter, const void *key, size_t len)
+static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_counting_remove_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+    return all_counters_positive(filter, hash);
 }
 
-bool bk_counting_contains_hash(const bk_counting *filter, bk_hash hash)
+static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
-    return filter != NULL && all_counters_positive(filter, hash);
-}
-
-bool bk_counting_contains(const bk_counting *filter, const void *key, size_t len)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
+    const bk_counting *filter = object;
     return all_counters_positive(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
-bk_status bk_counting_count_hash(const bk_counting *filter, bk_hash hash, uint64_t *count)
+static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
 {
-    if (filter == NULL || count == NULL)
-        return BK_EINVAL;
     *count = min_counter(filter, hash);
     return BK_OK;
-}
-
-bk_status bk_counting_count(const bk_counting *filter, const void *key, size_t len,
-                            uint64_t *count)
-{
-    if (filter == NULL || count == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_counting_count_hash(filter, bk_hash_inline(&filter->hasher, key, len), count);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -418,45 +377,22 @@ static inline size_t chunk_length(size_t count, size_t start)
     return count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
 }
 
-bk_status bk_counting_add_hash_batch(bk_counting *filter, const bk_hash *hashes, size_t count,
-                                     size_t *new_count)
+static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t count,
+                                    size_t *new_count)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
+    bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     size_t fresh = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK)
         fresh += add_chunk(filter, hashes + start, chunk_length(count, start));
-    if (new_count != NULL)
-        *new_count = fresh;
+    *new_count = fresh;
     return BK_OK;
 }
 
-bk_status bk_counting_add_batch(bk_counting *filter, const bk_key *keys, size_t count,
-                                size_t *new_count)
+static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
+                                      bool *results)
 {
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    if (filter->borrowed)
-        return BK_EIMMUTABLE;
-    bk_hash hashes[BATCH_CHUNK];
-    size_t fresh = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = chunk_length(count, start);
-        bk_hash_keys(&filter->hasher, keys + start, n, hashes);
-        fresh += add_chunk(filter, hashes, n);
-    }
-    if (new_count != NULL)
-        *new_count = fresh;
-    return BK_OK;
-}
-
-size_t bk_counting_contains_hash_batch(const bk_counting *filter, const bk_hash *hashes,
-                                       size_t count, bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
     size_t present = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK)
         present += test_chunk(filter, hashes + start, chunk_length(count, start),
@@ -464,38 +400,9 @@ size_t bk_counting_contains_hash_batch(const bk_counting *filter, const bk_hash 
     return present;
 }
 
-size_t bk_counting_contains_batch(const bk_counting *filter, const bk_key *keys, size_t count,
-                                  bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    bk_hash hashes[BATCH_CHUNK];
-    size_t present = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = chunk_length(count, start);
-        bk_hash_keys(&filter->hasher, keys + start, n, hashes);
-        present += test_chunk(filter, hashes, n, results ? results + start : NULL);
-    }
-    return present;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Parameters, fill and estimates                                           */
 /* ------------------------------------------------------------------------ */
-
-uint64_t bk_counting_counters(const bk_counting *filter) { return filter->counters; }
-unsigned bk_counting_hashes(const bk_counting *filter) { return filter->hashes; }
-uint64_t bk_counting_capacity(const bk_counting *filter) { return filter->capacity; }
-double bk_counting_target_fpr(const bk_counting *filter) { return filter->target_fpr; }
-uint64_t bk_counting_keys_added(const bk_counting *filter) { return filter->keys_added; }
-const bk_hasher *bk_counting_hasher(const bk_counting *filter) { return &filter->hasher; }
-
-unsigned bk_counting_counter(const bk_counting *filter, uint64_t index)
-{
-    if (filter == NULL || index >= filter->counters)
-        return 0;
-    return counter_get(filter->bytes, index);
-}
 
 typedef struct counter_census {
     uint64_t nonzero;
@@ -524,31 +431,6 @@ static counter_census take_census(const bk_counting *filter)
     return census;
 }
 
-uint64_t bk_counting_nonzero_counters(const bk_counting *filter)
-{
-    return take_census(filter).nonzero;
-}
-
-uint64_t bk_counting_saturated_counters(const bk_counting *filter)
-{
-    return take_census(filter).saturated;
-}
-
-double bk_counting_fill_ratio(const bk_counting *filter)
-{
-    return (double)bk_counting_nonzero_counters(filter) / (double)filter->counters;
-}
-
-double bk_counting_estimate_keys(const bk_counting *filter)
-{
-    return bk_estimate_keys(filter->counters, filter->hashes, bk_counting_nonzero_counters(filter));
-}
-
-double bk_counting_current_fpr(const bk_counting *filter)
-{
-    return bk_fpr_from_fill(bk_counting_fill_ratio(filter), filter->hashes);
-}
-
 /* The design fields shared by stats and the design hook. */
 static void fill_design(const bk_sizing *sizing, bk_hash_algorithm algorithm, bk_stats *out)
 {
@@ -564,8 +446,9 @@ static void fill_design(const bk_sizing *sizing, bk_hash_algorithm algorithm, bk
     out->hash_algorithm = algorithm;
 }
 
-void bk_counting_stats(const bk_counting *filter, bk_stats *out)
+static void ops_stats(const void *object, bk_stats *out)
 {
+    const bk_counting *filter = object;
     bk_sizing sizing = sizing_of(filter);
     bk_stats s;
     fill_design(&sizing, filter->hasher.algorithm, &s);
@@ -586,14 +469,10 @@ void bk_counting_stats(const bk_counting *filter, bk_stats *out)
 /* Union and conversion                                                     */
 /* ------------------------------------------------------------------------ */
 
-bk_status bk_counting_compatible(const bk_counting *a, const bk_counting *b)
+static bool compatible(const bk_counting *a, const bk_counting *b)
 {
-    if (a == NULL || b == NULL)
-        return BK_EINVAL;
-    if (a->counters != b->counters || a->hashes != b->hashes ||
-        !bk_hasher_equal(&a->hasher, &b->hasher))
-        return BK_EINCOMPATIBLE;
-    return BK_OK;
+    return a->counters == b->counters && a->hashes == b->hashes &&
+           bk_hasher_equal(&a->hasher, &b->hasher);
 }
 
 static inline unsigned saturating_sum(unsigned a, unsigned b)
@@ -601,11 +480,12 @@ static inline unsigned saturating_sum(unsigned a, unsigned b)
     return a + b > BK_COUNTING_MAX ? BK_COUNTING_MAX : a + b;
 }
 
-bk_status bk_counting_union(bk_counting *dst, const bk_counting *src)
+static bk_status ops_union(void *dst_object, const void *src_object)
 {
-    bk_status status = bk_counting_compatible(dst, src);
-    if (status != BK_OK)
-        return status;
+    bk_counting *dst = dst_object;
+    const bk_counting *src = src_object;
+    if (!compatible(dst, src))
+        return BK_EINCOMPATIBLE;
     if (dst->borrowed)
         return BK_EIMMUTABLE;
     for (size_t i = 0; i < dst->byte_count; i++) {
@@ -617,10 +497,26 @@ bk_status bk_counting_union(bk_counting *dst, const bk_counting *src)
     return BK_OK;
 }
 
-bk_status bk_counting_to_bloom(const bk_counting *filter, bk_bloom **out)
+bk_status bk_counting_counter(const bk_filter *handle, uint64_t index, unsigned *value)
 {
-    if (filter == NULL || out == NULL)
+    const bk_counting *filter = bk_filter_object_of(handle, BK_KIND_COUNTING);
+    if (handle == NULL || value == NULL)
         return BK_EINVAL;
+    if (filter == NULL)
+        return BK_EKIND;
+    if (index >= filter->counters)
+        return BK_ERANGE;
+    *value = counter_get(filter->bytes, index);
+    return BK_OK;
+}
+
+bk_status bk_counting_to_bloom(const bk_filter *handle, bk_filter **out)
+{
+    const bk_counting *filter = bk_filter_object_of(handle, BK_KIND_COUNTING);
+    if (handle == NULL || out == NULL)
+        return BK_EINVAL;
+    if (filter == NULL)
+        return BK_EKIND;
     bk_sizing sizing = sizing_of(filter);
     bk_bloom *bloom;
     bk_status status = bk_bloom_create_from_sizing(&sizing, &filter->hasher, 0, NULL, &bloom);
@@ -630,8 +526,10 @@ bk_status bk_counting_to_bloom(const bk_counting *filter, bk_bloom **out)
         if (counter_get(filter->bytes, i) != 0)
             bloom->words[i >> 6] |= (uint64_t)1 << (i & 63);
     bloom->keys_added = filter->keys_added;
-    *out = bloom;
-    return BK_OK;
+    status = bk_filter_wrap(&bk_bloom_ops, bloom, out);
+    if (status != BK_OK)
+        bk_bloom_ops.destroy(bloom);
+    return status;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -709,56 +607,10 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     return BK_OK;
 }
 
-static bk_status ops_create(const bk_params *params, void **out)
+static const bk_hasher *ops_hasher(const void *filter)
 {
-    return bk_counting_create(params, (bk_counting **)out);
+    return &((const bk_counting *)filter)->hasher;
 }
-
-static void ops_destroy(void *filter) { bk_counting_free(filter); }
-
-static bk_status ops_copy(const void *filter, void **out)
-{
-    return bk_counting_copy(filter, (bk_counting **)out);
-}
-
-static bk_status ops_clear(void *filter) { return bk_counting_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_counting_hasher(filter); }
-
-static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
-{
-    return bk_counting_add_hash(filter, hash, was_new);
-}
-
-static bool ops_contains_hash(const void *filter, bk_hash hash)
-{
-    return bk_counting_contains_hash(filter, hash);
-}
-
-static bk_status ops_remove_hash(void *filter, bk_hash hash)
-{
-    return bk_counting_remove_hash(filter, hash);
-}
-
-static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
-{
-    return bk_counting_count_hash(filter, hash, count);
-}
-
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
-                                    size_t *new_count)
-{
-    return bk_counting_add_hash_batch(filter, hashes, count, new_count);
-}
-
-static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return bk_counting_contains_hash_batch(filter, hashes, count, results);
-}
-
-static bk_status ops_union(void *dst, const void *src) { return bk_counting_union(dst, src); }
-
-static void ops_stats(const void *filter, bk_stats *out) { bk_counting_stats(filter, out); }
 
 static bk_status ops_design(const bk_params *params, bk_stats *out)
 {
@@ -780,6 +632,7 @@ const bk_kind_ops bk_counting_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,

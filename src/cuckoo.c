@@ -75,7 +75,7 @@
  *     f = 8: 0.029413 vs 0.029421; f = 12: 0.001912 vs 0.001854;
  *     f = 16: 0.000127 vs 0.000116 (5M queries, 4 seeds: 0.000113-0.000124).
  */
-#include "bloomkit/cuckoo.h"
+#include "cuckoo.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -404,14 +404,8 @@ static bk_status create_from_design(const cuckoo_design *design, const bk_hasher
     return BK_OK;
 }
 
-bk_status bk_cuckoo_create(const bk_params *params, bk_cuckoo **out)
+static bk_status ops_create(const bk_params *params, void **out)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
-    if (params->flags & BK_FLAG_CONCURRENT)
-        return BK_EUNSUPPORTED;
-    if (params->flags != 0)
-        return BK_EINVAL;
     cuckoo_design design;
     bk_status status = design_from_params(params, &design);
     if (status != BK_OK)
@@ -420,13 +414,12 @@ bk_status bk_cuckoo_create(const bk_params *params, bk_cuckoo **out)
     status = bk_hasher_from_params(&hasher, params);
     if (status != BK_OK)
         return status;
-    return create_from_design(&design, &hasher, NULL, out);
+    return create_from_design(&design, &hasher, NULL, (bk_cuckoo **)out);
 }
 
-void bk_cuckoo_free(bk_cuckoo *filter)
+static void ops_destroy(void *object)
 {
-    if (filter == NULL)
-        return;
+    bk_cuckoo *filter = object;
     if (!filter->borrowed)
         bk_free_zeroed(filter->table, filter->table_bytes);
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
@@ -440,10 +433,9 @@ static cuckoo_design design_of(const bk_cuckoo *filter)
     return design;
 }
 
-bk_status bk_cuckoo_copy(const bk_cuckoo *filter, bk_cuckoo **out)
+static bk_status ops_copy(const void *object, void **out)
 {
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+    const bk_cuckoo *filter = object;
     cuckoo_design design = design_of(filter);
     bk_cuckoo *copy;
     bk_status status = create_from_design(&design, &filter->hasher, NULL, &copy);
@@ -458,10 +450,9 @@ bk_status bk_cuckoo_copy(const bk_cuckoo *filter, bk_cuckoo **out)
     return BK_OK;
 }
 
-bk_status bk_cuckoo_clear(bk_cuckoo *filter)
+static bk_status ops_clear(void *object)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_cuckoo *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     memset(filter->table, 0, filter->table_bytes);
@@ -475,23 +466,11 @@ bk_status bk_cuckoo_clear(bk_cuckoo *filter)
 /* The hot path                                                             */
 /* ------------------------------------------------------------------------ */
 
-bk_hash bk_cuckoo_hash(const bk_cuckoo *filter, const void *key, size_t len)
+static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 {
-    return bk_hash_inline(&filter->hasher, key, len);
-}
-
-static bk_status check_writable(const bk_cuckoo *filter)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
-    return filter->borrowed ? BK_EIMMUTABLE : BK_OK;
-}
-
-bk_status bk_cuckoo_add_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
-{
-    bk_status status = check_writable(filter);
-    if (status != BK_OK)
-        return status;
+    bk_cuckoo *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
     if (filter->stash_fingerprint != 0)
         return BK_EFULL;
     location where = locate(filter, hash);
@@ -502,38 +481,43 @@ bk_status bk_cuckoo_add_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
-bk_status bk_cuckoo_add(bk_cuckoo *filter, const void *key, size_t len, bool *was_new)
+/* Stores the fingerprint unless the key is reported present (was_new, not
+ * NULL, says which). */
+static bk_status add_unique_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_cuckoo_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
-}
-
-bk_status bk_cuckoo_add_unique_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
-{
-    bk_status status = check_writable(filter);
-    if (status != BK_OK)
-        return status;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
     location where = locate(filter, hash);
-    if (is_stored(filter, where)) {
-        if (was_new != NULL)
-            *was_new = false;
+    *was_new = false;
+    if (is_stored(filter, where))
         return BK_OK;
-    }
     if (filter->stash_fingerprint != 0)
         return BK_EFULL;
     insert_fingerprint(filter, where.bucket1, where.fingerprint);
     filter->stored++;
-    if (was_new != NULL)
-        *was_new = true;
+    *was_new = true;
     return BK_OK;
 }
 
-bk_status bk_cuckoo_add_unique(bk_cuckoo *filter, const void *key, size_t len, bool *was_new)
+bk_status bk_cuckoo_add_unique_hash(bk_filter *handle, bk_hash hash, bool *was_new)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    bk_cuckoo *filter = bk_filter_object_of(handle, BK_KIND_CUCKOO);
+    if (handle == NULL)
         return BK_EINVAL;
-    return bk_cuckoo_add_unique_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+    if (filter == NULL)
+        return BK_EKIND;
+    bool fresh;
+    bk_status status = add_unique_hash(filter, hash, &fresh);
+    if (status == BK_OK && was_new != NULL)
+        *was_new = fresh;
+    return status;
+}
+
+bk_status bk_cuckoo_add_unique(bk_filter *handle, const void *key, size_t len, bool *was_new)
+{
+    if (handle == NULL || (key == NULL && len != 0))
+        return BK_EINVAL;
+    return bk_cuckoo_add_unique_hash(handle, bk_filter_hash(handle, key, len), was_new);
 }
 
 /* Deletes one copy of the fingerprint (stash first); false if none. */
@@ -555,11 +539,11 @@ static bool delete_one(bk_cuckoo *filter, location where)
     return false;
 }
 
-bk_status bk_cuckoo_remove_hash(bk_cuckoo *filter, bk_hash hash)
+static bk_status ops_remove_hash(void *object, bk_hash hash)
 {
-    bk_status status = check_writable(filter);
-    if (status != BK_OK)
-        return status;
+    bk_cuckoo *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
     if (!delete_one(filter, locate(filter, hash)))
         return BK_ENOTFOUND;
     filter->stored--;
@@ -573,29 +557,20 @@ bk_status bk_cuckoo_remove_hash(bk_cuckoo *filter, bk_hash hash)
     return BK_OK;
 }
 
-bk_status bk_cuckoo_remove(bk_cuckoo *filter, const void *key, size_t len)
+static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_cuckoo_remove_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+    return is_stored(filter, locate(filter, hash));
 }
 
-bool bk_cuckoo_contains_hash(const bk_cuckoo *filter, bk_hash hash)
+static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
-    return filter != NULL && is_stored(filter, locate(filter, hash));
-}
-
-bool bk_cuckoo_contains(const bk_cuckoo *filter, const void *key, size_t len)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
+    const bk_cuckoo *filter = object;
     return is_stored(filter, locate(filter, bk_hash_inline(&filter->hasher, key, len)));
 }
 
-bk_status bk_cuckoo_count_hash(const bk_cuckoo *filter, bk_hash hash, uint64_t *count)
+static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
-    if (filter == NULL || count == NULL)
-        return BK_EINVAL;
+    const bk_cuckoo *filter = object;
     location where = locate(filter, hash);
     uint64_t copies = count_in_bucket(filter, where.bucket1, where.fingerprint);
     if (where.bucket2 != where.bucket1)
@@ -603,13 +578,6 @@ bk_status bk_cuckoo_count_hash(const bk_cuckoo *filter, bk_hash hash, uint64_t *
     copies += stash_holds(filter, where);
     *count = copies;
     return BK_OK;
-}
-
-bk_status bk_cuckoo_count(const bk_cuckoo *filter, const void *key, size_t len, uint64_t *count)
-{
-    if (filter == NULL || count == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_cuckoo_count_hash(filter, bk_hash_inline(&filter->hasher, key, len), count);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -647,64 +615,29 @@ static inline size_t chunk_length(size_t count, size_t start)
     return count - start < BATCH_CHUNK ? count - start : BATCH_CHUNK;
 }
 
-bk_status bk_cuckoo_add_hash_batch(bk_cuckoo *filter, const bk_hash *hashes, size_t count,
-                                   size_t *new_count)
+/* Adds in order, stopping at the first error (BK_EFULL) with *new_count
+ * counting the keys reported new before it. */
+static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+                                    size_t *new_count)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
     size_t fresh = 0;
     bk_status status = BK_OK;
     for (size_t i = 0; i < count && status == BK_OK; i++) {
         bool was_new = false;
-        status = bk_cuckoo_add_hash(filter, hashes[i], &was_new);
+        status = ops_add_hash(filter, hashes[i], &was_new);
         fresh += status == BK_OK && was_new;
     }
-    if (new_count != NULL)
-        *new_count = fresh;
+    *new_count = fresh;
     return status;
 }
 
-bk_status bk_cuckoo_add_batch(bk_cuckoo *filter, const bk_key *keys, size_t count,
-                              size_t *new_count)
+static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
+                                      bool *results)
 {
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    size_t fresh = 0;
-    bk_status status = BK_OK;
-    for (size_t i = 0; i < count && status == BK_OK; i++) {
-        bool was_new = false;
-        status = bk_cuckoo_add(filter, keys[i].data, keys[i].len, &was_new);
-        fresh += status == BK_OK && was_new;
-    }
-    if (new_count != NULL)
-        *new_count = fresh;
-    return status;
-}
-
-size_t bk_cuckoo_contains_hash_batch(const bk_cuckoo *filter, const bk_hash *hashes,
-                                     size_t count, bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
     size_t present = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK)
         present += test_chunk(filter, hashes + start, chunk_length(count, start),
                               results ? results + start : NULL);
-    return present;
-}
-
-size_t bk_cuckoo_contains_batch(const bk_cuckoo *filter, const bk_key *keys, size_t count,
-                                bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    bk_hash hashes[BATCH_CHUNK];
-    size_t present = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK) {
-        size_t n = chunk_length(count, start);
-        bk_hash_keys(&filter->hasher, keys + start, n, hashes);
-        present += test_chunk(filter, hashes, n, results ? results + start : NULL);
-    }
     return present;
 }
 
@@ -726,15 +659,6 @@ uint64_t bk_cuckoo_alternate(const bk_cuckoo *filter, uint64_t bucket, uint32_t 
     return alternate(filter, bucket, fingerprint);
 }
 
-uint64_t bk_cuckoo_buckets(const bk_cuckoo *filter) { return filter->buckets; }
-uint64_t bk_cuckoo_slots(const bk_cuckoo *filter) { return filter->buckets * SLOTS; }
-unsigned bk_cuckoo_fingerprint_bits(const bk_cuckoo *filter) { return filter->fingerprint_bits; }
-uint64_t bk_cuckoo_capacity(const bk_cuckoo *filter) { return filter->capacity; }
-double bk_cuckoo_target_fpr(const bk_cuckoo *filter) { return filter->target_fpr; }
-uint64_t bk_cuckoo_keys_added(const bk_cuckoo *filter) { return filter->stored; }
-const bk_hasher *bk_cuckoo_hasher(const bk_cuckoo *filter) { return &filter->hasher; }
-bool bk_cuckoo_stash_occupied(const bk_cuckoo *filter) { return filter->stash_fingerprint != 0; }
-
 /* Occupied slots in the table plus the stash, counted from memory (so it is
  * right even for a mapped file whose header miscounts). */
 static uint64_t occupied(const bk_cuckoo *filter)
@@ -746,16 +670,6 @@ static uint64_t occupied(const bk_cuckoo *filter)
             total += slot_get(filter, word, slot) != 0;
     }
     return total;
-}
-
-double bk_cuckoo_load_factor(const bk_cuckoo *filter)
-{
-    return (double)occupied(filter) / (double)bk_cuckoo_slots(filter);
-}
-
-double bk_cuckoo_current_fpr(const bk_cuckoo *filter)
-{
-    return bk_cuckoo_predicted_fpr(bk_cuckoo_load_factor(filter), filter->fingerprint_bits);
 }
 
 static void fill_design(const cuckoo_design *design, bk_hash_algorithm algorithm, bk_stats *out)
@@ -772,18 +686,20 @@ static void fill_design(const cuckoo_design *design, bk_hash_algorithm algorithm
     out->hash_algorithm = algorithm;
 }
 
-void bk_cuckoo_stats(const bk_cuckoo *filter, bk_stats *out)
+static void ops_stats(const void *object, bk_stats *out)
 {
+    const bk_cuckoo *filter = object;
     cuckoo_design design = design_of(filter);
     bk_stats s;
     fill_design(&design, filter->hasher.algorithm, &s);
     uint64_t stored = occupied(filter);
     s.keys_added = stored; /* = filter->stored; from memory, as a mapped count is unchecked */
     s.keys_estimated = (double)stored;
-    s.load_factor = (double)stored / (double)bk_cuckoo_slots(filter);
+    s.load_factor = (double)stored / (double)(filter->buckets * SLOTS);
     s.fill_ratio = s.load_factor;
     s.current_fpr = bk_cuckoo_predicted_fpr(s.load_factor, filter->fingerprint_bits);
-    s.past_design_point = stored > filter->capacity || filter->stash_fingerprint != 0;
+    s.stash_occupied = filter->stash_fingerprint != 0;
+    s.past_design_point = stored > filter->capacity || s.stash_occupied;
     s.seed = filter->hasher.seed;
     *out = s;
 }
@@ -875,61 +791,17 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
      * stores one, every remove deletes one.  A mapped table is read-only
      * and not scanned here (its stats and saves count from memory). */
     if (!in_place && occupied(filter) != keys_added) {
-        bk_cuckoo_free(filter);
+        ops_destroy(filter);
         return BK_ECORRUPT;
     }
     *out = filter;
     return BK_OK;
 }
 
-static bk_status ops_create(const bk_params *params, void **out)
+static const bk_hasher *ops_hasher(const void *filter)
 {
-    return bk_cuckoo_create(params, (bk_cuckoo **)out);
+    return &((const bk_cuckoo *)filter)->hasher;
 }
-
-static void ops_destroy(void *filter) { bk_cuckoo_free(filter); }
-
-static bk_status ops_copy(const void *filter, void **out)
-{
-    return bk_cuckoo_copy(filter, (bk_cuckoo **)out);
-}
-
-static bk_status ops_clear(void *filter) { return bk_cuckoo_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_cuckoo_hasher(filter); }
-
-static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
-{
-    return bk_cuckoo_add_hash(filter, hash, was_new);
-}
-
-static bool ops_contains_hash(const void *filter, bk_hash hash)
-{
-    return bk_cuckoo_contains_hash(filter, hash);
-}
-
-static bk_status ops_remove_hash(void *filter, bk_hash hash)
-{
-    return bk_cuckoo_remove_hash(filter, hash);
-}
-
-static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
-{
-    return bk_cuckoo_count_hash(filter, hash, count);
-}
-
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
-                                    size_t *new_count)
-{
-    return bk_cuckoo_add_hash_batch(filter, hashes, count, new_count);
-}
-
-static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return bk_cuckoo_contains_hash_batch(filter, hashes, count, results);
-}
-
-static void ops_stats(const void *filter, bk_stats *out) { bk_cuckoo_stats(filter, out); }
 
 static bk_status ops_design(const bk_params *params, bk_stats *out)
 {
@@ -951,6 +823,7 @@ const bk_kind_ops bk_cuckoo_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,

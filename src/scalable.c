@@ -66,7 +66,7 @@
  * the same (shared, loaded) machine: add 4.2x, absent query 4.6x, present
  * query 1.7x -- each absent key visits every sub-filter.
  */
-#include "bloomkit/scalable.h"
+#include "scalable.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -147,7 +147,7 @@ static bk_status check_params(const bk_params *params, chain_params *out)
 {
     if (params->bits != 0 || params->hashes != 0 || params->bits_per_key != 0)
         return BK_EINVAL;
-    if (params->flags != 0 || params->capacity == 0)
+    if (params->capacity == 0)
         return BK_EINVAL;
     chain_params c;
     c.initial_capacity = params->capacity;
@@ -193,12 +193,16 @@ static bk_status grow(bk_scalable *filter)
     return BK_OK;
 }
 
-bk_status bk_scalable_create(const bk_params *params, bk_scalable **out)
+static void ops_destroy(void *object)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
-    if (params->flags & BK_FLAG_CONCURRENT)
-        return BK_EUNSUPPORTED; /* as for every kind whose adds are not atomic */
+    bk_scalable *filter = object;
+    bk_bloom_array_free(filter->filters, filter->filter_count);
+    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
+    free(filter);
+}
+
+static bk_status ops_create(const bk_params *params, void **out)
+{
     chain_params c;
     bk_status status = check_params(params, &c);
     if (status != BK_OK)
@@ -212,26 +216,16 @@ bk_status bk_scalable_create(const bk_params *params, bk_scalable **out)
         return BK_ENOMEM;
     status = grow(filter);
     if (status != BK_OK) {
-        bk_scalable_free(filter);
+        ops_destroy(filter);
         return status;
     }
     *out = filter;
     return BK_OK;
 }
 
-void bk_scalable_free(bk_scalable *filter)
+static bk_status ops_copy(const void *object, void **out)
 {
-    if (filter == NULL)
-        return;
-    bk_bloom_array_free(filter->filters, filter->filter_count);
-    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
-    free(filter);
-}
-
-bk_status bk_scalable_copy(const bk_scalable *filter, bk_scalable **out)
-{
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+    const bk_scalable *filter = object;
     bk_scalable *copy = calloc(1, sizeof *copy);
     if (copy == NULL)
         return BK_ENOMEM;
@@ -240,17 +234,16 @@ bk_status bk_scalable_copy(const bk_scalable *filter, bk_scalable **out)
     bk_status status = bk_bloom_array_copy(filter->filters, filter->filter_count, copy->filters);
     if (status != BK_OK) {
         copy->filter_count = 0;
-        bk_scalable_free(copy);
+        ops_destroy(copy);
         return status;
     }
     *out = copy;
     return BK_OK;
 }
 
-bk_status bk_scalable_clear(bk_scalable *filter)
+static bk_status ops_clear(void *object)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_scalable *filter = object;
     if (filter->read_only)
         return BK_EIMMUTABLE;
     while (filter->filter_count > 1)
@@ -262,11 +255,6 @@ bk_status bk_scalable_clear(bk_scalable *filter)
 /* ------------------------------------------------------------------------ */
 /* The hot path                                                             */
 /* ------------------------------------------------------------------------ */
-
-bk_hash bk_scalable_hash(const bk_scalable *filter, const void *key, size_t len)
-{
-    return bk_hash_inline(&filter->hasher, key, len);
-}
 
 /* Newest first: it holds the largest share of the keys. */
 static inline bool chain_contains(const bk_scalable *filter, bk_hash hash)
@@ -283,10 +271,9 @@ static inline bool newest_is_full(const bk_scalable *filter)
     return newest->keys_added >= newest->capacity;
 }
 
-bk_status bk_scalable_add_hash(bk_scalable *filter, bk_hash hash, bool *was_new)
+static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_scalable *filter = object;
     if (filter->read_only)
         return BK_EIMMUTABLE;
     if (chain_contains(filter, hash)) {
@@ -309,22 +296,14 @@ bk_status bk_scalable_add_hash(bk_scalable *filter, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
-bk_status bk_scalable_add(bk_scalable *filter, const void *key, size_t len, bool *was_new)
+static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_scalable_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+    return chain_contains(filter, hash);
 }
 
-bool bk_scalable_contains_hash(const bk_scalable *filter, bk_hash hash)
+static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
-    return filter != NULL && chain_contains(filter, hash);
-}
-
-bool bk_scalable_contains(const bk_scalable *filter, const void *key, size_t len)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
+    const bk_scalable *filter = object;
     return chain_contains(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
@@ -332,64 +311,28 @@ bool bk_scalable_contains(const bk_scalable *filter, const void *key, size_t len
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-bk_status bk_scalable_add_hash_batch(bk_scalable *filter, const bk_hash *hashes, size_t count,
-                                     size_t *new_count)
+/* Adds in order, stopping at the first error with *new_count counting the
+ * keys added before it. */
+static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+                                    size_t *new_count)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
     size_t fresh = 0;
     bk_status status = BK_OK;
     for (size_t i = 0; i < count && status == BK_OK; i++) {
         bool was_new = false;
-        status = bk_scalable_add_hash(filter, hashes[i], &was_new);
+        status = ops_add_hash(filter, hashes[i], &was_new);
         fresh += was_new;
     }
-    if (new_count != NULL)
-        *new_count = fresh;
+    *new_count = fresh;
     return status;
 }
 
-bk_status bk_scalable_add_batch(bk_scalable *filter, const bk_key *keys, size_t count,
-                                size_t *new_count)
+static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
+                                      bool *results)
 {
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    size_t fresh = 0;
-    bk_status status = BK_OK;
-    for (size_t i = 0; i < count && status == BK_OK; i++) {
-        bool was_new = false;
-        status = bk_scalable_add(filter, keys[i].data, keys[i].len, &was_new);
-        fresh += was_new;
-    }
-    if (new_count != NULL)
-        *new_count = fresh;
-    return status;
-}
-
-size_t bk_scalable_contains_hash_batch(const bk_scalable *filter, const bk_hash *hashes,
-                                       size_t count, bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
         bool found = chain_contains(filter, hashes[i]);
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
-}
-
-size_t bk_scalable_contains_batch(const bk_scalable *filter, const bk_key *keys, size_t count,
-                                  bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    size_t present = 0;
-    for (size_t i = 0; i < count; i++) {
-        bool found = chain_contains(filter, bk_hash_inline(&filter->hasher, keys[i].data,
-                                                           keys[i].len));
         present += found;
         if (results != NULL)
             results[i] = found;
@@ -401,36 +344,53 @@ size_t bk_scalable_contains_batch(const bk_scalable *filter, const bk_key *keys,
 /* Parameters, fill and statistics                                          */
 /* ------------------------------------------------------------------------ */
 
-uint64_t bk_scalable_initial_capacity(const bk_scalable *filter) { return filter->initial_capacity; }
-double bk_scalable_target_fpr(const bk_scalable *filter) { return filter->target_fpr; }
-double bk_scalable_expansion(const bk_scalable *filter) { return filter->expansion; }
-double bk_scalable_tightening(const bk_scalable *filter) { return filter->tightening; }
-unsigned bk_scalable_max_filters(const bk_scalable *filter) { return filter->max_filters; }
-uint64_t bk_scalable_keys_added(const bk_scalable *filter) { return filter->keys_added; }
-const bk_hasher *bk_scalable_hasher(const bk_scalable *filter) { return &filter->hasher; }
-unsigned bk_scalable_filter_count(const bk_scalable *filter) { return filter->filter_count; }
-
-double bk_scalable_fpr_bound(const bk_scalable *filter)
+/* The chain behind a handle, or NULL with *status set: BK_EINVAL for a NULL
+ * handle, BK_EKIND for another kind. */
+static const bk_scalable *chain_of(const bk_filter *handle, bk_status *status)
 {
-    double none = 1;
-    for (unsigned i = 0; i < filter->filter_count; i++)
-        none *= 1 - filter->filters[i]->target_fpr;
-    return 1 - none;
+    const bk_scalable *filter = bk_filter_object_of(handle, BK_KIND_SCALABLE);
+    *status = handle == NULL ? BK_EINVAL : filter == NULL ? BK_EKIND : BK_OK;
+    return filter;
 }
 
-bk_status bk_scalable_filter_stats(const bk_scalable *filter, unsigned index, bk_stats *out)
+bk_status bk_scalable_sub_count(const bk_filter *handle, size_t *count)
 {
+    bk_status status;
+    const bk_scalable *filter = chain_of(handle, &status);
+    if (filter == NULL || count == NULL)
+        return filter == NULL ? status : BK_EINVAL;
+    *count = filter->filter_count;
+    return BK_OK;
+}
+
+bk_status bk_scalable_sub_stats(const bk_filter *handle, size_t index, bk_stats *out)
+{
+    bk_status status;
+    const bk_scalable *filter = chain_of(handle, &status);
     if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+        return filter == NULL ? status : BK_EINVAL;
     if (index >= filter->filter_count)
         return BK_ERANGE;
     bk_bloom_stats(filter->filters[index], out);
     return BK_OK;
 }
 
-bool bk_scalable_filter_contains_hash(const bk_scalable *filter, unsigned index, bk_hash hash)
+bk_status bk_scalable_fpr_bound(const bk_filter *handle, double *bound)
 {
-    if (filter == NULL || index >= filter->filter_count)
+    bk_status status;
+    const bk_scalable *filter = chain_of(handle, &status);
+    if (filter == NULL || bound == NULL)
+        return filter == NULL ? status : BK_EINVAL;
+    double none = 1;
+    for (unsigned i = 0; i < filter->filter_count; i++)
+        none *= 1 - filter->filters[i]->target_fpr;
+    *bound = 1 - none;
+    return BK_OK;
+}
+
+bool bk_scalable_level_contains_hash(const bk_scalable *filter, unsigned index, bk_hash hash)
+{
+    if (index >= filter->filter_count)
         return false;
     return bk_bloom_contains_hash(filter->filters[index], bk_level_hash(hash, index));
 }
@@ -446,8 +406,9 @@ static bool cannot_take_new_key(const bk_scalable *filter)
            next_level_sizing(filter, &sizing) != BK_OK;
 }
 
-void bk_scalable_stats(const bk_scalable *filter, bk_stats *out)
+static void ops_stats(const void *object, bk_stats *out)
 {
+    const bk_scalable *filter = object;
     bk_stats s;
     memset(&s, 0, sizeof s);
     double bits_set = 0, design_bits_set = 0, none_positive = 1;
@@ -691,7 +652,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
         status = read_sub_filter(&records[i], payload, hasher, in_place,
                                  &filter->filters[i]);
         if (status != BK_OK) {
-            bk_scalable_free(filter);
+            ops_destroy(filter);
             return status;
         }
         filter->filter_count++;
@@ -701,44 +662,11 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     return BK_OK;
 }
 
-static bk_status ops_create(const bk_params *params, void **out)
+static const bk_hasher *ops_hasher(const void *filter)
 {
-    return bk_scalable_create(params, (bk_scalable **)out);
+    return &((const bk_scalable *)filter)->hasher;
 }
 
-static void ops_destroy(void *filter) { bk_scalable_free(filter); }
-
-static bk_status ops_copy(const void *filter, void **out)
-{
-    return bk_scalable_copy(filter, (bk_scalable **)out);
-}
-
-static bk_status ops_clear(void *filter) { return bk_scalable_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_scalable_hasher(filter); }
-
-static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
-{
-    return bk_scalable_add_hash(filter, hash, was_new);
-}
-
-static bool ops_contains_hash(const void *filter, bk_hash hash)
-{
-    return bk_scalable_contains_hash(filter, hash);
-}
-
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
-                                    size_t *new_count)
-{
-    return bk_scalable_add_hash_batch(filter, hashes, count, new_count);
-}
-
-static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return bk_scalable_contains_hash_batch(filter, hashes, count, results);
-}
-
-static void ops_stats(const void *filter, bk_stats *out) { bk_scalable_stats(filter, out); }
 static bool ops_past_design_point(const void *filter) { return cannot_take_new_key(filter); }
 
 /* The design of the first sub-filter, with the chain's bound as target. */
@@ -776,6 +704,7 @@ const bk_kind_ops bk_scalable_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .stats = ops_stats,

@@ -61,7 +61,7 @@
  *     on the same (shared, loaded) machine: add 1.8x, absent query 1.8x
  *     (an absent key visits all g generations; each stops at a zero bit)
  */
-#include "bloomkit/window.h"
+#include "window.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -122,8 +122,7 @@ static double generation_fpr(double target_fpr, unsigned generations)
 
 static bk_status design_window(const bk_params *params, window_design *out)
 {
-    if (params->bits != 0 || params->hashes != 0 || params->bits_per_key != 0 ||
-        params->flags != 0)
+    if (params->bits != 0 || params->hashes != 0 || params->bits_per_key != 0)
         return BK_EINVAL;
     if ((params->window_keys == 0) == (params->window_seconds == 0))
         return BK_EINVAL; /* exactly one of the two */
@@ -169,12 +168,16 @@ static bk_window *new_window(const window_design *d, const bk_hasher *hasher)
     return filter;
 }
 
-bk_status bk_window_create(const bk_params *params, bk_window **out)
+static void ops_destroy(void *object)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
-    if (params->flags & BK_FLAG_CONCURRENT)
-        return BK_EUNSUPPORTED; /* as for every kind whose adds are not atomic */
+    bk_window *filter = object;
+    bk_bloom_array_free(filter->generations, filter->generation_count);
+    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
+    free(filter);
+}
+
+static bk_status ops_create(const bk_params *params, void **out)
+{
     window_design d;
     bk_status status = design_window(params, &d);
     if (status != BK_OK)
@@ -189,7 +192,7 @@ bk_status bk_window_create(const bk_params *params, bk_window **out)
     for (unsigned i = 0; i < d.generation_count; i++) {
         status = bk_bloom_create_from_sizing(&d.sizing, &hasher, 0, NULL, &filter->generations[i]);
         if (status != BK_OK) {
-            bk_window_free(filter);
+            ops_destroy(filter);
             return status;
         }
         filter->generation_count++;
@@ -198,19 +201,9 @@ bk_status bk_window_create(const bk_params *params, bk_window **out)
     return BK_OK;
 }
 
-void bk_window_free(bk_window *filter)
+static bk_status ops_copy(const void *object, void **out)
 {
-    if (filter == NULL)
-        return;
-    bk_bloom_array_free(filter->generations, filter->generation_count);
-    memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
-    free(filter);
-}
-
-bk_status bk_window_copy(const bk_window *filter, bk_window **out)
-{
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
+    const bk_window *filter = object;
     bk_window *copy = calloc(1, sizeof *copy);
     if (copy == NULL)
         return BK_ENOMEM;
@@ -219,17 +212,16 @@ bk_status bk_window_copy(const bk_window *filter, bk_window **out)
     bk_status status = bk_bloom_array_copy(filter->generations, filter->generation_count, copy->generations);
     if (status != BK_OK) {
         copy->generation_count = 0;
-        bk_window_free(copy);
+        ops_destroy(copy);
         return status;
     }
     *out = copy;
     return BK_OK;
 }
 
-bk_status bk_window_clear(bk_window *filter)
+static bk_status ops_clear(void *object)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_window *filter = object;
     if (filter->read_only)
         return BK_EIMMUTABLE;
     for (unsigned i = 0; i < filter->generation_count; i++) {
@@ -311,18 +303,14 @@ static void add_at_clock(bk_window *filter, bk_hash hash, uint64_t clock, bool *
 }
 
 /* ------------------------------------------------------------------------ */
-/* Public operations                                                        */
+/* Operations                                                               */
 /* ------------------------------------------------------------------------ */
 
-bk_hash bk_window_hash(const bk_window *filter, const void *key, size_t len)
+/* An insertion window counts the add; a time window stamps it with the
+ * latest timestamp seen (bk_filter_advance_clock moves it). */
+static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 {
-    return bk_hash_inline(&filter->hasher, key, len);
-}
-
-bk_status bk_window_add_hash(bk_window *filter, bk_hash hash, bool *was_new)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
+    bk_window *filter = object;
     if (filter->read_only)
         return BK_EIMMUTABLE;
     if (!filter->timed && filter->started && filter->clock >= MAX_CLOCK)
@@ -332,133 +320,55 @@ bk_status bk_window_add_hash(bk_window *filter, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
-bk_status bk_window_add(bk_window *filter, const void *key, size_t len, bool *was_new)
+static bool ops_contains_hash(const void *object, bk_hash hash)
 {
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_window_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+    const bk_window *filter = object;
+    return contains_at_clock(filter, hash, filter->clock);
 }
 
-bk_status bk_window_add_hash_at(bk_window *filter, bk_hash hash, uint64_t now, bool *was_new)
+static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
-    if (filter == NULL || !filter->timed)
-        return BK_EINVAL;
+    const bk_window *filter = object;
+    return contains_at_clock(filter, bk_hash_inline(&filter->hasher, key, len), filter->clock);
+}
+
+/* Only a time window has a clock the caller sets. */
+static bk_status ops_advance_clock(void *object, uint64_t now)
+{
+    bk_window *filter = object;
+    if (!filter->timed)
+        return BK_EUNSUPPORTED;
     if (now == UINT64_MAX)
         return BK_ERANGE; /* its epoch could collide with EMPTY_EPOCH */
-    if (filter->read_only)
-        return BK_EIMMUTABLE;
-    add_at_clock(filter, hash, clock_at(filter, now), was_new);
-    return BK_OK;
-}
-
-bk_status bk_window_add_at(bk_window *filter, const void *key, size_t len, uint64_t now,
-                           bool *was_new)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return BK_EINVAL;
-    return bk_window_add_hash_at(filter, bk_hash_inline(&filter->hasher, key, len), now, was_new);
-}
-
-bool bk_window_contains_hash(const bk_window *filter, bk_hash hash)
-{
-    return filter != NULL && contains_at_clock(filter, hash, filter->clock);
-}
-
-bool bk_window_contains(const bk_window *filter, const void *key, size_t len)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
-    return bk_window_contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
-}
-
-bool bk_window_contains_hash_at(const bk_window *filter, bk_hash hash, uint64_t now)
-{
-    if (filter == NULL)
-        return false;
-    uint64_t clock = filter->timed ? clock_at(filter, now) : filter->clock;
-    return contains_at_clock(filter, hash, clock);
-}
-
-bool bk_window_contains_at(const bk_window *filter, const void *key, size_t len, uint64_t now)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
-    return bk_window_contains_hash_at(filter, bk_hash_inline(&filter->hasher, key, len), now);
-}
-
-bk_status bk_window_advance(bk_window *filter, uint64_t now)
-{
-    if (filter == NULL || !filter->timed)
-        return BK_EINVAL;
-    if (now == UINT64_MAX)
-        return BK_ERANGE;
     if (filter->read_only)
         return BK_EIMMUTABLE;
     advance_to(filter, clock_at(filter, now));
     return BK_OK;
 }
 
-bk_status bk_window_add_hash_batch(bk_window *filter, const bk_hash *hashes, size_t count,
-                                   size_t *new_count)
+/* Adds in order, stopping at the first error with *new_count counting the
+ * keys reported new before it. */
+static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+                                    size_t *new_count)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
-    if (filter->read_only)
-        return BK_EIMMUTABLE;
     size_t fresh = 0;
     bk_status status = BK_OK;
     for (size_t i = 0; i < count && status == BK_OK; i++) {
         bool was_new = false;
-        status = bk_window_add_hash(filter, hashes[i], &was_new);
+        status = ops_add_hash(filter, hashes[i], &was_new);
         fresh += status == BK_OK && was_new;
     }
-    if (new_count != NULL)
-        *new_count = fresh;
+    *new_count = fresh;
     return status;
 }
 
-bk_status bk_window_add_batch(bk_window *filter, const bk_key *keys, size_t count,
-                              size_t *new_count)
+static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes, size_t count,
+                                      bool *results)
 {
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    if (filter->read_only)
-        return BK_EIMMUTABLE;
-    size_t fresh = 0;
-    bk_status status = BK_OK;
-    for (size_t i = 0; i < count && status == BK_OK; i++) {
-        bool was_new = false;
-        status = bk_window_add(filter, keys[i].data, keys[i].len, &was_new);
-        fresh += status == BK_OK && was_new;
-    }
-    if (new_count != NULL)
-        *new_count = fresh;
-    return status;
-}
-
-size_t bk_window_contains_hash_batch(const bk_window *filter, const bk_hash *hashes,
-                                     size_t count, bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
+    const bk_window *filter = object;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
         bool found = contains_at_clock(filter, hashes[i], filter->clock);
-        present += found;
-        if (results != NULL)
-            results[i] = found;
-    }
-    return present;
-}
-
-size_t bk_window_contains_batch(const bk_window *filter, const bk_key *keys, size_t count,
-                                bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    size_t present = 0;
-    for (size_t i = 0; i < count; i++) {
-        bool found = bk_window_contains(filter, keys[i].data, keys[i].len);
         present += found;
         if (results != NULL)
             results[i] = found;
@@ -471,24 +381,64 @@ size_t bk_window_contains_batch(const bk_window *filter, const bk_key *keys, siz
 /* ------------------------------------------------------------------------ */
 
 bool bk_window_is_timed(const bk_window *filter) { return filter->timed; }
-uint64_t bk_window_length(const bk_window *filter) { return filter->length; }
-unsigned bk_window_generations(const bk_window *filter) { return filter->generation_count; }
 uint64_t bk_window_span(const bk_window *filter) { return filter->span; }
-uint64_t bk_window_capacity(const bk_window *filter) { return filter->capacity; }
-double bk_window_target_fpr(const bk_window *filter) { return filter->target_fpr; }
-uint64_t bk_window_keys_added(const bk_window *filter) { return filter->keys_added; }
-const bk_hasher *bk_window_hasher(const bk_window *filter) { return &filter->hasher; }
 
 uint64_t bk_window_horizon(const bk_window *filter)
 {
     return filter->span * filter->generation_count;
 }
 
-uint64_t bk_window_clock(const bk_window *filter)
+/* The window behind a handle, or NULL with *status set: BK_EINVAL for a
+ * NULL handle, BK_EKIND for another kind. */
+static const bk_window *window_of(const bk_filter *handle, bk_status *status)
 {
+    const bk_window *filter = bk_filter_object_of(handle, BK_KIND_WINDOW);
+    *status = handle == NULL ? BK_EINVAL : filter == NULL ? BK_EKIND : BK_OK;
+    return filter;
+}
+
+bk_status bk_window_clock(const bk_filter *handle, uint64_t *clock)
+{
+    bk_status status;
+    const bk_window *filter = window_of(handle, &status);
+    if (filter == NULL || clock == NULL)
+        return filter == NULL ? status : BK_EINVAL;
     if (filter->timed)
-        return filter->clock;
-    return filter->started ? filter->clock + 1 : 0;
+        *clock = filter->clock;
+    else
+        *clock = filter->started ? filter->clock + 1 : 0;
+    return BK_OK;
+}
+
+bk_status bk_window_contains_at(const bk_filter *handle, const void *key, size_t len,
+                                uint64_t now, bool *present)
+{
+    bk_status status;
+    const bk_window *filter = window_of(handle, &status);
+    if (filter == NULL || present == NULL || (key == NULL && len != 0))
+        return filter == NULL ? status : BK_EINVAL;
+    uint64_t clock = filter->timed ? clock_at(filter, now) : filter->clock;
+    *present = contains_at_clock(filter, bk_hash_inline(&filter->hasher, key, len), clock);
+    return BK_OK;
+}
+
+bk_status bk_window_generation_stats(const bk_filter *handle, size_t index, bk_stats *out)
+{
+    bk_status status;
+    const bk_window *filter = window_of(handle, &status);
+    if (filter == NULL || out == NULL)
+        return filter == NULL ? status : BK_EINVAL;
+    if (index >= filter->generation_count)
+        return BK_ERANGE;
+    bk_bloom_stats(filter->generations[index], out);
+    return BK_OK;
+}
+
+bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index, bk_hash hash)
+{
+    if (index >= filter->generation_count)
+        return false;
+    return bk_bloom_contains_hash(filter->generations[index], bk_level_hash(hash, index));
 }
 
 /* A generation holds more distinct keys than BK_DESIGN_MARGIN times its
@@ -509,8 +459,9 @@ static bool some_live_generation_overfull(const bk_window *filter)
     return false;
 }
 
-void bk_window_stats(const bk_window *filter, bk_stats *out)
+static void ops_stats(const void *object, bk_stats *out)
 {
+    const bk_window *filter = object;
     bk_stats s;
     memset(&s, 0, sizeof s);
     double bits_set = 0, none_positive = 1;
@@ -540,23 +491,6 @@ void bk_window_stats(const bk_window *filter, bk_stats *out)
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;
     *out = s;
-}
-
-bk_status bk_window_generation_stats(const bk_window *filter, unsigned index, bk_stats *out)
-{
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
-    if (index >= filter->generation_count)
-        return BK_ERANGE;
-    bk_bloom_stats(filter->generations[index], out);
-    return BK_OK;
-}
-
-bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index, bk_hash hash)
-{
-    if (filter == NULL || index >= filter->generation_count)
-        return false;
-    return bk_bloom_contains_hash(filter->generations[index], bk_level_hash(hash, index));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -780,7 +714,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
         status = read_generation(filter, slot, params, payload + slice_bytes * slot,
                                  &h.design.sizing, in_place);
         if (status != BK_OK) {
-            bk_window_free(filter);
+            ops_destroy(filter);
             return status;
         }
     }
@@ -788,52 +722,11 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     return BK_OK;
 }
 
-static bk_status ops_create(const bk_params *params, void **out)
+static const bk_hasher *ops_hasher(const void *filter)
 {
-    return bk_window_create(params, (bk_window **)out);
+    return &((const bk_window *)filter)->hasher;
 }
 
-static void ops_destroy(void *filter) { bk_window_free(filter); }
-
-static bk_status ops_copy(const void *filter, void **out)
-{
-    return bk_window_copy(filter, (bk_window **)out);
-}
-
-static bk_status ops_clear(void *filter) { return bk_window_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_window_hasher(filter); }
-
-static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
-{
-    return bk_window_add_hash(filter, hash, was_new);
-}
-
-static bool ops_contains_hash(const void *filter, bk_hash hash)
-{
-    return bk_window_contains_hash(filter, hash);
-}
-
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
-                                    size_t *new_count)
-{
-    return bk_window_add_hash_batch(filter, hashes, count, new_count);
-}
-
-static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
-                                      bool *results)
-{
-    return bk_window_contains_hash_batch(filter, hashes, count, results);
-}
-
-static void ops_stats(const void *filter, bk_stats *out) { bk_window_stats(filter, out); }
-
-/* Only a time window has a clock the caller sets. */
-static bk_status ops_advance_clock(void *filter, uint64_t now)
-{
-    if (!bk_window_is_timed(filter))
-        return BK_EUNSUPPORTED;
-    return bk_window_advance(filter, now);
-}
 static bool ops_past_design_point(const void *filter)
 {
     return some_live_generation_overfull(filter);
@@ -870,6 +763,7 @@ const bk_kind_ops bk_window_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .stats = ops_stats,

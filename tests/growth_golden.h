@@ -50,10 +50,9 @@ static BK_RT_UNUSED bk_filter *growth_golden_build(const growth_golden *g)
     char key[32];
     for (size_t i = 0; i < g->keys; i++) {
         int len = snprintf(key, sizeof key, "golden:%zu", i);
-        if (g->start != 0)
-            bk_window_add_at(bk_filter_object(filter), key, (size_t)len, g->start + i / 5, NULL);
-        else
-            bk_filter_add(filter, key, (size_t)len, NULL);
+        if (g->start != 0) /* a time window: its clock first */
+            bk_filter_advance_clock(filter, g->start + i / 5);
+        bk_filter_add(filter, key, (size_t)len, NULL);
     }
     return filter;
 }

@@ -191,6 +191,7 @@ typedef struct bk_stats {
      * its design point (bk_design_point_keys); 0 where the kind's test is
      * not a key estimate. */
     double design_point_keys;
+    bool stash_occupied;         /* cuckoo: the victim stash holds a fingerprint (full) */
 } bk_stats;
 
 BK_API_END

@@ -31,32 +31,56 @@
  *     insertions.  A time window whose spans overflow (a burst) reports
  *     it through the fill alarm (stats.past_design_point).
  *
- * Time windows take the clock from the caller, in whole seconds (or any
- * integer unit used consistently with .window_seconds): bk_window_add_at
- * and bk_window_contains_at.  A timestamp earlier than the latest one seen
- * is treated as the latest one (clocks that step back never lose keys).
- * The calls without a timestamp (bk_window_add, bk_window_contains and the
- * generic bk_filter_* handle) use the latest timestamp seen (0 before the
- * first): on a time window they never advance time.
+ * It is used through the bk_filter handle (bloomkit/filter.h).  Time
+ * windows take the clock from the caller, in whole seconds (or any integer
+ * unit used consistently with .window_seconds): bk_filter_advance_clock
+ * moves it to `now` (timestamps 0 .. 2^64 - 2; BK_ERANGE for 2^64 - 1),
+ * first ageing out the generations `now` leaves behind.  A timestamp
+ * earlier than the latest one seen is treated as the latest one (clocks
+ * that step back never lose keys).  Adds and queries use the latest
+ * timestamp seen (0 before the first): they never advance time themselves.
+ * An insertion window counts every add (repeats too: a key added again is
+ * remembered for another W insertions); its clock cannot be set
+ * (BK_EUNSUPPORTED).  was_new: the key was absent from the window just
+ * before.
  *
  *     bk_params params = { .window_seconds = 3600, .capacity = 100000, .fpr = 0.001 };
- *     bk_window *recent;
- *     bk_window_create(&params, &recent);
- *     bk_window_add_at(recent, ip, ip_len, time(NULL), NULL);
- *     if (bk_window_contains_at(recent, ip, ip_len, time(NULL))) ...  // seen this hour
+ *     bk_filter *recent;
+ *     bk_filter_create(BK_KIND_WINDOW, &params, &recent);
+ *     bk_filter_advance_clock(recent, time(NULL));
+ *     bk_filter_add(recent, ip, ip_len, NULL);
+ *     if (bk_filter_contains(recent, ip, ip_len)) ...  // seen this hour
+ *
+ * Creation: exactly one of .window_keys (W) and .window_seconds (T) must be
+ * set.  .capacity: distinct keys expected per window (default W for an
+ * insertion window; required for a time window).  .generations: g,
+ * 2..BK_WINDOW_MAX_GENERATIONS (0 = 4).  .fpr: p (0 = 0.01).  Errors:
+ * BK_EINVAL for a missing or doubled window, .capacity 0 on a time window,
+ * g out of range, p not in (0,1), .bits/.hashes/.bits_per_key set;
+ * BK_ERANGE when a generation would be too big; BK_ENOMEM; and the
+ * handle's.
+ *
+ * Stats (bk_filter_stats) cover the window as a whole: bits and bytes of
+ * all generations, hashes = k, capacity = n, target_fpr = p, filters = g,
+ * keys_added = adds that reported a new key, keys_estimated = sum of the
+ * live generations' estimates (a key added in several spans counts once in
+ * each), fill_ratio over all generations, current_fpr = 1 - prod over live
+ * generations (1 - fill_i^k), and past_design_point when some live
+ * generation holds more than BK_DESIGN_MARGIN times its capacity of
+ * distinct keys (counted, not estimated from the fill).
  *
  * Memory: g generations of m(ceil(n S / L), p_g) bits: about
  * g/(g-1) * 1.44 log2(g/p) bits per key of the window.
  *
  * Thread safety: const functions may run concurrently with each other;
- * adds and bk_window_advance must not run concurrently with anything else.
+ * adds and bk_filter_advance_clock must not run concurrently with anything
+ * else.
  */
 #ifndef BLOOMKIT_WINDOW_H
 #define BLOOMKIT_WINDOW_H
 
 #include "bloomkit/common.h"
-#include "bloomkit/hash.h"
-#include "bloomkit/sizing.h"
+#include "bloomkit/filter.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,108 +91,25 @@ BK_API_BEGIN
 #define BK_WINDOW_DEFAULT_GENERATIONS 4u
 #define BK_WINDOW_MAX_GENERATIONS 64u
 
-typedef struct bk_window bk_window;
+/* Each call below returns BK_EINVAL for NULL arguments (a NULL key with
+ * len > 0 too) and BK_EKIND for a filter of another kind. */
 
-/* Creates an empty window filter.  Exactly one of .window_keys (W) and
- * .window_seconds (T) must be set.  .capacity: distinct keys expected per
- * window (default W for an insertion window; required for a time window).
- * .generations: g, 2..BK_WINDOW_MAX_GENERATIONS (0 = 4).  .fpr: p (0 = 0.01).
- * Errors: BK_EINVAL for a missing or doubled window, .capacity 0 on a time
- * window, g out of range, p not in (0,1), .bits/.hashes/.bits_per_key set,
- * unknown flags, a bad hash algorithm; BK_EUNSUPPORTED for
- * BK_FLAG_CONCURRENT; BK_EKEY for SipHash without a key;
- * BK_ERANGE when a generation would be too big; BK_ENOMEM.  On error *out
- * is untouched. */
-bk_status bk_window_create(const bk_params *params, bk_window **out);
+/* *clock gets the window's clock: on an insertion window the number of
+ * adds so far; on a time window the latest timestamp seen (0 before the
+ * first). */
+bk_status bk_window_clock(const bk_filter *filter, uint64_t *clock);
 
-/* Releases the filter; NULL is accepted. */
-void bk_window_free(bk_window *filter);
+/* *present gets whether the key may have been added within the window
+ * ending at time `now` (time windows; an insertion window ignores `now`).
+ * Nothing changes: generations too old at `now` are skipped, not cleared,
+ * so this works on a read-only (mapped) filter.  A `now` before the latest
+ * timestamp seen is taken as the latest. */
+bk_status bk_window_contains_at(const bk_filter *filter, const void *key, size_t len,
+                                uint64_t now, bool *present);
 
-/* A new, independent filter with the same parameters, contents and clock. */
-bk_status bk_window_copy(const bk_window *filter, bk_window **out);
-
-/* Empties every generation and resets the clock.  BK_EIMMUTABLE if
- * read-only. */
-bk_status bk_window_clear(bk_window *filter);
-
-/* The filter's hash of a key: what the *_hash functions take. */
-bk_hash bk_window_hash(const bk_window *filter, const void *key, size_t len);
-
-/* Adds a key as the newest event: an insertion window counts it (repeats
- * too: a key added again is remembered for another W insertions); a time
- * window stamps it with the latest timestamp seen.  *was_new (may be NULL):
- * whether the key was absent from the window just before.
- * Errors: BK_EINVAL for NULL arguments; BK_EIMMUTABLE if read-only. */
-bk_status bk_window_add(bk_window *filter, const void *key, size_t len, bool *was_new);
-bk_status bk_window_add_hash(bk_window *filter, bk_hash hash, bool *was_new);
-
-/* Adds a key at time `now` (time windows only: BK_EINVAL on an insertion
- * window), first ageing out the generations `now` leaves behind.
- * Timestamps run from 0 to 2^64 - 2 (BK_ERANGE for 2^64 - 1). */
-bk_status bk_window_add_at(bk_window *filter, const void *key, size_t len, uint64_t now,
-                           bool *was_new);
-bk_status bk_window_add_hash_at(bk_window *filter, bk_hash hash, uint64_t now, bool *was_new);
-
-/* True if the key may have been added within the window ending at the
- * latest event; false if it certainly was not. */
-bool bk_window_contains(const bk_window *filter, const void *key, size_t len);
-bool bk_window_contains_hash(const bk_window *filter, bk_hash hash);
-
-/* The same question at time `now` (time windows; on an insertion window
- * `now` is ignored).  Nothing changes: generations too old at `now` are
- * skipped, not cleared.  A `now` before the latest timestamp seen is taken
- * as the latest. */
-bool bk_window_contains_at(const bk_window *filter, const void *key, size_t len, uint64_t now);
-bool bk_window_contains_hash_at(const bk_window *filter, bk_hash hash, uint64_t now);
-
-/* Moves a time window's clock to `now` (if later), clearing the
- * generations that age out, so that stats and saved files reflect `now`.
- * BK_EINVAL on an insertion window; BK_ERANGE for now = 2^64 - 1;
- * BK_EIMMUTABLE if read-only. */
-bk_status bk_window_advance(bk_window *filter, uint64_t now);
-
-/* Batch forms at the latest event, as bk_window_add / bk_window_contains.
- * *new_count (may be NULL): keys that were new; `results` (may be NULL):
- * one answer per key; the number present is returned. */
-bk_status bk_window_add_batch(bk_window *filter, const bk_key *keys, size_t count,
-                              size_t *new_count);
-bk_status bk_window_add_hash_batch(bk_window *filter, const bk_hash *hashes, size_t count,
-                                   size_t *new_count);
-size_t bk_window_contains_batch(const bk_window *filter, const bk_key *keys, size_t count,
-                                bool *results);
-size_t bk_window_contains_hash_batch(const bk_window *filter, const bk_hash *hashes,
-                                     size_t count, bool *results);
-
-/* Parameters and state. */
-bool bk_window_is_timed(const bk_window *filter);         /* window in seconds */
-uint64_t bk_window_length(const bk_window *filter);       /* W or T */
-unsigned bk_window_generations(const bk_window *filter);  /* g */
-uint64_t bk_window_span(const bk_window *filter);         /* S = ceil(L / (g-1)) */
-uint64_t bk_window_horizon(const bk_window *filter);      /* g S: age beyond which keys are gone */
-uint64_t bk_window_capacity(const bk_window *filter);     /* n: distinct keys per window */
-double bk_window_target_fpr(const bk_window *filter);     /* p */
-uint64_t bk_window_keys_added(const bk_window *filter);   /* adds that reported a new key */
-/* Insertion window: number of adds so far.  Time window: the latest
- * timestamp seen (0 before the first). */
-uint64_t bk_window_clock(const bk_window *filter);
-const bk_hasher *bk_window_hasher(const bk_window *filter);
-
-/* The window as a whole (bloomkit/common.h): bits and bytes of all
- * generations, hashes = k, capacity = n, target_fpr = p, filters = g,
- * keys_estimated = sum of the live generations' estimates (a key added in
- * several spans counts once in each), fill_ratio over all generations,
- * current_fpr = 1 - prod over live generations (1 - fill_i^k), and
- * past_design_point when some live generation holds more than
- * BK_DESIGN_MARGIN times its capacity of distinct keys (counted, not
- * estimated from the fill). */
-void bk_window_stats(const bk_window *filter, bk_stats *out);
-
-/* One generation alone (as bk_bloom_stats), index 0 .. g-1 in the ring.
- * BK_EINVAL for NULL arguments, BK_ERANGE for an index >= g. */
-bk_status bk_window_generation_stats(const bk_window *filter, unsigned index, bk_stats *out);
-
-/* Whether generation `index` alone holds the key (false out of range). */
-bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index, bk_hash hash);
+/* One generation alone (a classic Bloom filter's stats, kind
+ * BK_KIND_BLOOM), index 0 .. g-1 in the ring.  BK_ERANGE for an index >= g. */
+bk_status bk_window_generation_stats(const bk_filter *filter, size_t index, bk_stats *out);
 
 BK_API_END
 
