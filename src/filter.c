@@ -38,46 +38,47 @@ static inline uint64_t alarm_countdown(const bk_filter *filter)
     return __atomic_load_n(&filter->alarm_countdown, __ATOMIC_ACQUIRE);
 }
 
-/* Every kind this build implements. */
-static const bk_kind_ops *const kind_table[] = {
+/*
+ * The registry: every kind this build implements, one line each, in the
+ * order bk_kind_list gives them (`bloomkit size` prints them so: keep it
+ * the enum's).  A kind's name, static-ness and every
+ * operation come from its ops table; nothing else lists the kinds.
+ */
+static const bk_kind_ops *const registry[] = {
     &bk_bloom_ops,
-    &bk_counting_ops,
-    &bk_cuckoo_ops,
-    &bk_scalable_ops,
-    &bk_window_ops,
     &bk_blocked_ops,
     &bk_sbbf_ops,
+    &bk_counting_ops,
+    &bk_cuckoo_ops,
     &bk_xor8_ops,
     &bk_fuse8_ops,
     &bk_fuse16_ops,
     &bk_fuse8_4_ops,
+    &bk_scalable_ops,
+    &bk_window_ops,
 };
 
-#define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
-
-/* Names of every kind, implemented or not (indexed by bk_kind). */
-static const char *const kind_names[] = {
-    [BK_KIND_BLOOM] = "bloom",       [BK_KIND_BLOCKED] = "blocked",
-    [BK_KIND_SBBF] = "sbbf",         [BK_KIND_COUNTING] = "counting",
-    [BK_KIND_CUCKOO] = "cuckoo",     [BK_KIND_XOR8] = "xor8",
-    [BK_KIND_FUSE8] = "fuse8",       [BK_KIND_FUSE16] = "fuse16",
-    [BK_KIND_FUSE8_4] = "fuse8_4",   [BK_KIND_SCALABLE] = "scalable",
-    [BK_KIND_WINDOW] = "window",
-};
+#define KIND_COUNT (sizeof registry / sizeof registry[0])
 
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind)
 {
     for (size_t i = 0; i < KIND_COUNT; i++)
-        if (kind_table[i]->kind == kind)
-            return kind_table[i];
+        if (registry[i]->kind == kind)
+            return registry[i];
     return NULL;
+}
+
+size_t bk_kind_list(bk_kind *out, size_t capacity)
+{
+    for (size_t i = 0; i < KIND_COUNT && i < capacity && out != NULL; i++)
+        out[i] = registry[i]->kind;
+    return KIND_COUNT;
 }
 
 const char *bk_kind_name(bk_kind kind)
 {
-    if ((unsigned)kind >= sizeof kind_names / sizeof kind_names[0])
-        return NULL;
-    return kind_names[kind];
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    return ops == NULL ? NULL : ops->name;
 }
 
 bk_status bk_kind_from_name(const char *name, bk_kind *out)
@@ -85,8 +86,8 @@ bk_status bk_kind_from_name(const char *name, bk_kind *out)
     if (name == NULL || out == NULL)
         return BK_EINVAL;
     for (size_t i = 0; i < KIND_COUNT; i++) {
-        if (strcmp(kind_table[i]->name, name) == 0) {
-            *out = kind_table[i]->kind;
+        if (strcmp(registry[i]->name, name) == 0) {
+            *out = registry[i]->kind;
             return BK_OK;
         }
     }

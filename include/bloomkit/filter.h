@@ -26,8 +26,15 @@ BK_API_BEGIN
 
 typedef struct bk_filter bk_filter;
 
-/* "bloom", "blocked", ... for a kind; NULL for an unknown value. */
+/* "bloom", "blocked", ... for a kind this build implements; NULL for any
+ * other value (an unknown one, or a kind this build lacks). */
 const char *bk_kind_name(bk_kind kind);
+
+/* The kinds this build implements, in the library's registry order: writes
+ * the first min(count, capacity) of them to out (which may be NULL when
+ * capacity is 0) and returns count, how many there are.  A program that
+ * serves every kind loops over this list rather than over enum values. */
+size_t bk_kind_list(bk_kind *out, size_t capacity);
 
 /* The kind named `name`; BK_EKIND if there is none, or if this build does
  * not implement it. */
