@@ -52,7 +52,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bloom.h"
 #include "endian.h"
 #include "hash.h"
 #include "memory.h"
@@ -319,14 +318,14 @@ bk_status bk_filter_serialized_size(const bk_filter *filter, size_t *size)
 {
     if (filter == NULL || size == NULL)
         return BK_EINVAL;
-    return bk_format_encoded_size(bk_filter_ops(filter), bk_filter_object(filter), size);
+    return bk_format_encoded_size(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), size);
 }
 
 bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size, size_t *written)
 {
     if (filter == NULL || (buffer == NULL && size != 0))
         return BK_EINVAL;
-    return bk_format_encode(bk_filter_ops(filter), bk_filter_object(filter), buffer, size,
+    return bk_format_encode(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), buffer, size,
                             written);
 }
 
@@ -805,7 +804,7 @@ bk_status bk_filter_save(const bk_filter *filter, const char *path)
 {
     if (filter == NULL || path == NULL || *path == '\0')
         return BK_EINVAL;
-    return save_object(bk_filter_ops(filter), bk_filter_object(filter), path);
+    return save_object(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), path);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1015,34 +1014,5 @@ bk_status bk_file_inspect(const char *path, bk_file_info *out)
     free(rest);
     if (status == BK_OK)
         describe(&h, out);
-    return status;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Thin wrappers for a caller holding a bk_bloom                            */
-/* ------------------------------------------------------------------------ */
-
-bk_status bk_bloom_save(const bk_bloom *filter, const char *path)
-{
-    if (filter == NULL || path == NULL || *path == '\0')
-        return BK_EINVAL;
-    return save_object(&bk_bloom_ops, filter, path);
-}
-
-bk_status bk_bloom_load(const char *path, const bk_load_options *options, bk_bloom **out)
-{
-    if (path == NULL || out == NULL)
-        return BK_EINVAL;
-    bk_load_options bloom_only = { .secret_key = NULL, .expected_kind = BK_KIND_BLOOM };
-    if (options != NULL)
-        bloom_only.secret_key = options->secret_key;
-    if (options != NULL && options->expected_kind != BK_KIND_NONE &&
-        options->expected_kind != BK_KIND_BLOOM)
-        return BK_EKIND;
-    const bk_kind_ops *ops;
-    void *object;
-    bk_status status = load_object(path, &bloom_only, &ops, &object);
-    if (status == BK_OK)
-        *out = object;
     return status;
 }

@@ -59,7 +59,7 @@ bk_status bk_format_decode(const uint8_t *bytes, size_t size, const bk_load_opti
                            void **object_out);
 
 /* Serialises any kind's object (the writer behind bk_filter_serialize and
- * bk_bloom_save). */
+ * bk_filter_save). */
 bk_status bk_format_encoded_size(const bk_kind_ops *ops, const void *object, size_t *size);
 bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
                            size_t size, size_t *written);
