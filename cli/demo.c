@@ -63,15 +63,15 @@ static int demo_sizing_and_fpr(bk_filter *filter)
 {
     bk_stats design;
     bk_filter_stats(filter, &design);
-    printf("1. A filter for %d keys at 1%%: m = %llu bits (%.2f bits/key), k = %u\n",
-           DEMO_KEYS, (unsigned long long)design.bits, (double)design.bits / DEMO_KEYS,
-           design.hashes);
+    printf("1. A filter for %d keys at 1%%: m = %llu bits (%.2f bits/key), k = %u\n", DEMO_KEYS,
+           (unsigned long long)design.bits, (double)design.bits / DEMO_KEYS, design.hashes);
     add_range(filter, "user", 0, DEMO_KEYS);
     long found = count_present(filter, "user", 0, DEMO_KEYS);
     long false_positives = count_present(filter, "guest", 0, DEMO_QUERIES);
     printf("  added user:0..user:%d; found %ld of %d (no false negatives)\n", DEMO_KEYS - 1,
            found, DEMO_KEYS);
-    printf("  guest:0..guest:%d, never added: %ld reported present, FPR %.4f%% (predicted %.4f%%)\n",
+    printf("  guest:0..guest:%d, never added: %ld reported present, FPR %.4f%% (predicted "
+           "%.4f%%)\n",
            DEMO_QUERIES - 1, false_positives, 100.0 * false_positives / DEMO_QUERIES,
            100 * design.target_fpr);
     return found == DEMO_KEYS ? 0 : 2;

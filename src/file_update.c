@@ -835,7 +835,8 @@ bk_status bk_file_update_commit(bk_file_update *update, const bk_filter *filter)
     if (next == NULL)
         return BK_ENOMEM;
     page_list changed = { NULL, 0, 0 };
-    status = bk_format_encode_unsummed(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), next,
+    status = bk_format_encode_unsummed(bk_filter_ops(filter),
+                                       bk_filter_object_of(filter, bk_filter_kind(filter)), next,
                                        size, &size);
     if (status == BK_OK)
         status = compare_and_sum(update, next, size, &changed);

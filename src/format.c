@@ -318,14 +318,16 @@ bk_status bk_filter_serialized_size(const bk_filter *filter, size_t *size)
 {
     if (filter == NULL || size == NULL)
         return BK_EINVAL;
-    return bk_format_encoded_size(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), size);
+    return bk_format_encoded_size(bk_filter_ops(filter),
+                                  bk_filter_object_of(filter, bk_filter_kind(filter)), size);
 }
 
 bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size, size_t *written)
 {
     if (filter == NULL || (buffer == NULL && size != 0))
         return BK_EINVAL;
-    return bk_format_encode(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), buffer, size,
+    return bk_format_encode(bk_filter_ops(filter),
+                            bk_filter_object_of(filter, bk_filter_kind(filter)), buffer, size,
                             written);
 }
 
@@ -804,7 +806,8 @@ bk_status bk_filter_save(const bk_filter *filter, const char *path)
 {
     if (filter == NULL || path == NULL || *path == '\0')
         return BK_EINVAL;
-    return save_object(bk_filter_ops(filter), bk_filter_object_of(filter, bk_filter_kind(filter)), path);
+    return save_object(bk_filter_ops(filter),
+                       bk_filter_object_of(filter, bk_filter_kind(filter)), path);
 }
 
 /* ------------------------------------------------------------------------ */
