@@ -187,7 +187,12 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
     return wrap_or_destroy(ops, object, out);
 }
 
-static bk_status hash_all(const bk_hasher *hasher, const bk_key *keys, size_t count,
+static bk_status add_in_chunks(bk_filter *filter, const bk_batch_source *source, size_t count,
+                               size_t *new_count);
+
+/* The hashes of a static kind's keys, hashed BK_KEY_CHUNK at a time as the
+ * batches hash them. */
+static bk_status hash_all(const bk_hasher *hasher, const bk_batch_source *source, size_t count,
                           bk_hash **out)
 {
     if (count > SIZE_MAX / sizeof(bk_hash))
@@ -197,25 +202,60 @@ static bk_status hash_all(const bk_hasher *hasher, const bk_key *keys, size_t co
     bk_hash *hashes = bk_alloc_zeroed(bk_huge_round(count * sizeof *hashes));
     if (hashes == NULL)
         return BK_ENOMEM;
-    bk_hash_keys(hasher, keys, count, hashes);
+    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
+        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
+        bk_source_hashes(hasher, source, start, n, hashes + start);
+    }
     *out = hashes;
     return BK_OK;
 }
 
 static bk_status build_static(const bk_kind_ops *ops, const bk_params *params,
-                              const bk_key *keys, size_t count, void **object)
+                              const bk_batch_source *source, size_t count, void **object)
 {
     bk_hasher hasher;
     bk_status status = bk_hasher_from_params(&hasher, params);
     if (status != BK_OK)
         return status;
     bk_hash *hashes;
-    status = hash_all(&hasher, keys, count, &hashes);
+    status = hash_all(&hasher, source, count, &hashes);
     if (status != BK_OK)
         return status;
     status = ops->build(params, &hasher, hashes, count, object);
     bk_free_zeroed(hashes, bk_huge_round(count * sizeof *hashes));
     return status;
+}
+
+/* bk_filter_build and bk_filter_build_packed once their arguments are
+ * checked: a static kind built from the source's hashes; a dynamic kind
+ * created (.capacity defaulting to count) and filled from the source. */
+static bk_status build_from_source(const bk_kind_ops *ops, const bk_params *params,
+                                   const bk_batch_source *source, size_t count, bk_filter **out)
+{
+    bk_status status = check_common_params(ops, params);
+    if (status != BK_OK)
+        return status;
+    if (ops->build != NULL) {
+        void *object;
+        status = build_static(ops, params, source, count, &object);
+        if (status != BK_OK)
+            return status;
+        return wrap_or_destroy(ops, object, out);
+    }
+    bk_params sized = *params;
+    if (sized.capacity == 0)
+        sized.capacity = count ? count : 1;
+    bk_filter *filter;
+    status = bk_filter_create(ops->kind, &sized, &filter);
+    if (status != BK_OK)
+        return status;
+    status = add_in_chunks(filter, source, count, NULL);
+    if (status != BK_OK) {
+        bk_filter_free(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
 }
 
 bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
@@ -228,30 +268,22 @@ bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *k
         return BK_ERANGE;
     if (params == NULL || out == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
-    void *object;
-    bk_status status = check_common_params(ops, params);
-    if (status != BK_OK)
-        return status;
-    if (ops->build != NULL) {
-        status = build_static(ops, params, keys, count, &object);
-        if (status != BK_OK)
-            return status;
-        return wrap_or_destroy(ops, object, out);
-    }
-    bk_params sized = *params;
-    if (sized.capacity == 0)
-        sized.capacity = count ? count : 1;
-    bk_filter *filter;
-    status = bk_filter_create(kind, &sized, &filter);
-    if (status != BK_OK)
-        return status;
-    status = bk_filter_add_batch(filter, keys, count, NULL);
-    if (status != BK_OK) {
-        bk_filter_free(filter);
-        return status;
-    }
-    *out = filter;
-    return BK_OK;
+    bk_batch_source source = { .keys = keys };
+    return build_from_source(ops, params, &source, count, out);
+}
+
+bk_status bk_filter_build_packed(bk_kind kind, const bk_params *params, const void *keys,
+                                 size_t key_len, size_t count, bk_filter **out)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    if (ops == NULL)
+        return BK_EKIND;
+    if (count > SIZE_MAX / sizeof(bk_hash))
+        return BK_ERANGE;
+    if (params == NULL || out == NULL || !bk_packed_valid(keys, key_len, count))
+        return BK_EINVAL;
+    bk_batch_source source = { .packed = keys, .key_len = key_len };
+    return build_from_source(ops, params, &source, count, out);
 }
 
 void bk_filter_free(bk_filter *filter)

@@ -466,6 +466,66 @@ static void assert_same_bytes(const bk_filter *a, const bk_filter *b)
     free(bytes_b);
 }
 
+/* bk_filter_build_packed makes the filter bk_filter_build makes of the same
+ * keys, byte for byte, for every kind (static ones built from the hashes,
+ * dynamic ones created and filled), widths on and off the vector paths,
+ * and counts around the key chunk; the same status where build refuses. */
+static void test_build_packed_matches_build(void **state)
+{
+    (void)state;
+    const size_t widths[] = { 5, 8, 16 };
+    const size_t counts[] = { 0, 1, 1023, 1025, PACKED_KEYS };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        make_packed_keys(widths[w]);
+        for (size_t i = 0; i < KIND_COUNT; i++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01,
+                                     .window_keys = PACKED_KEYS, .seed = 7 };
+                bk_filter *by_key = NULL, *by_packed = NULL;
+                bk_status built = bk_filter_build(every_kind[i], &params, packed_keys,
+                                                  counts[c], &by_key);
+                assert_int_equal(bk_filter_build_packed(every_kind[i], &params, packed_bytes,
+                                                        widths[w], counts[c], &by_packed),
+                                 built);
+                if (built != BK_OK)
+                    continue;
+                assert_int_equal(bk_filter_kind(by_packed), every_kind[i]);
+                assert_same_bytes(by_key, by_packed);
+                for (size_t k = 0; k < counts[c]; k++)
+                    assert_true(bk_filter_contains(by_packed, packed_keys[k].data, widths[w]));
+                bk_filter_free(by_key);
+                bk_filter_free(by_packed);
+            }
+    }
+}
+
+/* bk_filter_build_packed's refusals leave *out untouched: an unknown kind,
+ * NULL params or out, NULL keys with bytes to read, count * key_len past
+ * a size_t; empty keys need no bytes. */
+static void test_build_packed_refusals(void **state)
+{
+    (void)state;
+    bk_params params = { .capacity = 100, .fpr = 0.01 };
+    uint64_t values[4] = { 1, 2, 3, 4 };
+    bk_filter *out = (bk_filter *)0x1;
+    assert_int_equal(bk_filter_build_packed((bk_kind)77, &params, values, 8, 4, &out), BK_EKIND);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, NULL, values, 8, 4, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, values, 8, 4, NULL),
+                     BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, NULL, 8, 4, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_BLOOM, &params, values, SIZE_MAX / 2, 4, &out),
+                     BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_BLOOM, &params, values, 1, SIZE_MAX, &out),
+                     BK_ERANGE);
+    bk_params bad_flags = { .capacity = 100, .fpr = 0.01, .flags = 1u << 30 };
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &bad_flags, values, 8, 4, &out),
+                     BK_EINVAL);
+    assert_ptr_equal(out, (bk_filter *)0x1);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_XOR8, &params, NULL, 0, 3, &out), BK_OK);
+    assert_true(bk_filter_contains(out, "", 0));
+    bk_filter_free(out);
+}
+
 /* add_packed fills a filter exactly as add_batch does (the same bytes and
  * the same count of new keys), for the dynamic kinds, small and past the
  * caches (bloom's gather batches, the one-line kinds' prefetch). */
@@ -627,6 +687,8 @@ int main(void)
         cmocka_unit_test(test_add_packed_matches_add_batch),
         cmocka_unit_test(test_packed_batches_at_the_end_of_a_mapping),
         cmocka_unit_test(test_packed_refusals_change_nothing),
+        cmocka_unit_test(test_build_packed_matches_build),
+        cmocka_unit_test(test_build_packed_refusals),
     };
     return cmocka_run_group_tests(tests, make_keys, NULL);
 }

@@ -61,6 +61,15 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
 bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
                           size_t count, bk_filter **out);
 
+/* bk_filter_build over packed keys: `count` keys of `key_len` bytes each,
+ * back to back at `keys` (as bk_filter_add_packed takes them), hashed a
+ * chunk at a time, with no bk_key per key: the same filter, byte for byte,
+ * as bk_filter_build of the same keys.  BK_EINVAL when keys is NULL with
+ * bytes to read or count * key_len overflows a size_t; otherwise errors as
+ * bk_filter_build's. */
+bk_status bk_filter_build_packed(bk_kind kind, const bk_params *params, const void *keys,
+                                 size_t key_len, size_t count, bk_filter **out);
+
 void bk_filter_free(bk_filter *filter);
 bk_status bk_filter_copy(const bk_filter *filter, bk_filter **out);
 bk_status bk_filter_clear(bk_filter *filter);
