@@ -41,8 +41,8 @@ static inline uint64_t alarm_countdown(const bk_filter *filter)
 /*
  * The registry: every kind this build implements, one line each, in the
  * order bk_kind_list gives them (`bloomkit size` prints them so: keep it
- * the enum's).  A kind's name, static-ness and every
- * operation come from its ops table; nothing else lists the kinds.
+ * the enum's).  A kind's name, static-ness and every operation come from
+ * its ops table; nothing else lists the kinds.
  */
 static const bk_kind_ops *const registry[] = {
     &bk_bloom_ops,

@@ -8,8 +8,10 @@
  * not offer return BK_EUNSUPPORTED (remove on a Bloom filter) or
  * BK_EIMMUTABLE (add on a static xor/fuse filter).
  *
- * The kind-specific headers give direct, slightly faster access; the
- * handle adds one indirect call per operation.
+ * It is the API for every operation the kinds share; a kind's own header
+ * keeps only what is specific to it (an inline view, a Parquet export),
+ * each call taking a bk_filter and checking its kind.  The kinds of a
+ * build: bk_kind_list.
  */
 #ifndef BLOOMKIT_FILTER_H
 #define BLOOMKIT_FILTER_H
