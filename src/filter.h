@@ -27,9 +27,11 @@
  *   4. One registry line in src/filter.c.
  *   5. CMake: src/<name>.c in the library's sources (CMakeLists.txt).
  * The handle, file container, tests (tests/test_filter.c checks every
- * registered table), fuzz targets, CLI (`bloomkit size`, --kind, help) and
- * benchmark find the kind through bk_kind_list.  Its parameter block and
- * payload are documented in docs/FORMAT.md, its calls in docs/API.md.
+ * registered table), fuzz targets, CLI (`bloomkit size`, --kind, help),
+ * Redis INFO and benchmark find the kind through bk_kind_list.  Its
+ * parameter block and payload are documented in docs/FORMAT.md, its calls
+ * in docs/API.md; a new bk_params field the command line should set is an
+ * option in cli/common.c (kind_options names the kinds it applies to).
  *
  * A NULL operation means the kind does not offer it: the dispatcher returns
  * BK_EUNSUPPORTED (BK_EIMMUTABLE for add on a static kind).
