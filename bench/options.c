@@ -3,8 +3,9 @@
  * is the reference; docs/PERFORMANCE.md, "Running it", has the same in a
  * table) and the subjects it names.
  *
- * Kinds are found at run time: every kind bk_kind_list gives is measured, so a kind added to the library appears in the next run
- * without a change here.
+ * Kinds are found at run time: every kind bk_kind_list gives is measured,
+ * so a kind added to the library appears in the next run without a change
+ * here.
  */
 #define _GNU_SOURCE /* CPU_SETSIZE */
 #include <errno.h>
@@ -14,9 +15,6 @@
 #include <string.h>
 
 #include "run.h"
-
-/* Above every kind value: bk_kind values are small integers, and a value
- * with no kind behind it is skipped. */
 
 static void usage(FILE *out)
 {
