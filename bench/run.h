@@ -63,8 +63,8 @@ typedef struct subject {
 } subject;
 
 /* The subjects named by --kinds, or by default every kind this build has
- * (bk_kind_available over every kind value), the :4k variants of bloom and
- * blocked (not with --quick) and libbloom when built.  0, or -1 after
+ * (bk_kind_list), the :4k variants of bloom and blocked (not with --quick)
+ * and libbloom when built.  0, or -1 after
  * saying which name is not in this build. */
 int choose_subjects(const options *opts, subject *subjects, size_t *count);
 

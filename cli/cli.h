@@ -148,6 +148,10 @@ int cli_usage_error(const char *usage, const char *problem);
 /* The kind --kind names (default bloom); CLI_ERROR after a message. */
 int cli_kind(const cli_args *args, bk_kind *out);
 
+/* The names of the kinds this build has, comma-separated, in the library's
+ * registry order (bk_kind_list), into `buffer` (cut at `size`). */
+void cli_list_kinds(char *buffer, size_t size);
+
 /* Checks the design options are consistent (for create/build/size):
  * capacity present when `need_capacity`, --bits with --hashes, ... */
 int cli_check_design(const cli_args *args, bool need_capacity);

@@ -496,7 +496,7 @@ int cli_check_design(const cli_args *args, bool need_capacity)
 /* Kinds                                                                    */
 /* ------------------------------------------------------------------------ */
 
-#define KIND_BIT(kind) (1u << (kind))
+#define KIND_BIT(kind) ((unsigned)(kind) < 32 ? 1u << (kind) : 0u)
 #define SIZED_KINDS                                                                   \
     (KIND_BIT(BK_KIND_BLOOM) | KIND_BIT(BK_KIND_BLOCKED) | KIND_BIT(BK_KIND_SBBF) |      \
      KIND_BIT(BK_KIND_COUNTING) | KIND_BIT(BK_KIND_CUCKOO))
@@ -522,19 +522,30 @@ static const struct kind_option {
     { OPT_AUTO_GROW, "--auto-grow", KIND_BIT(BK_KIND_QUOTIENT) },
 };
 
+/* The names of the kinds this build has whose bit is set in `kinds`, in
+ * registry order (every kind for ALL_KINDS), comma-separated into
+ * `buffer` (cut at `size`). */
+#define ALL_KINDS (~0u)
 static void list_kinds(unsigned kinds, char *buffer, size_t size)
 {
+    bk_kind every[64];
+    size_t count = bk_kind_list(every, sizeof every / sizeof every[0]);
     size_t used = 0;
     buffer[0] = '\0';
-    for (int kind = 1; bk_kind_name((bk_kind)kind) != NULL; kind++) {
-        if (!(kinds & KIND_BIT(kind)))
+    for (size_t i = 0; i < count && i < sizeof every / sizeof every[0]; i++) {
+        if (kinds != ALL_KINDS && !(kinds & KIND_BIT(every[i])))
             continue;
         int n = snprintf(buffer + used, size - used, "%s%s", used ? ", " : "",
-                         bk_kind_name((bk_kind)kind));
+                         bk_kind_name(every[i]));
         if (n < 0 || (size_t)n >= size - used)
             break;
         used += (size_t)n;
     }
+}
+
+void cli_list_kinds(char *buffer, size_t size)
+{
+    list_kinds(ALL_KINDS, buffer, size);
 }
 
 int cli_check_kind_options(const cli_args *args, bk_kind kind)
@@ -594,21 +605,6 @@ void cli_warn_if_past_design_point(const bk_filter *filter, const char *name)
                 (unsigned long long)s.capacity, s.current_fpr, s.target_fpr);
 }
 
-static void list_available_kinds(char *buffer, size_t size)
-{
-    buffer[0] = '\0';
-    size_t used = 0;
-    for (int kind = 1; bk_kind_name((bk_kind)kind) != NULL; kind++) {
-        if (!bk_kind_available((bk_kind)kind))
-            continue;
-        int n = snprintf(buffer + used, size - used, "%s%s", used ? ", " : "",
-                         bk_kind_name((bk_kind)kind));
-        if (n < 0 || (size_t)n >= size - used)
-            break;
-        used += (size_t)n;
-    }
-}
-
 int cli_kind(const cli_args *args, bk_kind *out)
 {
     if (args->kind_name == NULL) {
@@ -618,11 +614,7 @@ int cli_kind(const cli_args *args, bk_kind *out)
     if (bk_kind_from_name(args->kind_name, out) == BK_OK)
         return CLI_OK;
     char available[256];
-    list_available_kinds(available, sizeof available);
-    for (int kind = 1; bk_kind_name((bk_kind)kind) != NULL; kind++)
-        if (strcmp(bk_kind_name((bk_kind)kind), args->kind_name) == 0)
-            return cli_error("--kind %s is not available in this build (available: %s)",
-                             args->kind_name, available);
+    cli_list_kinds(available, sizeof available);
     return cli_error("unknown --kind '%s' (available: %s)", args->kind_name, available);
 }
 

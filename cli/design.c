@@ -153,9 +153,11 @@ static int run_size(const cli_args *args)
     else
         print_size_header(&args->params);
     int shown = 0, failed = 0;
-    for (int k = 1; bk_kind_name((bk_kind)k) != NULL; k++) {
-        bk_kind kind = (bk_kind)k;
-        if (!bk_kind_available(kind) || (only != BK_KIND_NONE && kind != only))
+    bk_kind every[64];
+    size_t kinds = bk_kind_list(every, sizeof every / sizeof every[0]);
+    for (size_t i = 0; i < kinds && i < sizeof every / sizeof every[0]; i++) {
+        bk_kind kind = every[i];
+        if (only != BK_KIND_NONE && kind != only)
             continue;
         bk_params params = args->params;
         if (kind != BK_KIND_SBBF) /* --parquet shapes sbbf only */

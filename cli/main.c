@@ -42,6 +42,9 @@ static void usage(FILE *out)
     fprintf(out, "usage: bloomkit COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(out, "  %-14s %s\n", subcommands[i].name, subcommands[i].summary);
+    char kinds[256];
+    cli_list_kinds(kinds, sizeof kinds);
+    fprintf(out, "\nkinds (--kind): %s\n", kinds);
     fprintf(out, "\nKeys are lines of standard input (-0: NUL-terminated), or the arguments\n"
                  "after FILE.  Exit status: 0 success, 1 no (no key present, key not found),\n"
                  "2 error.  'bloomkit COMMAND --help' describes each command; man bloomkit.\n");

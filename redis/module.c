@@ -480,25 +480,29 @@ static void *type_copy(RedisModuleString *from, RedisModuleString *to, const voi
 static void info_func(RedisModuleInfoCtx *ctx, int for_crash_report)
 {
     (void)for_crash_report;
-    long long per_kind[BK_KIND_WINDOW + 1] = { 0 };
+    bk_kind kinds[64]; /* the kinds this build has, in registry order */
+    size_t kind_count = bk_kind_list(kinds, sizeof kinds / sizeof kinds[0]);
+    if (kind_count > sizeof kinds / sizeof kinds[0])
+        kind_count = sizeof kinds / sizeof kinds[0];
+    long long per_kind[sizeof kinds / sizeof kinds[0]] = { 0 };
     long long total = 0, bytes = 0;
     for (const bkr_value *v = live_values; v != NULL; v = v->next) {
         total++;
         bytes += (long long)bkr_value_memory(v);
         if (v->meta.filter_count > 0) {
             bk_kind kind = bk_filter_kind(v->filters[0]);
-            if ((unsigned)kind <= BK_KIND_WINDOW)
-                per_kind[kind]++;
+            for (size_t i = 0; i < kind_count; i++)
+                per_kind[i] += kinds[i] == kind;
         }
     }
     RedisModule_InfoAddSection(ctx, "");
     RedisModule_InfoAddFieldLongLong(ctx, "filters", total);
     RedisModule_InfoAddFieldLongLong(ctx, "filters_past_design_point", past_design_point_count);
     RedisModule_InfoAddFieldLongLong(ctx, "bytes", bytes);
-    for (int kind = BK_KIND_BLOOM; kind <= BK_KIND_WINDOW; kind++) {
+    for (size_t i = 0; i < kind_count; i++) {
         char field[64];
-        snprintf(field, sizeof field, "filters_%s", bk_kind_name((bk_kind)kind));
-        RedisModule_InfoAddFieldLongLong(ctx, field, per_kind[kind]);
+        snprintf(field, sizeof field, "filters_%s", bk_kind_name(kinds[i]));
+        RedisModule_InfoAddFieldLongLong(ctx, field, per_kind[i]);
     }
 }
 

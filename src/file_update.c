@@ -641,16 +641,8 @@ static bool page_list_push(page_list *list, uint64_t index)
 }
 
 /* The format's checksum (src/format.c) computed a chunk at a time: the
- * header with its checksum field read as zero, then bytes from 64 on. */
-static void checksum_start(XXH3_state_t *state, const uint8_t *bytes)
-{
-    static const uint8_t zero_field[8];
-    XXH3_INITSTATE(state);
-    XXH3_64bits_reset(state);
-    XXH3_64bits_update(state, bytes, BK_FORMAT_OFFSET_CHECKSUM);
-    XXH3_64bits_update(state, zero_field, sizeof zero_field);
-}
-
+ * header with its checksum field read as zero (bk_format_checksum_begin),
+ * then bytes from 64 on. */
 static void checksum_range(XXH3_state_t *state, const uint8_t *bytes, uint64_t size,
                            uint64_t start, uint64_t end)
 {
@@ -688,8 +680,8 @@ static bk_status compare_and_sum(const bk_file_update *update, uint8_t *next, ui
     uint64_t old_size = update->size;
     uint64_t larger = old_size > next_size ? old_size : next_size;
     XXH3_state_t old_sum, new_sum;
-    checksum_start(&old_sum, old);
-    checksum_start(&new_sum, next);
+    bk_format_checksum_begin(&old_sum, old);
+    bk_format_checksum_begin(&new_sum, next);
     if (!page_list_push(changed, 0)) /* page 0's place: decided once next is summed */
         return BK_ENOMEM;
     for (uint64_t start = 0; start < larger; start += PASS_CHUNK) {
@@ -835,7 +827,8 @@ bk_status bk_file_update_commit(bk_file_update *update, const bk_filter *filter)
     if (next == NULL)
         return BK_ENOMEM;
     page_list changed = { NULL, 0, 0 };
-    status = bk_format_encode_unsummed(bk_filter_ops(filter), bk_filter_object(filter), next,
+    status = bk_format_encode_unsummed(bk_filter_ops(filter),
+                                       bk_filter_object_of(filter, bk_filter_kind(filter)), next,
                                        size, &size);
     if (status == BK_OK)
         status = compare_and_sum(update, next, size, &changed);

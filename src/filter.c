@@ -41,48 +41,48 @@ static inline uint64_t alarm_countdown(const bk_filter *filter)
     return __atomic_load_n(&filter->alarm_countdown, __ATOMIC_ACQUIRE);
 }
 
-/* Every kind this build implements. */
-static const bk_kind_ops *const kind_table[] = {
+/*
+ * The registry: every kind this build implements, one line each, in the
+ * order bk_kind_list gives them (`bloomkit size` prints them so: keep it
+ * the enum's).  A kind's name, static-ness and every operation come from
+ * its ops table; nothing else lists the kinds.
+ */
+static const bk_kind_ops *const registry[] = {
     &bk_bloom_ops,
-    &bk_counting_ops,
-    &bk_cuckoo_ops,
-    &bk_scalable_ops,
-    &bk_window_ops,
     &bk_blocked_ops,
     &bk_sbbf_ops,
+    &bk_counting_ops,
+    &bk_cuckoo_ops,
     &bk_xor8_ops,
     &bk_fuse8_ops,
     &bk_fuse16_ops,
     &bk_fuse8_4_ops,
+    &bk_scalable_ops,
+    &bk_window_ops,
     &bk_quotient_ops,
 };
 
-#define KIND_COUNT (sizeof kind_table / sizeof kind_table[0])
-
-/* Names of every kind, implemented or not (indexed by bk_kind). */
-static const char *const kind_names[] = {
-    [BK_KIND_BLOOM] = "bloom",       [BK_KIND_BLOCKED] = "blocked",
-    [BK_KIND_SBBF] = "sbbf",         [BK_KIND_COUNTING] = "counting",
-    [BK_KIND_CUCKOO] = "cuckoo",     [BK_KIND_XOR8] = "xor8",
-    [BK_KIND_FUSE8] = "fuse8",       [BK_KIND_FUSE16] = "fuse16",
-    [BK_KIND_FUSE8_4] = "fuse8_4",   [BK_KIND_SCALABLE] = "scalable",
-    [BK_KIND_WINDOW] = "window",
-    [BK_KIND_QUOTIENT] = "quotient",
-};
+#define KIND_COUNT (sizeof registry / sizeof registry[0])
 
 const bk_kind_ops *bk_kind_ops_for(bk_kind kind)
 {
     for (size_t i = 0; i < KIND_COUNT; i++)
-        if (kind_table[i]->kind == kind)
-            return kind_table[i];
+        if (registry[i]->kind == kind)
+            return registry[i];
     return NULL;
+}
+
+size_t bk_kind_list(bk_kind *out, size_t capacity)
+{
+    for (size_t i = 0; i < KIND_COUNT && i < capacity && out != NULL; i++)
+        out[i] = registry[i]->kind;
+    return KIND_COUNT;
 }
 
 const char *bk_kind_name(bk_kind kind)
 {
-    if ((unsigned)kind >= sizeof kind_names / sizeof kind_names[0])
-        return NULL;
-    return kind_names[kind];
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    return ops == NULL ? NULL : ops->name;
 }
 
 bk_status bk_kind_from_name(const char *name, bk_kind *out)
@@ -90,8 +90,8 @@ bk_status bk_kind_from_name(const char *name, bk_kind *out)
     if (name == NULL || out == NULL)
         return BK_EINVAL;
     for (size_t i = 0; i < KIND_COUNT; i++) {
-        if (strcmp(kind_table[i]->name, name) == 0) {
-            *out = kind_table[i]->kind;
+        if (strcmp(registry[i]->name, name) == 0) {
+            *out = registry[i]->kind;
             return BK_OK;
         }
     }
@@ -191,7 +191,12 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
     return wrap_or_destroy(ops, object, out);
 }
 
-static bk_status hash_all(const bk_hasher *hasher, const bk_key *keys, size_t count,
+static bk_status add_in_chunks(bk_filter *filter, const bk_batch_source *source, size_t count,
+                               size_t *new_count);
+
+/* The hashes of a static kind's keys, hashed BK_KEY_CHUNK at a time as the
+ * batches hash them. */
+static bk_status hash_all(const bk_hasher *hasher, const bk_batch_source *source, size_t count,
                           bk_hash **out)
 {
     if (count > SIZE_MAX / sizeof(bk_hash))
@@ -201,20 +206,25 @@ static bk_status hash_all(const bk_hasher *hasher, const bk_key *keys, size_t co
     bk_hash *hashes = bk_alloc_zeroed(bk_huge_round(count * sizeof *hashes));
     if (hashes == NULL)
         return BK_ENOMEM;
-    bk_hash_keys(hasher, keys, count, hashes);
+    for (size_t start = 0; start < count; start += BK_KEY_CHUNK) {
+        size_t n = count - start < BK_KEY_CHUNK ? count - start : BK_KEY_CHUNK;
+        bk_source_hashes(hasher, source, start, n, hashes + start);
+    }
     *out = hashes;
     return BK_OK;
 }
 
 static bk_status build_static(const bk_kind_ops *ops, const bk_params *params,
-                              const bk_key *keys, size_t count, void **object)
+                              const bk_batch_source *source, size_t count, void **object)
 {
     bk_hasher hasher;
     bk_status status = bk_hasher_from_params(&hasher, params);
     if (status != BK_OK)
         return status;
+    if (source->hashes != NULL)
+        return ops->build(params, &hasher, source->hashes, count, object);
     bk_hash *hashes;
-    status = hash_all(&hasher, keys, count, &hashes);
+    status = hash_all(&hasher, source, count, &hashes);
     if (status != BK_OK)
         return status;
     status = ops->build(params, &hasher, hashes, count, object);
@@ -222,15 +232,52 @@ static bk_status build_static(const bk_kind_ops *ops, const bk_params *params,
     return status;
 }
 
-/* A dynamic kind's filter created for `count` keys (.capacity defaulting
- * to count), for the two builds to fill. */
-static bk_status create_for_build(bk_kind kind, const bk_params *params, size_t count,
-                                  bk_filter **out)
+/* True when hashes made with the hasher `params` asks for are the ones
+ * `filter` (created from them) hashes its keys to. */
+static bool hashes_are_the_filters(const bk_params *params, const bk_filter *filter)
 {
+    bk_hasher asked;
+    if (bk_hasher_from_params(&asked, params) != BK_OK)
+        return false;
+    const bk_hasher *used = bk_filter_hasher(filter);
+    bool same = used->algorithm == asked.algorithm && used->seed == asked.seed;
+    memset(&asked, 0, sizeof asked); /* do not leave a secret key behind */
+    return same;
+}
+
+/* bk_filter_build, _build_packed and _build_hashes once their arguments are
+ * checked: a static kind built from the source's hashes; a dynamic kind
+ * created (.capacity defaulting to count) and filled from the source. */
+static bk_status build_from_source(const bk_kind_ops *ops, const bk_params *params,
+                                   const bk_batch_source *source, size_t count, bk_filter **out)
+{
+    bk_status status = check_common_params(ops, params);
+    if (status != BK_OK)
+        return status;
+    if (ops->build != NULL) {
+        void *object;
+        status = build_static(ops, params, source, count, &object);
+        if (status != BK_OK)
+            return status;
+        return wrap_or_destroy(ops, object, out);
+    }
     bk_params sized = *params;
     if (sized.capacity == 0)
         sized.capacity = count ? count : 1;
-    return bk_filter_create(kind, &sized, out);
+    bk_filter *filter;
+    status = bk_filter_create(ops->kind, &sized, &filter);
+    if (status != BK_OK)
+        return status;
+    if (source->hashes != NULL && !hashes_are_the_filters(params, filter))
+        status = BK_EINVAL; /* sbbf hashes with XXH64 unless told otherwise */
+    else
+        status = add_in_chunks(filter, source, count, NULL);
+    if (status != BK_OK) {
+        bk_filter_free(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
 }
 
 bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
@@ -243,27 +290,22 @@ bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *k
         return BK_ERANGE;
     if (params == NULL || out == NULL || !bk_keys_valid(keys, count))
         return BK_EINVAL;
-    void *object;
-    bk_status status = check_common_params(ops, params);
-    if (status != BK_OK)
-        return status;
-    if (ops->build != NULL) {
-        status = build_static(ops, params, keys, count, &object);
-        if (status != BK_OK)
-            return status;
-        return wrap_or_destroy(ops, object, out);
-    }
-    bk_filter *filter;
-    status = create_for_build(kind, params, count, &filter);
-    if (status != BK_OK)
-        return status;
-    status = bk_filter_add_batch(filter, keys, count, NULL);
-    if (status != BK_OK) {
-        bk_filter_free(filter);
-        return status;
-    }
-    *out = filter;
-    return BK_OK;
+    bk_batch_source source = { .keys = keys };
+    return build_from_source(ops, params, &source, count, out);
+}
+
+bk_status bk_filter_build_packed(bk_kind kind, const bk_params *params, const void *keys,
+                                 size_t key_len, size_t count, bk_filter **out)
+{
+    const bk_kind_ops *ops = bk_kind_ops_for(kind);
+    if (ops == NULL)
+        return BK_EKIND;
+    if (count > SIZE_MAX / sizeof(bk_hash))
+        return BK_ERANGE;
+    if (params == NULL || out == NULL || !bk_packed_valid(keys, key_len, count))
+        return BK_EINVAL;
+    bk_batch_source source = { .packed = keys, .key_len = key_len };
+    return build_from_source(ops, params, &source, count, out);
 }
 
 bk_status bk_filter_build_hashes(bk_kind kind, const bk_params *params, const bk_hash *hashes,
@@ -274,32 +316,8 @@ bk_status bk_filter_build_hashes(bk_kind kind, const bk_params *params, const bk
         return BK_EKIND;
     if (params == NULL || out == NULL || (hashes == NULL && count > 0))
         return BK_EINVAL;
-    bk_hasher hasher;
-    bk_status status = bk_hasher_from_params(&hasher, params);
-    if (status != BK_OK)
-        return status;
-    if (ops->build != NULL) {
-        void *object;
-        status = ops->build(params, &hasher, hashes, count, &object);
-        if (status != BK_OK)
-            return status;
-        return wrap_or_destroy(ops, object, out);
-    }
-    bk_filter *filter;
-    status = create_for_build(kind, params, count, &filter);
-    if (status != BK_OK)
-        return status;
-    const bk_hasher *used = bk_filter_hasher(filter);
-    if (used->algorithm != hasher.algorithm || used->seed != hasher.seed)
-        status = BK_EINVAL; /* the hashes would not be the filter's */
-    else
-        status = bk_filter_add_hash_batch(filter, hashes, count, NULL);
-    if (status != BK_OK) {
-        bk_filter_free(filter);
-        return status;
-    }
-    *out = filter;
-    return BK_OK;
+    bk_batch_source source = { .hashes = hashes };
+    return build_from_source(ops, params, &source, count, out);
 }
 
 void bk_filter_free(bk_filter *filter)

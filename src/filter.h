@@ -2,10 +2,36 @@
  * src/filter.h -- the table of operations every kind provides (internal).
  *
  * Each kind's source file ends with one `const bk_kind_ops bk_<kind>_ops`
- * that adapts its functions to these signatures; src/filter.c lists them
- * and dispatches the public bk_filter_* calls; src/format.c uses the
- * parameter/payload hooks to save and load any kind.  Adding a kind means:
- * write src/<kind>.c with its ops, declare it below, list it in filter.c.
+ * that adapts its functions to these signatures; the registry in
+ * src/filter.c lists them and the handle dispatches the public bk_filter_*
+ * calls through them; the file container (src/format.c) uses the
+ * parameter/payload hooks to save and load any kind.
+ *
+ * Adding a kind
+ * -------------
+ *   1. The enum value: BK_KIND_<NAME> = next number in bk_kind
+ *      (include/bloomkit/common.h), plus any bk_params / bk_stats fields
+ *      the kind needs.
+ *   2. The kind's source, src/<name>.c: its object, its operations (static
+ *      functions; arguments arrive checked by the handle), and at its end
+ *      `const bk_kind_ops bk_<name>_ops` with .kind, .name (the command-line
+ *      name, unique) and every operation the handle requires: create (a
+ *      dynamic kind) or build (a static kind, with is_static set and no
+ *      add_hash), destroy, copy, hasher, contains_hash, contains_hash_batch,
+ *      stats, design, params_size, write_params, payload_size,
+ *      write_payload and read.  Declare the table below.
+ *   3. The kind's header, include/bloomkit/<name>.h (included from
+ *      include/bloomkit.h): only what is specific to the kind, each call
+ *      taking a bk_filter * and reaching its object with
+ *      bk_filter_object_of(filter, BK_KIND_<NAME>).
+ *   4. One registry line in src/filter.c.
+ *   5. CMake: src/<name>.c in the library's sources (CMakeLists.txt).
+ * The handle, file container, tests (tests/test_filter.c checks every
+ * registered table), fuzz targets, CLI (`bloomkit size`, --kind, help),
+ * Redis INFO and benchmark find the kind through bk_kind_list.  Its
+ * parameter block and payload are documented in docs/FORMAT.md, its calls
+ * in docs/API.md; a new bk_params field the command line should set is an
+ * option in cli/common.c (kind_options names the kinds it applies to).
  *
  * A NULL operation means the kind does not offer it: the dispatcher returns
  * BK_EUNSUPPORTED (BK_EIMMUTABLE for add on a static kind).

@@ -1,12 +1,14 @@
 /*
- * src/format.h -- the container's internals (src/format.c), for the tests
- * and the fuzz target.  Byte layout: docs/FORMAT.md.
+ * src/format.h -- the container's internals: the codec (src/format.c), for
+ * the file code (src/format_file.c, src/file_update.c), the tests and the
+ * fuzz targets.  Byte layout: docs/FORMAT.md.
  */
 #ifndef BK_SRC_FORMAT_H
 #define BK_SRC_FORMAT_H
 
 #include "bloomkit/format.h"
 #include "filter.h"
+#include "hash.h" /* XXH3_state_t */
 
 /* Byte offsets of the common header's fields. */
 enum {
@@ -49,6 +51,10 @@ bk_status bk_format_parse_header(const uint8_t *bytes, size_t available,
  * zero.  size must be at least BK_FORMAT_HEADER_SIZE. */
 uint64_t bk_format_checksum(const uint8_t *bytes, size_t size);
 
+/* Starts that checksum from the 64-byte header alone, for a caller that
+ * streams the rest (XXH3_64bits_update, then XXH3_64bits_digest). */
+void bk_format_checksum_begin(XXH3_state_t *state, const uint8_t *header);
+
 /* Every step of docs/FORMAT.md on a complete input: returns the kind's ops
  * and a new object of that kind.  `verify_checksum` false skips step 12
  * (mapped files).  `in_place` lets the kind keep pointers into `bytes`
@@ -59,7 +65,7 @@ bk_status bk_format_decode(const uint8_t *bytes, size_t size, const bk_load_opti
                            void **object_out);
 
 /* Serialises any kind's object (the writer behind bk_filter_serialize and
- * bk_bloom_save). */
+ * bk_filter_save). */
 bk_status bk_format_encoded_size(const bk_kind_ops *ops, const void *object, size_t *size);
 bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
                            size_t size, size_t *written);
@@ -67,6 +73,16 @@ bk_status bk_format_encode(const bk_kind_ops *ops, const void *object, uint8_t *
  * required): for a caller that computes it in a pass of its own. */
 bk_status bk_format_encode_unsummed(const bk_kind_ops *ops, const void *object, uint8_t *buffer,
                                     size_t size, size_t *written);
+
+/* A handle owning `object`, decoded as `ops`'s kind; the object is
+ * destroyed if the handle cannot be made. */
+bk_status bk_format_wrap(const bk_kind_ops *ops, void *object, bk_filter **out);
+
+/* The public description (bk_file_info) of a checked header. */
+void bk_format_describe(const bk_format_header *h, bk_file_info *out);
+
+/* True if bytes[0..count) are all zero (the header's padding). */
+bool bk_format_all_zero(const uint8_t *bytes, size_t count);
 
 /* ------------------------------------------------------------------------ */
 /* Files (src/file_update.c)                                                */

@@ -20,12 +20,10 @@
 #include "cpu.h"
 #include "filter.h"
 
-static const bk_kind every_kind[] = {
-    BK_KIND_BLOOM,  BK_KIND_BLOCKED, BK_KIND_SBBF,    BK_KIND_COUNTING,
-    BK_KIND_CUCKOO, BK_KIND_XOR8,    BK_KIND_FUSE8,   BK_KIND_FUSE16,
-    BK_KIND_FUSE8_4, BK_KIND_SCALABLE, BK_KIND_WINDOW, BK_KIND_QUOTIENT,
-};
-#define KIND_COUNT (sizeof every_kind / sizeof every_kind[0])
+/* Every kind of this build, from the registry (filled by make_keys). */
+static bk_kind every_kind[64];
+static size_t kind_count;
+#define KIND_COUNT kind_count
 
 enum { KEYS = 3000, ABSENT = 3000 };
 
@@ -35,6 +33,9 @@ static char text[KEYS + ABSENT][24];
 static int make_keys(void **state)
 {
     (void)state;
+    kind_count = bk_kind_list(every_kind, sizeof every_kind / sizeof every_kind[0]);
+    if (kind_count > sizeof every_kind / sizeof every_kind[0])
+        return -1;
     for (size_t i = 0; i < KEYS + ABSENT; i++) {
         keys[i].data = text[i];
         keys[i].len = (size_t)snprintf(text[i], sizeof text[i], "%s:%zu", i < KEYS ? "in" : "out", i);
@@ -62,12 +63,104 @@ static void test_names_round_trip(void **state)
         assert_int_equal(back, every_kind[i]);
     }
     bk_kind untouched = BK_KIND_BLOOM;
-    assert_int_equal(bk_kind_from_name("vacuum", &untouched), BK_EKIND);
+    assert_int_equal(bk_kind_from_name("no-such-kind", &untouched), BK_EKIND);
     assert_int_equal(untouched, BK_KIND_BLOOM);
     assert_null(bk_kind_name((bk_kind)999));
     assert_false(bk_kind_available(BK_KIND_NONE));
     assert_true(bk_kind_is_static(BK_KIND_FUSE8));
     assert_false(bk_kind_is_static(BK_KIND_BLOOM));
+}
+
+/* bk_kind_list: the registry's kinds, each once, all available, the first
+ * `capacity` of them written and the count returned whatever the capacity;
+ * bk_kind_name is NULL exactly for a value with no kind in this build. */
+static void test_kind_list(void **state)
+{
+    (void)state;
+    assert_true(KIND_COUNT >= 11);
+    assert_int_equal(bk_kind_list(NULL, 0), KIND_COUNT);
+    bk_kind first[2] = { BK_KIND_NONE, (bk_kind)77 };
+    assert_int_equal(bk_kind_list(first, 1), KIND_COUNT);
+    assert_int_equal(first[0], every_kind[0]);
+    assert_int_equal(first[1], (bk_kind)77); /* beyond the capacity: untouched */
+    for (size_t i = 0; i < KIND_COUNT; i++)
+        for (size_t j = i + 1; j < KIND_COUNT; j++)
+            assert_int_not_equal(every_kind[i], every_kind[j]);
+    size_t named = 0;
+    for (int value = 0; value < 256; value++) {
+        bool listed = false;
+        for (size_t i = 0; i < KIND_COUNT; i++)
+            listed |= every_kind[i] == (bk_kind)value;
+        assert_int_equal(bk_kind_available((bk_kind)value), listed);
+        assert_int_equal(bk_kind_name((bk_kind)value) != NULL, listed);
+        named += bk_kind_name((bk_kind)value) != NULL;
+    }
+    assert_int_equal(named, KIND_COUNT);
+}
+
+/* Every registered table fills what the handle calls without a NULL check
+ * (src/filter.h, "Adding a kind"): create or build, destroy, copy, hasher,
+ * contains_hash and its batch, stats, design, the file hooks; a unique
+ * name and kind value; is_static exactly when the kind builds, and then no
+ * create and no add. */
+static void test_every_registered_kind_fills_the_required_ops(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        const bk_kind_ops *ops = bk_kind_ops_for(every_kind[i]);
+        assert_non_null(ops);
+        assert_int_equal(ops->kind, every_kind[i]);
+        assert_non_null(ops->name);
+        assert_true(ops->name[0] != '\0');
+        assert_string_equal(bk_kind_name(every_kind[i]), ops->name);
+        if ((ops->create == NULL) == (ops->build == NULL))
+            fail_msg("%s: needs exactly one of create and build", ops->name);
+        assert_int_equal(ops->is_static, ops->build != NULL);
+        if (ops->is_static)
+            assert_true(ops->add_hash == NULL && ops->add_hash_batch == NULL &&
+                        ops->remove_hash == NULL && ops->clear == NULL);
+        else
+            assert_non_null(ops->add_hash);
+        assert_int_equal(bk_kind_is_static(every_kind[i]), ops->is_static);
+        assert_non_null(ops->destroy);
+        assert_non_null(ops->copy);
+        assert_non_null(ops->hasher);
+        assert_non_null(ops->contains_hash);
+        assert_non_null(ops->contains_hash_batch);
+        assert_non_null(ops->stats);
+        assert_non_null(ops->design);
+        assert_non_null(ops->params_size);
+        assert_non_null(ops->write_params);
+        assert_non_null(ops->payload_size);
+        assert_non_null(ops->write_payload);
+        assert_non_null(ops->read);
+        for (size_t j = i + 1; j < KIND_COUNT; j++) {
+            const bk_kind_ops *other = bk_kind_ops_for(every_kind[j]);
+            assert_true(other != ops);
+            assert_int_not_equal(other->kind, ops->kind);
+            if (strcmp(other->name, ops->name) == 0)
+                fail_msg("two kinds named %s", ops->name);
+        }
+    }
+}
+
+/* bk_filter_object_of: the handle's object for its own kind, NULL for any
+ * other kind and for a NULL handle. */
+static void test_object_of_checks_the_kind(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < KIND_COUNT; i++) {
+        bk_filter *filter = filter_of(every_kind[i]);
+        void *object = bk_filter_object_of(filter, every_kind[i]);
+        assert_non_null(object);
+        assert_ptr_equal(bk_filter_ops(filter)->hasher(object), bk_filter_hasher(filter));
+        for (size_t j = 0; j < KIND_COUNT; j++)
+            if (j != i)
+                assert_null(bk_filter_object_of(filter, every_kind[j]));
+        assert_null(bk_filter_object_of(filter, BK_KIND_NONE));
+        assert_null(bk_filter_object_of(NULL, every_kind[i]));
+        bk_filter_free(filter);
+    }
 }
 
 static void test_every_kind_finds_its_keys(void **state)
@@ -95,11 +188,9 @@ static void test_every_kind_finds_its_keys(void **state)
         assert_int_equal(stats.kind, every_kind[i]);
         assert_true(stats.bytes > 0);
         bk_stats design;
-        if (every_kind[i] != BK_KIND_WINDOW) {
-            bk_params params = { .capacity = KEYS, .fpr = 0.01 };
-            assert_int_equal(bk_kind_design(every_kind[i], &params, &design), BK_OK);
-            assert_int_equal(design.kind, every_kind[i]);
-        }
+        bk_params params = { .capacity = KEYS, .fpr = 0.01, .window_keys = KEYS };
+        assert_int_equal(bk_kind_design(every_kind[i], &params, &design), BK_OK);
+        assert_int_equal(design.kind, every_kind[i]);
         bk_filter_free(filter);
     }
 }
@@ -441,20 +532,82 @@ static void assert_same_bytes(const bk_filter *a, const bk_filter *b)
     free(bytes_b);
 }
 
+/* bk_filter_build_packed makes the filter bk_filter_build makes of the same
+ * keys, byte for byte, for every kind (static ones built from the hashes,
+ * dynamic ones created and filled), widths on and off the vector paths,
+ * and counts around the key chunk; the same status where build refuses. */
+static void test_build_packed_matches_build(void **state)
+{
+    (void)state;
+    const size_t widths[] = { 5, 8, 16 };
+    const size_t counts[] = { 0, 1, 1023, 1025, PACKED_KEYS };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        make_packed_keys(widths[w]);
+        for (size_t i = 0; i < KIND_COUNT; i++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01,
+                                     .window_keys = PACKED_KEYS, .seed = 7 };
+                bk_filter *by_key = NULL, *by_packed = NULL;
+                bk_status built = bk_filter_build(every_kind[i], &params, packed_keys,
+                                                  counts[c], &by_key);
+                assert_int_equal(bk_filter_build_packed(every_kind[i], &params, packed_bytes,
+                                                        widths[w], counts[c], &by_packed),
+                                 built);
+                if (built != BK_OK)
+                    continue;
+                assert_int_equal(bk_filter_kind(by_packed), every_kind[i]);
+                assert_same_bytes(by_key, by_packed);
+                for (size_t k = 0; k < counts[c]; k++)
+                    assert_true(bk_filter_contains(by_packed, packed_keys[k].data, widths[w]));
+                bk_filter_free(by_key);
+                bk_filter_free(by_packed);
+            }
+    }
+}
+
+/* bk_filter_build_packed's refusals leave *out untouched: an unknown kind,
+ * NULL params or out, NULL keys with bytes to read, count * key_len past
+ * a size_t; empty keys need no bytes. */
+static void test_build_packed_refusals(void **state)
+{
+    (void)state;
+    bk_params params = { .capacity = 100, .fpr = 0.01 };
+    uint64_t values[4] = { 1, 2, 3, 4 };
+    bk_filter *out = (bk_filter *)0x1;
+    assert_int_equal(bk_filter_build_packed((bk_kind)77, &params, values, 8, 4, &out), BK_EKIND);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, NULL, values, 8, 4, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, values, 8, 4, NULL),
+                     BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, NULL, 8, 4, &out), BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_BLOOM, &params, values, SIZE_MAX / 2, 4, &out),
+                     BK_EINVAL);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_BLOOM, &params, values, 1, SIZE_MAX, &out),
+                     BK_ERANGE);
+    bk_params bad_flags = { .capacity = 100, .fpr = 0.01, .flags = 1u << 30 };
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &bad_flags, values, 8, 4, &out),
+                     BK_EINVAL);
+    assert_ptr_equal(out, (bk_filter *)0x1);
+    assert_int_equal(bk_filter_build_packed(BK_KIND_XOR8, &params, NULL, 0, 3, &out), BK_OK);
+    assert_true(bk_filter_contains(out, "", 0));
+    bk_filter_free(out);
+}
+
 /* add_packed fills a filter exactly as add_batch does (the same bytes and
  * the same count of new keys), for the dynamic kinds, small and past the
  * caches (bloom's gather batches, the one-line kinds' prefetch). */
 static void test_add_packed_matches_add_batch(void **state)
 {
     (void)state;
-    const bk_kind kinds[] = { BK_KIND_BLOOM,  BK_KIND_BLOCKED,  BK_KIND_SBBF,  BK_KIND_COUNTING,
-                              BK_KIND_CUCKOO, BK_KIND_SCALABLE, BK_KIND_WINDOW, BK_KIND_QUOTIENT };
+    const bk_kind bit_sized[] = { BK_KIND_BLOOM, BK_KIND_BLOCKED, BK_KIND_SBBF };
     const uint64_t bits[] = { 0, (uint64_t)1 << 24 };
     make_packed_keys(8);
     for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++) {
-        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-            if (bits[b] != 0 && i > 2)
-                break; /* sized by bits: the three Bloom kinds */
+        /* every dynamic kind; sized by bits: the three Bloom kinds */
+        const bk_kind *kinds = bits[b] != 0 ? bit_sized : every_kind;
+        size_t kinds_count = bits[b] != 0 ? sizeof bit_sized / sizeof bit_sized[0] : KIND_COUNT;
+        for (size_t i = 0; i < kinds_count; i++) {
+            if (bk_kind_is_static(kinds[i]))
+                continue;
             bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01, .window_keys = PACKED_KEYS };
             if (bits[b] != 0)
                 params = (bk_params){ .capacity = PACKED_KEYS, .bits = bits[b], .hashes = 8 };
@@ -586,6 +739,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names_round_trip),
+        cmocka_unit_test(test_kind_list),
+        cmocka_unit_test(test_every_registered_kind_fills_the_required_ops),
+        cmocka_unit_test(test_object_of_checks_the_kind),
         cmocka_unit_test(test_every_kind_finds_its_keys),
         cmocka_unit_test(test_batch_lengths_match_single_queries),
         cmocka_unit_test(test_hash_batches_match_key_batches),
@@ -598,6 +754,8 @@ int main(void)
         cmocka_unit_test(test_add_packed_matches_add_batch),
         cmocka_unit_test(test_packed_batches_at_the_end_of_a_mapping),
         cmocka_unit_test(test_packed_refusals_change_nothing),
+        cmocka_unit_test(test_build_packed_matches_build),
+        cmocka_unit_test(test_build_packed_refusals),
     };
     return cmocka_run_group_tests(tests, make_keys, NULL);
 }

@@ -8,8 +8,10 @@
  * not offer return BK_EUNSUPPORTED (remove on a Bloom filter) or
  * BK_EIMMUTABLE (add on a static xor/fuse filter).
  *
- * The kind-specific headers give direct, slightly faster access; the
- * handle adds one indirect call per operation.
+ * It is the API for every operation the kinds share; a kind's own header
+ * keeps only what is specific to it (an inline view, a Parquet export),
+ * each call taking a bk_filter and checking its kind.  The kinds of a
+ * build: bk_kind_list.
  */
 #ifndef BLOOMKIT_FILTER_H
 #define BLOOMKIT_FILTER_H
@@ -26,8 +28,15 @@ BK_API_BEGIN
 
 typedef struct bk_filter bk_filter;
 
-/* "bloom", "blocked", ... for a kind; NULL for an unknown value. */
+/* "bloom", "blocked", ... for a kind this build implements; NULL for any
+ * other value (an unknown one, or a kind this build lacks). */
 const char *bk_kind_name(bk_kind kind);
+
+/* The kinds this build implements, in the library's registry order: writes
+ * the first min(count, capacity) of them to out (which may be NULL when
+ * capacity is 0) and returns count, how many there are.  A program that
+ * serves every kind loops over this list rather than over enum values. */
+size_t bk_kind_list(bk_kind *out, size_t capacity);
 
 /* The kind named `name`; BK_EKIND if there is none, or if this build does
  * not implement it. */
@@ -55,6 +64,15 @@ bk_status bk_filter_create(bk_kind kind, const bk_params *params, bk_filter **ou
 bk_status bk_filter_build(bk_kind kind, const bk_params *params, const bk_key *keys,
                           size_t count, bk_filter **out);
 
+/* bk_filter_build over packed keys: `count` keys of `key_len` bytes each,
+ * back to back at `keys` (as bk_filter_add_packed takes them), hashed a
+ * chunk at a time, with no bk_key per key: the same filter, byte for byte,
+ * as bk_filter_build of the same keys.  BK_EINVAL when keys is NULL with
+ * bytes to read or count * key_len overflows a size_t; otherwise errors as
+ * bk_filter_build's. */
+bk_status bk_filter_build_packed(bk_kind kind, const bk_params *params, const void *keys,
+                                 size_t key_len, size_t count, bk_filter **out);
+
 /* The same from the keys' hashes, made with the hasher `params` asks for
  * (bk_hasher_from_params, then bk_hash_key or bk_hash_packed): for a
  * program that hashes each key as it arrives and builds once the set is
@@ -74,7 +92,10 @@ bk_status bk_filter_clear(bk_filter *filter);
 bk_kind bk_filter_kind(const bk_filter *filter);
 const bk_hasher *bk_filter_hasher(const bk_filter *filter);
 
-/* The kind's own object (bk_bloom *, ...), owned by the handle. */
+/* Deprecated, to be removed: the kind's own object (bk_bloom *, ...),
+ * owned by the handle, unchecked.  New code uses bk_filter_* and the
+ * kind's own calls taking a bk_filter * (its view, its Parquet export,
+ * ...), which check the kind. */
 void *bk_filter_object(const bk_filter *filter);
 
 bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len);

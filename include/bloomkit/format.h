@@ -18,7 +18,6 @@
 #ifndef BLOOMKIT_FORMAT_H
 #define BLOOMKIT_FORMAT_H
 
-#include "bloomkit/bloom.h"
 #include "bloomkit/common.h"
 #include "bloomkit/filter.h"
 
@@ -204,17 +203,7 @@ bk_status bk_file_inspect(const char *path, bk_file_info *out);
  *   BK_EIO         (files) a system call failed; errno says why
  *   BK_EUNSUPPORTED (bk_filter_map) not a regular file, nothing read
  *   BK_EINVAL      NULL path, buffer or out
- *
- * A caller holding a bk_bloom directly (not a bk_filter handle) can use
- * these two; they write and read the same files as the bk_filter_* calls.
  */
-
-/* bk_filter_save for a bk_bloom. */
-bk_status bk_bloom_save(const bk_bloom *filter, const char *path);
-
-/* bk_filter_load that accepts only bloom files (BK_EKIND for any other kind,
- * or if options->expected_kind names another kind). */
-bk_status bk_bloom_load(const char *path, const bk_load_options *options, bk_bloom **out);
 
 BK_API_END
 

@@ -68,6 +68,7 @@ awk -v n=$N 'BEGIN { for (i = n / 3; i < n * 2 / 3; i++) print "user:" i }' > sh
 # ------------------------------------------------------------------ help
 "$BK" --help > out 2> err
 check "bloomkit --help exits 0 and prints usage" grep -q '^usage: bloomkit' out
+check "bloomkit --help lists the kinds" grep -q '^kinds (--kind): bloom, .*window' out
 for command in size create add query info merge intersect estimate remove build demo \
     parquet-export parquet-import count; do
     "$BK" $command --help > out 2> err

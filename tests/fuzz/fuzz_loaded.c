@@ -40,6 +40,7 @@
 
 #include "bloomkit.h"
 #include "endian.h"
+#include "filter.h"
 #include "format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -385,7 +386,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&m, 0, sizeof m);
     bk_kind kind = bk_filter_kind(filter);
     m.window = insertion_window(file, kind);
-    m.removes = kind == BK_KIND_COUNTING || kind == BK_KIND_CUCKOO;
+    m.removes = bk_kind_ops_for(kind)->remove_hash != NULL; /* counting, cuckoo */
     free(file);
 
     input in = { data, size, 2 + file_size };

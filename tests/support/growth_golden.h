@@ -1,5 +1,5 @@
 /*
- * tests/growth_golden.h -- golden files of the scalable and window kinds
+ * tests/support/growth_golden.h -- golden files of the scalable and window kinds
  * (tests/data/scalable-*.bkf, window-*.bkf), in the layout of
  * tests/data/README.md: NAME.bkf and NAME.bkf.answers ("keys_added N", then
  * one '0'/'1' per probe key "golden:0", "golden:1", ...).

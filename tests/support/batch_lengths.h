@@ -1,5 +1,5 @@
 /*
- * tests/batch_lengths.h -- batches of every length against one-key
+ * tests/support/batch_lengths.h -- batches of every length against one-key
  * queries, for the kinds whose batch loops have a pipeline with a start,
  * a steady part and a tail (src/prefetch.h, src/bloom_avx512.c).  Include
  * after <cmocka.h> and bloomkit.h.

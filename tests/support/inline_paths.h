@@ -1,5 +1,5 @@
 /*
- * tests/inline_paths.h -- the inline views (sbbf, static kinds, classic
+ * tests/support/inline_paths.h -- the inline views (sbbf, static kinds, classic
  * bloom) as tests/test_inline.c calls them: with the key length a run-time value, and with it a constant
  * (what a caller with fixed-width keys compiles: only that length's XXH64
  * code is left).  tests/inline_avx2.c compiles the sbbf and blocked ones

@@ -1,5 +1,5 @@
 /*
- * tests/roundtrip.h -- the file-format round trip, shared by every kind's
+ * tests/support/roundtrip.h -- the file-format round trip, shared by every kind's
  * tests.  Include it after <cmocka.h> and "bloomkit.h", then call
  *
  *     bk_roundtrip_check(filter, secret_key_or_NULL, probes);

@@ -1,5 +1,5 @@
 /*
- * tests/golden.h -- golden files for the counting and cuckoo kinds, in the
+ * tests/support/golden.h -- golden files for the counting and cuckoo kinds, in the
  * style of tests/test_format.c's (tests/data/README.md): a small filter
  * written once, kept in tests/data/, and checked on every run -- on any
  * host, including big-endian ones -- so that neither the format nor the
