@@ -34,36 +34,38 @@ static size_t key_text(char *buffer, size_t size, const char *prefix, long i)
     return n < 0 ? 0 : (size_t)n;
 }
 
-static void add_range(bk_bloom *filter, const char *prefix, long from, long to)
+static void add_range(bk_filter *filter, const char *prefix, long from, long to)
 {
     char key[64];
     for (long i = from; i < to; i++)
-        bk_bloom_add(filter, key, key_text(key, sizeof key, prefix, i), NULL);
+        bk_filter_add(filter, key, key_text(key, sizeof key, prefix, i), NULL);
 }
 
-static long count_present(const bk_bloom *filter, const char *prefix, long from, long to)
+static long count_present(const bk_filter *filter, const char *prefix, long from, long to)
 {
     char key[64];
     long present = 0;
     for (long i = from; i < to; i++)
-        present += bk_bloom_contains(filter, key, key_text(key, sizeof key, prefix, i));
+        present += bk_filter_contains(filter, key, key_text(key, sizeof key, prefix, i));
     return present;
 }
 
-static void print_fill(const bk_bloom *filter)
+static void print_fill(const bk_filter *filter)
 {
     bk_stats s;
-    bk_bloom_stats(filter, &s);
+    bk_filter_stats(filter, &s);
     printf("  fill ratio %.4f (design %.4f), estimated keys %.0f, current FPR %.4f%% -> %s\n",
            s.fill_ratio, s.design_fill_ratio, s.keys_estimated, 100 * s.current_fpr,
            s.past_design_point ? "PAST DESIGN POINT" : "ok");
 }
 
-static int demo_sizing_and_fpr(bk_bloom *filter)
+static int demo_sizing_and_fpr(bk_filter *filter)
 {
+    bk_stats design;
+    bk_filter_stats(filter, &design);
     printf("1. A filter for %d keys at 1%%: m = %llu bits (%.2f bits/key), k = %u\n",
-           DEMO_KEYS, (unsigned long long)bk_bloom_bits(filter),
-           (double)bk_bloom_bits(filter) / DEMO_KEYS, bk_bloom_hashes(filter));
+           DEMO_KEYS, (unsigned long long)design.bits,
+           (double)design.bits / DEMO_KEYS, design.hashes);
     add_range(filter, "user", 0, DEMO_KEYS);
     long found = count_present(filter, "user", 0, DEMO_KEYS);
     long false_positives = count_present(filter, "guest", 0, DEMO_QUERIES);
@@ -71,11 +73,11 @@ static int demo_sizing_and_fpr(bk_bloom *filter)
            found, DEMO_KEYS);
     printf("  guest:0..guest:%d, never added: %ld reported present, FPR %.4f%% (predicted %.4f%%)\n",
            DEMO_QUERIES - 1, false_positives, 100.0 * false_positives / DEMO_QUERIES,
-           100 * bk_bloom_target_fpr(filter));
+           100 * design.target_fpr);
     return found == DEMO_KEYS ? 0 : 2;
 }
 
-static void demo_degradation(bk_bloom *filter)
+static void demo_degradation(bk_filter *filter)
 {
     printf("\n2. The fill at capacity\n");
     print_fill(filter);
@@ -89,39 +91,39 @@ static void demo_degradation(bk_bloom *filter)
 static int demo_set_estimates(void)
 {
     bk_params params = { .capacity = 20000, .fpr = 0.01 };
-    bk_bloom *a, *b;
-    if (bk_bloom_create(&params, &a) != BK_OK)
+    bk_filter *a, *b;
+    if (bk_filter_create(BK_KIND_BLOOM, &params, &a) != BK_OK)
         return 2;
-    if (bk_bloom_create(&params, &b) != BK_OK) {
-        bk_bloom_free(a);
+    if (bk_filter_create(BK_KIND_BLOOM, &params, &b) != BK_OK) {
+        bk_filter_free(a);
         return 2;
     }
     add_range(a, "k", 0, 12000);     /* a = k:0..k:11999 */
     add_range(b, "k", 8000, 20000);  /* b = k:8000..k:19999, 4,000 shared */
     bk_set_estimate e;
-    bk_bloom_estimate_sets(a, b, &e);
+    bk_filter_estimate_sets(a, b, &e);
     printf("\n4. Two sets of 12,000 keys sharing 4,000, estimated from their filters\n");
     printf("  |a| %.0f, |b| %.0f, |a u b| %.0f (true 20000), |a n b| %.0f (true 4000), Jaccard %.3f (true 0.200)\n",
            e.a, e.b, e.union_size, e.intersection_size, e.jaccard);
-    bk_bloom_free(a);
-    bk_bloom_free(b);
+    bk_filter_free(a);
+    bk_filter_free(b);
     return 0;
 }
 
 static void demo_second_request(void)
 {
     bk_params params = { .capacity = 1000, .fpr = 0.001 };
-    bk_bloom *seen;
-    if (bk_bloom_create(&params, &seen) != BK_OK)
+    bk_filter *seen;
+    if (bk_filter_create(BK_KIND_BLOOM, &params, &seen) != BK_OK)
         return;
     const char *requests[] = { "/index.html", "/logo.png", "/index.html", "/about", "/logo.png" };
     printf("\n5. Cache admission on the second request (add() reports whether the key was new)\n");
     for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
         bool first_time;
-        bk_bloom_add(seen, requests[i], strlen(requests[i]), &first_time);
+        bk_filter_add(seen, requests[i], strlen(requests[i]), &first_time);
         printf("  GET %-12s %s\n", requests[i], first_time ? "first request: not cached" : "seen before: admit to cache");
     }
-    bk_bloom_free(seen);
+    bk_filter_free(seen);
 }
 
 /* How many of prefix:0..count-1 the two filters answer differently. */
@@ -172,7 +174,7 @@ static int demo_file_round_trip(void)
     bk_filter *filter;
     if (bk_filter_create(BK_KIND_BLOOM, &params, &filter) != BK_OK)
         return 2;
-    add_range(bk_filter_object(filter), "user", 0, DEMO_KEYS);
+    add_range(filter, "user", 0, DEMO_KEYS);
     const char *directory = getenv("TMPDIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/bloomkit-demo-XXXXXX", directory ? directory : "/tmp");
@@ -202,15 +204,15 @@ int cli_demo(int argc, char **argv)
         return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
     }
     bk_params params = { .capacity = DEMO_KEYS, .fpr = 0.01 };
-    bk_bloom *filter;
-    bk_status status = bk_bloom_create(&params, &filter);
+    bk_filter *filter;
+    bk_status status = bk_filter_create(BK_KIND_BLOOM, &params, &filter);
     if (status != BK_OK) {
         fprintf(stderr, "bloomkit: %s\n", bk_strerror(status));
         return 2;
     }
     int result = demo_sizing_and_fpr(filter);
     demo_degradation(filter);
-    bk_bloom_free(filter);
+    bk_filter_free(filter);
     if (result == 0)
         result = demo_set_estimates();
     demo_second_request();

@@ -29,6 +29,7 @@
 #include "bloomkit.h"
 #include "endian.h"
 #include "format.h"
+#include "bloom.h" /* bk_bloom_* of the typed save/load and the layout checks */
 #include "hash.h"
 #include "roundtrip.h"
 

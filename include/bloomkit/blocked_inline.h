@@ -3,30 +3,33 @@
  * filter compiled into the caller's loop, and the block test the library
  * itself is built from.
  *
- * bk_blocked_contains and bk_filter_contains are calls.  A loop that asks
- * about one key per step -- a join probing each row, a cache checking each
- * lookup -- can take a view of the filter once and query it with the
- * inline functions below: hash, block address and block test sit in the
- * loop, with no call:
+ * bk_filter_contains is a call.  A loop that asks about one key per step
+ * -- a join probing each row, a cache checking each lookup -- can take a
+ * view of the filter once and query it with the inline functions below:
+ * hash, block address and block test sit in the loop, with no call:
  *
- *     bk_blocked_view view;
- *     if (bk_blocked_view_init(filter, &view) == BK_OK)
+ *     struct bk_blocked_view view;
+ *     if (bk_blocked_view(filter, &view) == BK_OK)
  *         for (size_t i = 0; i < n; i++)
  *             hits += bk_blocked_view_contains(&view, &ids[i], sizeof ids[i]);
+ *     else
+ *         ... bk_filter_contains(filter, &ids[i], sizeof ids[i]) per key
  *
- * bk_blocked_view_contains_hash takes the key's 128-bit hash instead.  The
- * view serves the inline hashes, XXH3 (the default) and XXH64:
- * bk_blocked_view_init returns BK_EUNSUPPORTED for a filter keyed with
- * SipHash, a library call (a call anywhere in the loop, even one never
- * taken, costs every query).  Pass
+ * bk_blocked_view_contains_hash takes the key's 128-bit hash instead.  Pass
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
- * The one-round view (bk_blocked_one_round_view, near the end of this
- * file) serves only the common design -- k <= 7, XXH3, the library on a
- * SIMD path -- and so leaves the other cases' code out of the loop, which
- * makes it faster per key.  Take it where bk_blocked_one_round_view_init
- * succeeds and bk_blocked_view otherwise.
+ * The view serves the common design only -- k <= 7 (the designs down to
+ * 0.4% FPR; 1% has k = 6), the default hash (XXH3), the library on a SIMD
+ * path (not BK_FLAG_CONCURRENT, not BLOOMKIT_PORTABLE) -- and so its query
+ * is the hash, the block and one round of the block test and nothing else:
+ * about 38 instructions per 8-byte key with -mavx512f, no branch.
+ * bk_blocked_view returns BK_EUNSUPPORTED for the other filters.  A view
+ * that served every filter too (XXH64, k > 7, the word-by-word test) held
+ * those cases' code in the caller's loop, where it costs every query even
+ * when never taken, in registers and spills: about 35% slower per key
+ * (docs/PERFORMANCE.md), more than the rare filters it served gain over
+ * bk_filter_contains.
  *
  * The block of a key and its k bit positions (src/blocked.c draws the
  * layout and derives the accuracy):
@@ -66,13 +69,9 @@
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
  *
- * A view of a concurrent filter, or of a filter the library keeps on its
- * portable path (BLOOMKIT_PORTABLE), takes the portable form, as the
- * library does.
- *
- * The test tells the compiler that k <= 7 is the likely case (one round,
- * __builtin_expect below) and the SIMD test the likely branch over the
- * portable one.  Against the sbbf view, this one pays for a longer hash
+ * The view compiled without AVX2 takes the portable form.  The library's
+ * test tells the compiler that k <= 7 is the likely case (one round,
+ * __builtin_expect below).  Against the sbbf view, this one pays for a longer hash
  * (XXH3-128 against XXH64 read before its last step) and a larger block
  * test.  Figures: docs/PERFORMANCE.md.
  *
@@ -83,6 +82,7 @@
 #define BLOOMKIT_BLOCKED_INLINE_H
 
 #include "bloomkit/blocked.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash_inline.h"
 
 #if defined(__AVX2__)
@@ -100,37 +100,21 @@ BK_API_BEGIN
 #define BK_BLOCKED_POSITION_BITS 9u    /* log2(512): one slice of h2 */
 #define BK_BLOCKED_POSITIONS_PER_WORD 7u /* 7 x 9 = 63 bits of a 64-bit word */
 
-typedef struct bk_blocked_view {
-    const uint64_t *words;            /* block_count * 8 words, 64-byte aligned */
-    uint64_t block_count;
-    unsigned hashes;                  /* k */
-    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
-    uint64_t hash_seed;
-    bool word_by_word;                /* the portable test only: a
-                                         BK_FLAG_CONCURRENT filter, or the
-                                         library on its portable path */
-} bk_blocked_view;
-
-/* Fills *view from a filter.  BK_EINVAL if either is NULL; BK_EUNSUPPORTED
- * for a SipHash filter.  On error *view is untouched. */
-bk_status bk_blocked_view_init(const bk_blocked *filter, bk_blocked_view *view);
-
-/* The view of the common design only (bk_blocked_one_round_view_contains
- * below): k <= 7, the default hash (XXH3), the library's SIMD path. */
-typedef struct bk_blocked_one_round_view {
+/* The view of a filter (see above).  The type is `struct bk_blocked_view`
+ * (the getter below has its name, so there is no typedef). */
+struct bk_blocked_view {
     const uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
     unsigned hashes;       /* k, 1 to 7 */
     uint64_t hash_seed;    /* XXH3's */
-} bk_blocked_one_round_view;
+};
 
-/* Fills *view from a filter.  BK_EINVAL if either is NULL;
- * BK_EUNSUPPORTED when the filter's query is not one round of the SIMD
- * test: k > 7, a hash other than XXH3, a BK_FLAG_CONCURRENT filter, or the
- * library on its portable path (take bk_blocked_view for those).  On error
- * *view is untouched. */
-bk_status bk_blocked_one_round_view_init(const bk_blocked *filter,
-                                         bk_blocked_one_round_view *view);
+/* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
+ * for a filter of another kind; BK_EUNSUPPORTED when the filter's query is
+ * not one round of the SIMD test: k > 7, a hash other than XXH3, a
+ * BK_FLAG_CONCURRENT filter, or the library on its portable path (query
+ * those with bk_filter_contains).  On error *view is untouched. */
+bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
 /* The index of the block of a key whose hash has first half h1. */
 static inline uint64_t bk_blocked_block_index(uint64_t h1, uint64_t block_count)
@@ -361,57 +345,9 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, u
 }
 #endif
 
-/* bk_blocked_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const bk_blocked_view *view,
-                                                           bk_hash hash)
-{
-    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
-#if defined(__AVX512F__)
-    if (__builtin_expect(!view->word_by_word, 1))
-        return bk_blocked_block_test_avx512(block, hash.h2, view->hashes);
-#elif defined(__AVX2__)
-    if (__builtin_expect(!view->word_by_word, 1))
-        return bk_blocked_block_test_avx2(block, hash.h2, view->hashes);
-#endif
-    return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
-}
-
-/* bk_blocked_contains(filter, key, len), inline; key may be NULL when len
- * is 0. */
-static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const bk_blocked_view *view,
-                                                      const void *key, size_t len)
-{
-    return bk_blocked_view_contains_hash(
-        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
-}
-
-/*
- * The one-round view.  bk_blocked_view serves every filter, so its query
- * holds the code of every case it may meet (XXH64, k > 7, a concurrent or
- * portable filter); in a caller's loop that code costs every query even
- * when it is never taken, in registers and spills.  This view serves only
- * the filters whose query is one round (k <= 7: the designs down to 0.4%
- * FPR; 1% has k = 6) of the SIMD test, with the default hash, and its
- * query is the hash, the block and that round and nothing else: about 38
- * instructions per 8-byte key with -mavx512f, no branch.  A caller that
- * wants every filter takes both views and one loop for each:
- *
- *     bk_blocked_one_round_view fast;
- *     if (bk_blocked_one_round_view_init(filter, &fast) == BK_OK)
- *         for (size_t i = 0; i < n; i++)
- *             hits += bk_blocked_one_round_view_contains(&fast, &ids[i], sizeof ids[i]);
- *     else
- *         ... the loop of bk_blocked_view, as at the top of this file
- *
- * Compiled without AVX2 it takes the portable test.  Same answers as
- * bk_blocked_contains (tests/test_inline.c, k from 1 to 7, each build).
- * It is the presence of the other cases' code in the loop, not the
- * branches on them, that costs bk_blocked_view its speed here.
- */
-
-/* bk_blocked_contains_hash(filter, hash), inline. */
+/* bk_filter_contains_hash(filter, hash), inline. */
 static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash)
+bk_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
@@ -462,10 +398,10 @@ bk_blocked_one_round_test_key_avx2(const uint64_t *words, uint64_t block_count,
 }
 #endif
 
-/* bk_blocked_contains(filter, key, len), inline; key may be NULL when len
+/* bk_filter_contains(filter, key, len), inline; key may be NULL when len
  * is 0. */
 static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
+bk_blocked_view_contains(const struct bk_blocked_view *view, const void *key,
                                    size_t len)
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
@@ -479,7 +415,7 @@ bk_blocked_one_round_view_contains(const bk_blocked_one_round_view *view, const 
                                                   bk_blocked_round_shifts_for_avx2(view->hashes),
                                                   key, len, view->hash_seed);
 #endif
-    return bk_blocked_one_round_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
+    return bk_blocked_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
 }
 
 BK_API_END

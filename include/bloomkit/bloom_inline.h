@@ -2,27 +2,27 @@
  * bloomkit/bloom_inline.h -- one-key queries of the classic Bloom filter
  * compiled into the caller's loop.
  *
- * bk_bloom_contains and bk_filter_contains are calls; a loop that asks
+ * bk_filter_contains is a call; a loop that asks
  * about one key per step can take a view of the filter once and query it
  * with the inline functions below instead: the key's hash, its k probe
  * positions (enhanced double hashing, bloomkit/hash_inline.h) and their
  * loads all sit in the loop, with no call:
  *
- *     bk_bloom_view view;
- *     if (bk_bloom_view_init(filter, &view) == BK_OK)
+ *     struct bk_bloom_view view;
+ *     if (bk_bloom_view(filter, &view) == BK_OK)
  *         for (size_t i = 0; i < n; i++)
  *             hits += bk_bloom_view_contains(&view, &ids[i], sizeof ids[i]);
  *
  * bk_bloom_view_contains_hash takes the key's 128-bit hash instead.
  *
  * The view serves the inline hashes, XXH3 (the default) and XXH64:
- * bk_bloom_view_init returns BK_EUNSUPPORTED for a filter keyed with
+ * bk_bloom_view returns BK_EUNSUPPORTED for a filter keyed with
  * SipHash, a library call (a call anywhere in the loop, even one never
  * taken, costs every query).  Pass
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
- * The answers are bk_bloom_contains's, bit for bit: src/bloom.c tests its
+ * The answers are bk_filter_contains's, bit for bit: src/bloom.c tests its
  * bits with bk_bloom_test_probes below, and tests/test_inline.c compares
  * view and library.  The scalar loop, as the library's portable and BMI2
  * builds, stops after the first two probes of a filter bigger than 32 MiB
@@ -44,6 +44,7 @@
 #define BLOOMKIT_BLOOM_INLINE_H
 
 #include "bloomkit/bloom.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash_inline.h"
 
 #ifdef __cplusplus
@@ -57,18 +58,21 @@ BK_API_BEGIN
 #define BK_BLOOM_EXIT_EARLY_BYTES ((size_t)32 << 20)
 #define BK_BLOOM_EXIT_EARLY_PROBES 2u
 
-typedef struct bk_bloom_view {
+/* The view type is `struct bk_bloom_view` (the getter below has its name,
+ * so there is no typedef). */
+struct bk_bloom_view {
     const uint64_t *words;            /* ceil(m / 64) words */
     uint64_t bits;                    /* m */
     unsigned hashes;                  /* k */
     bool exit_early;                  /* more than BK_BLOOM_EXIT_EARLY_BYTES */
     bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
     uint64_t hash_seed;
-} bk_bloom_view;
+};
 
-/* Fills *view from a filter.  BK_EINVAL if either is NULL; BK_EUNSUPPORTED
- * for a SipHash filter.  On error *view is untouched. */
-bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view);
+/* Fills *view from a classic Bloom filter.  BK_EINVAL if either is NULL;
+ * BK_EKIND for a filter of another kind; BK_EUNSUPPORTED for a SipHash
+ * filter.  On error *view is untouched. */
+bk_status bk_bloom_view(const bk_filter *filter, struct bk_bloom_view *view);
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 /*
@@ -200,13 +204,13 @@ static BK_ALWAYS_INLINE bool bk_bloom_test_probes(const uint64_t *words, uint64_
 }
 
 /* bk_bloom_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash)
+static BK_ALWAYS_INLINE bool bk_bloom_view_contains_hash(const struct bk_bloom_view *view, bk_hash hash)
 {
     return bk_bloom_test_probes(view->words, view->bits, view->hashes, view->exit_early, hash);
 }
 
 /* bk_bloom_contains(filter, key, len), inline; key may be NULL when len is 0. */
-static BK_ALWAYS_INLINE bool bk_bloom_view_contains(const bk_bloom_view *view, const void *key,
+static BK_ALWAYS_INLINE bool bk_bloom_view_contains(const struct bk_bloom_view *view, const void *key,
                                                     size_t len)
 {
     return bk_bloom_view_contains_hash(
