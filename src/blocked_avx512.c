@@ -122,7 +122,7 @@ bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
                                  kept_round_shifts(filter));
 }
 
-/* The one-key query of the generic handle: the one-round view's
+/* The one-key query of the generic handle: the view's
  * (h2's last step in the vector unit) where bk_blocked_simd_serves_key. */
 bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
