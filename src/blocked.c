@@ -179,7 +179,7 @@ static bool avx512_available(void)
 #endif
 }
 
-static void choose_path(bk_blocked *filter);
+static bk_blocked_path best_path(const bk_blocked *filter);
 
 /* The lanes of bk_blocked_round_shifts(k), for k <= 7. */
 static void set_round_shifts(bk_blocked *filter)
@@ -224,10 +224,8 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->target_fpr = design->predicted_fpr;
     filter->hasher = *hasher;
     filter->flags = flags;
-    filter->use_avx2 = avx2_available();
-    filter->use_avx512 = avx512_available();
+    filter->path = best_path(filter);
     set_round_shifts(filter);
-    choose_path(filter);
     *out = filter;
     return BK_OK;
 }
@@ -269,9 +267,7 @@ static bk_status copy(const bk_blocked *filter, bk_blocked **out)
         return status;
     memcpy(copy->words, filter->words, payload_bytes(filter->block_count));
     copy->keys_added = filter->keys_added;
-    copy->use_avx2 = filter->use_avx2;
-    copy->use_avx512 = filter->use_avx512;
-    choose_path(copy);
+    copy->path = filter->path;
     *out = copy;
     return BK_OK;
 }
@@ -284,46 +280,6 @@ static bk_status clear(bk_blocked *filter)
     filter->keys_added = 0;
     return BK_OK;
 }
-
-bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
-    if (use_avx2 && !avx2_available())
-        return BK_EUNSUPPORTED;
-    filter->use_avx2 = use_avx2;
-    choose_path(filter);
-    return BK_OK;
-}
-
-bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
-    if (use_avx512 && !avx512_available())
-        return BK_EUNSUPPORTED;
-    filter->use_avx512 = use_avx512;
-    choose_path(filter);
-    return BK_OK;
-}
-
-/* The SIMD paths' mask table (src/blocked.h), built by the preprocessor. */
-#define ONE_HOT_WORD(p, w) ((p) >> 6 == (w) ? (uint64_t)1 << ((p) & 63) : 0)
-#define ONE_HOT_ROW(p)                                                                     \
-    { ONE_HOT_WORD(p, 0), ONE_HOT_WORD(p, 1), ONE_HOT_WORD(p, 2), ONE_HOT_WORD(p, 3),     \
-      ONE_HOT_WORD(p, 4), ONE_HOT_WORD(p, 5), ONE_HOT_WORD(p, 6), ONE_HOT_WORD(p, 7) }
-#define ONE_HOT_ROWS_8(p)                                                                  \
-    ONE_HOT_ROW(p), ONE_HOT_ROW(p + 1), ONE_HOT_ROW(p + 2), ONE_HOT_ROW(p + 3),            \
-        ONE_HOT_ROW(p + 4), ONE_HOT_ROW(p + 5), ONE_HOT_ROW(p + 6), ONE_HOT_ROW(p + 7)
-#define ONE_HOT_ROWS_64(p)                                                                 \
-    ONE_HOT_ROWS_8(p), ONE_HOT_ROWS_8(p + 8), ONE_HOT_ROWS_8(p + 16), ONE_HOT_ROWS_8(p + 24), \
-        ONE_HOT_ROWS_8(p + 32), ONE_HOT_ROWS_8(p + 40), ONE_HOT_ROWS_8(p + 48),            \
-        ONE_HOT_ROWS_8(p + 56)
-const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS]
-    __attribute__((aligned(64))) = {
-    ONE_HOT_ROWS_64(0),   ONE_HOT_ROWS_64(64),  ONE_HOT_ROWS_64(128), ONE_HOT_ROWS_64(192),
-    ONE_HOT_ROWS_64(256), ONE_HOT_ROWS_64(320), ONE_HOT_ROWS_64(384), ONE_HOT_ROWS_64(448),
-};
 
 /* ------------------------------------------------------------------------ */
 /* The hot path, portable                                                   */
@@ -379,28 +335,6 @@ static bool contains_hash_portable(const bk_blocked *filter, bk_hash hash)
     return test_block_portable(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
-/* One call through a pointer instead of re-deciding the path per key. */
-static void choose_path(bk_blocked *filter)
-{
-    filter->set_bits = set_bits_portable;
-    filter->contains_hash = contains_hash_portable;
-    filter->contains_key = bk_blocked_contains_other_key;
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter)) {
-        filter->set_bits = bk_blocked_avx2_set_bits;
-        filter->contains_hash = bk_blocked_avx2_contains_hash;
-        filter->contains_key = bk_blocked_avx2_contains_key;
-    }
-#endif
-#ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512) {
-        filter->set_bits = bk_blocked_avx512_set_bits;
-        filter->contains_hash = bk_blocked_avx512_contains_hash;
-        filter->contains_key = bk_blocked_avx512_contains_key;
-    }
-#endif
-}
-
 static inline void count_new_key(bk_blocked *filter)
 {
     if (filter->flags & BK_FLAG_CONCURRENT)
@@ -413,7 +347,7 @@ static bk_status add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
 {
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bool flipped = filter->set_bits(filter, hash);
+    bool flipped = filter->path.set_bits(filter, hash);
     if (flipped)
         count_new_key(filter);
     if (was_new != NULL)
@@ -436,11 +370,6 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     view->hashes = filter->hashes;
     view->hash_seed = filter->hasher.seed;
     return BK_OK;
-}
-
-bool bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len)
-{
-    return filter->contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -484,35 +413,64 @@ static bk_status add_hash_batch(bk_blocked *filter, const bk_hash *hashes, size_
 {
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    size_t fresh;
-#ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        fresh = bk_blocked_avx512_add_batch(filter, hashes, count);
-    else
-#endif
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        fresh = bk_blocked_avx2_add_batch(filter, hashes, count);
-    else
-#endif
-        fresh = add_batch_portable(filter, hashes, count);
+    size_t fresh = filter->path.add_batch(filter, hashes, count);
     if (new_count != NULL)
         *new_count = fresh;
     return BK_OK;
 }
 
-static size_t test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                         bool *results)
+/* ------------------------------------------------------------------------ */
+/* The paths                                                                */
+/* ------------------------------------------------------------------------ */
+
+static const bk_blocked_path portable_path = {
+    .set_bits = set_bits_portable,
+    .contains_hash = contains_hash_portable,
+    .contains_key = bk_blocked_contains_other_key,
+    .add_batch = add_batch_portable,
+    .test_batch = test_batch_portable,
+};
+
+/* The path a filter takes: the widest the CPU has, portable for a
+ * BK_FLAG_CONCURRENT filter (its adds are atomic ORs per word). */
+static bk_blocked_path best_path(const bk_blocked *filter)
 {
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        return portable_path;
 #ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        return bk_blocked_avx512_test_batch(filter, hashes, count, results);
+    if (avx2_available() && avx512_available())
+        return bk_blocked_avx512_path;
 #endif
 #ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        return bk_blocked_avx2_test_batch(filter, hashes, count, results);
+    if (avx2_available())
+        return bk_blocked_avx2_path;
 #endif
-    return test_batch_portable(filter, hashes, count, results);
+    return portable_path;
+}
+
+bk_status bk_blocked_set_path(bk_blocked *filter, bk_blocked_path_id path)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if ((path != BK_BLOCKED_PORTABLE && !avx2_available()) ||
+        (path == BK_BLOCKED_AVX512 && !avx512_available()))
+        return BK_EUNSUPPORTED;
+    if (path == BK_BLOCKED_PORTABLE || (filter->flags & BK_FLAG_CONCURRENT))
+        filter->path = portable_path;
+#ifdef BK_HAVE_AVX2_SOURCES
+    else if (path == BK_BLOCKED_AVX2)
+        filter->path = bk_blocked_avx2_path;
+#endif
+#ifdef BK_HAVE_AVX512_SOURCES
+    else
+        filter->path = bk_blocked_avx512_path;
+#endif
+    return BK_OK;
+}
+
+bool bk_blocked_uses_simd(const bk_blocked *filter)
+{
+    return filter->path.set_bits != portable_path.set_bits;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -741,13 +699,13 @@ static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
 static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
     const bk_blocked *f = filter;
-    return f->contains_hash(f, hash);
+    return f->path.contains_hash(f, hash);
 }
 
 static bool ops_contains_key(const void *filter, const void *key, size_t len)
 {
     const bk_blocked *f = filter;
-    return f->contains_key(f, key, len);
+    return f->path.contains_key(f, key, len);
 }
 
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
@@ -759,7 +717,8 @@ static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t 
 static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
-    return test_batch(filter, hashes, count, results);
+    const bk_blocked *f = filter;
+    return f->path.test_batch(f, hashes, count, results);
 }
 
 static bk_status ops_union(void *dst, const void *src) { return union_with(dst, src); }

@@ -87,14 +87,15 @@ static bk_hash random_hash(uint64_t *rng)
     return h;
 }
 
-typedef enum probe_path { PATH_PORTABLE, PATH_AVX2, PATH_AVX512 } probe_path;
+typedef bk_blocked_path_id probe_path;
+#define PATH_PORTABLE BK_BLOCKED_PORTABLE
+#define PATH_AVX2 BK_BLOCKED_AVX2
+#define PATH_AVX512 BK_BLOCKED_AVX512
 
 /* Puts f on `path`; false when this CPU (or the environment) rules it out. */
 static bool select_path(bk_filter *f, probe_path path)
 {
-    if (bk_blocked_set_simd(blocked_of(f), path != PATH_PORTABLE) != BK_OK)
-        return false;
-    return bk_blocked_set_avx512(blocked_of(f), path == PATH_AVX512) == BK_OK;
+    return bk_blocked_set_path(blocked_of(f), path) == BK_OK;
 }
 
 static void check_reference(probe_path path)
@@ -155,7 +156,7 @@ static void check_portable_and_simd_agree(probe_path path)
         unsigned k = 1 + (unsigned)(next_random(&rng) % 20);
         bk_filter *portable = make_filter(blocks * 50, blocks * 512, k);
         bk_filter *simd = make_filter(blocks * 50, blocks * 512, k);
-        assert_int_equal(bk_blocked_set_simd(blocked_of(portable), false), BK_OK);
+        assert_int_equal(bk_blocked_set_path(blocked_of(portable), BK_BLOCKED_PORTABLE), BK_OK);
         assert_false(bk_blocked_uses_simd(blocked_of(portable)));
         if (!select_path(simd, path)) {
             bk_filter_free(portable);
@@ -768,12 +769,12 @@ static void test_portable_environment(void **state)
     assert_int_equal(bk_sbbf_create(&p, &g), BK_OK);
     if (portable != NULL && portable[0] == '1') {
         assert_false(bk_blocked_uses_simd(blocked_of(f)));
-        assert_int_equal(bk_blocked_set_simd(blocked_of(f), true), BK_EUNSUPPORTED);
-        assert_int_equal(bk_blocked_set_avx512(blocked_of(f), true), BK_EUNSUPPORTED);
+        assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_AVX2), BK_EUNSUPPORTED);
+        assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_AVX512), BK_EUNSUPPORTED);
         assert_int_equal(bk_sbbf_set_simd(g, true), BK_EUNSUPPORTED);
     }
-    assert_int_equal(bk_blocked_set_avx512(blocked_of(NULL), false), BK_EINVAL);
-    assert_int_equal(bk_blocked_set_simd(blocked_of(f), false), BK_OK);
+    assert_int_equal(bk_blocked_set_path(NULL, BK_BLOCKED_PORTABLE), BK_EINVAL);
+    assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_PORTABLE), BK_OK);
     assert_false(bk_blocked_uses_simd(blocked_of(f)));
     bk_sbbf_free(g);
     bk_filter_free(f);

@@ -704,7 +704,7 @@ static void test_blocked_view_errors(void **state)
     }
     bk_params p = { .capacity = 1000, .fpr = 0.01 };
     bk_filter *portable = create_blocked(&p);
-    bk_blocked_set_simd(bk_filter_object_of(portable, BK_KIND_BLOCKED), false);
+    bk_blocked_set_path(bk_filter_object_of(portable, BK_KIND_BLOCKED), BK_BLOCKED_PORTABLE);
     assert_int_equal(bk_blocked_view(portable, &view), BK_EUNSUPPORTED);
     assert_int_equal(bk_blocked_view(NULL, &view), BK_EINVAL);
     assert_int_equal(bk_blocked_view(portable, NULL), BK_EINVAL);
