@@ -147,7 +147,8 @@ static bool use_build(bk_filter *filter, int build)
     if (status == BK_OK)
         return true;
     assert_int_equal(status, BK_EUNSUPPORTED);
-    assert_false(build == 1 ? bloom_of(filter)->use_bmi2 : bloom_of(filter)->use_avx512); /* a refusal changes nothing */
+    /* a refusal changes nothing */
+    assert_false(build == 1 ? bloom_of(filter)->use_bmi2 : bloom_of(filter)->use_avx512);
     assert_false(build == 1 ? bk_cpu()->bmi2 : bk_cpu()->avx512dqbw);
     bloom_of(filter)->use_bmi2 = was_bmi2;
     bloom_of(filter)->use_avx512 = was_avx512;

@@ -717,9 +717,9 @@ static void test_blocked_view_errors(void **state)
 }
 
 #if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
-/* The vector forms of XXH3's avalanche, with which the blocked view and the library's SIMD key queries finish h2, give
- * bk_xxh3_avalanche's word in every lane: random words, words with one
- * bit set, and the extremes. */
+/* The vector forms of XXH3's avalanche, with which the blocked view and
+ * the library's SIMD key queries finish h2, give bk_xxh3_avalanche's word
+ * in every lane: random words, words with one bit set, and the extremes. */
 static void test_vector_avalanche_matches_scalar(void **state)
 {
     (void)state;
