@@ -28,7 +28,6 @@ struct bk_bloom {
                              (bloom.c, test_bits: filters > 32 MiB) */
 };
 
-
 /* Creates an empty filter sized by `params` (bk_size_from_params) with
  * the hash it names: ops.create.  Errors as bk_filter_create. */
 bk_status bk_bloom_create(const bk_params *params, bk_bloom **out);
@@ -54,7 +53,9 @@ bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash);
 
 /* m, k, adds that reported a new key, set bits, the raw words (ceil(m/64)
  * of them), the key count estimated from the fill, and everything `bloomkit
- * info` shows. */
+ * info` shows.  bk_bloom_create, _add, _contains and these getters but
+ * _words, _word_count and _stats serve only tests of other kinds (counting's
+ * export, the typed save and load of format.c) and go with those. */
 uint64_t bk_bloom_bits(const bk_bloom *filter);
 unsigned bk_bloom_hashes(const bk_bloom *filter);
 uint64_t bk_bloom_keys_added(const bk_bloom *filter);
