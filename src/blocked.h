@@ -2,10 +2,10 @@
  * src/blocked.h -- the cache-line blocked filter's structure and what its
  * probe paths share: the portable path (blocked.c), the AVX2 path
  * (blocked_avx2.c) and the AVX-512 path (blocked_avx512.c), which depend
- * on this header alone.  The block arithmetic and the block
- * test are in bloomkit/blocked_inline.h, which the inline view shares.
- * Callers outside the library use the opaque bk_blocked of
- * bloomkit/blocked.h.
+ * on this header alone.  The block arithmetic and the block tests are in
+ * bloomkit/detail/blocked_detail.h, which the inline view shares.
+ * Callers outside the library use a bk_filter handle of kind
+ * BK_KIND_BLOCKED.
  */
 #ifndef BK_SRC_BLOCKED_H
 #define BK_SRC_BLOCKED_H

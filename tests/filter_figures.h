@@ -2,9 +2,9 @@
  * tests/filter_figures.h -- what the classic and blocked filter tests read
  * from a handle: its figures (bk_filter_stats) and, for the tests of a
  * memory layout or of a SIMD path against the portable one, the kind's own
- * object (src/bloom.h, src/blocked.h: internal, kept to those tests).  Set
- * algebra helpers build the combined filter as
- * a copy, as a caller of the handle does.
+ * object (src/bloom.h, src/blocked.h: internal, kept to those tests).  The
+ * set algebra helpers build the combined filter from a copy, as a caller
+ * of the handle does.
  */
 #ifndef BK_TESTS_FILTER_FIGURES_H
 #define BK_TESTS_FILTER_FIGURES_H
@@ -82,16 +82,6 @@ static inline bk_status intersection_new(const bk_filter *a, const bk_filter *b,
                                          bk_filter **out)
 {
     return combined_new(a, b, false, out);
-}
-
-/* BK_OK if a and b can be combined, else the union's error. */
-static inline bk_status compatible(const bk_filter *a, const bk_filter *b)
-{
-    bk_filter *result;
-    bk_status status = union_new(a, b, &result);
-    if (status == BK_OK)
-        bk_filter_free(result);
-    return status;
 }
 
 #endif
