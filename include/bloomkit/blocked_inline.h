@@ -1,7 +1,6 @@
 /*
  * bloomkit/blocked_inline.h -- one-key queries of the cache-line blocked
- * filter compiled into the caller's loop, and the block test the library
- * itself is built from.
+ * filter compiled into the caller's loop.
  *
  * bk_filter_contains is a call.  A loop that asks about one key per step
  * -- a join probing each row, a cache checking each lookup -- can take a
@@ -40,10 +39,11 @@
  *     present  <=>  bit position_i of the block is set for every i < k
  *     bit p of a block: word p >> 6, bit p & 63
  *
- * The block arithmetic, the walk and the tests below live in
+ * The block arithmetic, the walk and the tests described below live in
  * bloomkit/detail/blocked_detail.h (src/blocked*.c are built from them
- * too; not an interface).  Three forms of the test, same answers (tests/test_blocked.c runs the
- * library's paths, tests/test_inline.c the view's, on random filters):
+ * too; not an interface).  Three forms of the test, same answers
+ * (tests/test_blocked.c runs the library's paths, tests/test_inline.c the
+ * view's, on random filters):
  *
  * - Portable: the walk, one relaxed atomic load per position (a plain move
  *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
@@ -73,9 +73,9 @@
  *
  * The view compiled without AVX2 takes the portable form.  The library's
  * test tells the compiler that k <= 7 is the likely case (one round,
- * __builtin_expect below).  Against the sbbf view, this one pays for a longer hash
- * (XXH3-128 against XXH64 read before its last step) and a larger block
- * test.  Figures: docs/PERFORMANCE.md.
+ * __builtin_expect).  Against the sbbf view, this one pays for a longer
+ * hash (XXH3-128 against XXH64 read before its last step) and a larger
+ * block test.  Figures: docs/PERFORMANCE.md.
  *
  * A view holds the filter's word pointer: it sees later adds and must not
  * outlive the filter (nor the mapping of a filter read with bk_filter_map).
