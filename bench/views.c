@@ -15,15 +15,11 @@
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_avx2
 #define BLOCKED_HITS bench_blocked_hits_avx2
 #define BLOCKED_HASH_HITS bench_blocked_hash_hits_avx2
-#define BLOCKED_ONE_ROUND_HITS bench_blocked_one_round_hits_avx2
-#define BLOCKED_ONE_ROUND_HASH_HITS bench_blocked_one_round_hash_hits_avx2
 #elif defined(BENCH_VIEWS_AVX512)
 #define BLOOM_HITS bench_bloom_hits_avx512
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_avx512
 #define BLOCKED_HITS bench_blocked_hits_avx512
 #define BLOCKED_HASH_HITS bench_blocked_hash_hits_avx512
-#define BLOCKED_ONE_ROUND_HITS bench_blocked_one_round_hits_avx512
-#define BLOCKED_ONE_ROUND_HASH_HITS bench_blocked_one_round_hash_hits_avx512
 #else
 #define SBBF_HITS bench_sbbf_hits_portable
 #define SBBF_HASH_HITS bench_sbbf_hash_hits_portable
@@ -31,8 +27,6 @@
 #define BLOOM_HASH_HITS bench_bloom_hash_hits_portable
 #define BLOCKED_HITS bench_blocked_hits_portable
 #define BLOCKED_HASH_HITS bench_blocked_hash_hits_portable
-#define BLOCKED_ONE_ROUND_HITS bench_blocked_one_round_hits_portable
-#define BLOCKED_ONE_ROUND_HASH_HITS bench_blocked_one_round_hash_hits_portable
 #define BENCH_VIEWS_BASELINE
 #endif
 
@@ -88,16 +82,13 @@ DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, struct bk_sbbf_view, bk_sbbf_
 #endif
 
 #ifdef BLOOM_HITS
-DEFINE_VIEW_LOOPS(BLOOM_HITS, BLOOM_HASH_HITS, bloom, bk_bloom_view, bk_bloom_view_contains,
-                  bk_bloom_view_contains_hash)
+DEFINE_VIEW_LOOPS(BLOOM_HITS, BLOOM_HASH_HITS, bloom, struct bk_bloom_view,
+                  bk_bloom_view_contains, bk_bloom_view_contains_hash)
 #endif
 
 #ifdef BLOCKED_HITS
-DEFINE_VIEW_LOOPS(BLOCKED_HITS, BLOCKED_HASH_HITS, blocked, bk_blocked_view,
+DEFINE_VIEW_LOOPS(BLOCKED_HITS, BLOCKED_HASH_HITS, blocked, struct bk_blocked_view,
                   bk_blocked_view_contains, bk_blocked_view_contains_hash)
-DEFINE_VIEW_LOOPS(BLOCKED_ONE_ROUND_HITS, BLOCKED_ONE_ROUND_HASH_HITS, blocked_one_round,
-                  bk_blocked_one_round_view, bk_blocked_one_round_view_contains,
-                  bk_blocked_one_round_view_contains_hash)
 #endif
 
 #ifdef BENCH_VIEWS_BASELINE
@@ -128,21 +119,16 @@ static void choose_loops(bench_view *view)
 #else
 #define IF_AVX512_SET_LOOPS(kind) ((void)0)
 #endif
-/* the blocked views' loops: portable, then the widest copy the CPU runs */
-#define SET_BLOCKED_LOOPS(kind) \
-    (SET_LOOPS(kind, portable), IF_AVX2_SET_LOOPS(kind), IF_AVX512_SET_LOOPS(kind))
     switch (view->kind) {
     case BK_KIND_BLOOM:
         SET_LOOPS(bloom, portable);
         IF_AVX512_SET_LOOPS(bloom);
         break;
     case BK_KIND_BLOCKED:
-        /* the one-round view's loops where it serves the filter, as a
-         * caller that checks for it */
-        if (view->one_round)
-            SET_BLOCKED_LOOPS(blocked_one_round);
-        else
-            SET_BLOCKED_LOOPS(blocked);
+        /* portable, then the widest copy the CPU runs */
+        SET_LOOPS(blocked, portable);
+        IF_AVX2_SET_LOOPS(blocked);
+        IF_AVX512_SET_LOOPS(blocked);
         break;
     case BK_KIND_SBBF:
         SET_LOOPS(sbbf, portable);
@@ -152,7 +138,6 @@ static void choose_loops(bench_view *view)
         key_loop = bench_fuse_hits;
         hash_loop = bench_fuse_hash_hits;
     }
-#undef SET_BLOCKED_LOOPS
 #undef IF_AVX512_SET_LOOPS
 #undef IF_AVX2_SET_LOOPS
 #undef SET_LOOPS
@@ -162,16 +147,13 @@ static void choose_loops(bench_view *view)
 
 bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
 {
-    const void *object = bk_filter_object(filter);
     out->key_bytes = key_bytes;
     out->kind = bk_filter_kind(filter);
-    out->one_round = out->kind == BK_KIND_BLOCKED &&
-                     bk_blocked_one_round_view_init(object, &out->blocked_one_round) == BK_OK;
     choose_loops(out);
     if (out->kind == BK_KIND_BLOOM)
-        return bk_bloom_view_init(object, &out->bloom) == BK_OK;
+        return bk_bloom_view(filter, &out->bloom) == BK_OK;
     if (out->kind == BK_KIND_BLOCKED)
-        return bk_blocked_view_init(object, &out->blocked) == BK_OK;
+        return bk_blocked_view(filter, &out->blocked) == BK_OK;
     if (out->kind == BK_KIND_SBBF)
         return bk_sbbf_view(filter, &out->sbbf) == BK_OK;
     return bk_fuse_view(filter, &out->fuse) == BK_OK; /* BK_EKIND for the other kinds */

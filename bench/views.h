@@ -17,10 +17,9 @@
  * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set.  The blocked
  * loops are compiled three times (baseline, -mavx2, -mavx512f) and the run
  * takes the best the CPU has, under the library's own conditions for its
- * block tests; where the filter gives the one-round view (k <= 7, XXH3,
- * a SIMD path: every blocked filter of the default run) the run takes
- * that view's loops, as a caller that checks for it would.  The static
- * kinds' views have no SIMD code.
+ * block tests; the blocked view serves k <= 7, XXH3 and the library's SIMD
+ * path (every blocked filter of the default run).  The static kinds' views
+ * have no SIMD code.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
@@ -42,10 +41,8 @@ typedef uint64_t (*bench_hash_loop)(const struct bench_view *view, const bk_hash
  * this CPU runs. */
 typedef struct bench_view {
     bk_kind kind;
-    bk_bloom_view bloom;
-    bk_blocked_view blocked;
-    bk_blocked_one_round_view blocked_one_round;
-    bool one_round; /* blocked_one_round is set: its loops are taken */
+    struct bk_bloom_view bloom;
+    struct bk_blocked_view blocked;
     struct bk_sbbf_view sbbf;
     struct bk_fuse_view fuse;
     size_t key_bytes; /* 8 or 16: a constant in the loop; else each key's own */
@@ -92,20 +89,6 @@ uint64_t bench_blocked_hash_hits_portable(const bench_view *view, const bk_hash 
                                           size_t count);
 uint64_t bench_blocked_hash_hits_avx512(const bench_view *view, const bk_hash *hashes,
                                         size_t count);
-
-/* The blocked one-round view's loops, likewise. */
-uint64_t bench_blocked_one_round_hits_portable(const bench_view *view, const bk_key *keys,
-                                               size_t count);
-uint64_t bench_blocked_one_round_hits_avx2(const bench_view *view, const bk_key *keys,
-                                           size_t count);
-uint64_t bench_blocked_one_round_hits_avx512(const bench_view *view, const bk_key *keys,
-                                             size_t count);
-uint64_t bench_blocked_one_round_hash_hits_portable(const bench_view *view,
-                                                    const bk_hash *hashes, size_t count);
-uint64_t bench_blocked_one_round_hash_hits_avx2(const bench_view *view, const bk_hash *hashes,
-                                                size_t count);
-uint64_t bench_blocked_one_round_hash_hits_avx512(const bench_view *view,
-                                                  const bk_hash *hashes, size_t count);
 
 /* The static kinds' loops (no SIMD copy). */
 uint64_t bench_fuse_hits(const bench_view *view, const bk_key *keys, size_t count);

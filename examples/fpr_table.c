@@ -24,23 +24,25 @@ static size_t key_text(char *buffer, size_t size, const char *prefix, int i)
 static int trial(int bits_per_key)
 {
     bk_params params = { .capacity = KEYS, .bits_per_key = bits_per_key };
-    bk_bloom *filter;
-    bk_status status = bk_bloom_create(&params, &filter);
+    bk_filter *filter;
+    bk_status status = bk_filter_create(BK_KIND_BLOOM, &params, &filter);
     if (status != BK_OK) {
         fprintf(stderr, "fpr_table: %s\n", bk_strerror(status));
         return 1;
     }
     char key[32];
     for (int i = 0; i < KEYS; i++)
-        bk_bloom_add(filter, key, key_text(key, sizeof key, "user", i), NULL);
+        bk_filter_add(filter, key, key_text(key, sizeof key, "user", i), NULL);
     long false_positives = 0;
     for (int i = 0; i < QUERIES; i++)
-        false_positives += bk_bloom_contains(filter, key, key_text(key, sizeof key, "guest", i));
-    unsigned k = bk_bloom_hashes(filter);
-    double predicted = bk_predicted_fpr(KEYS, bk_bloom_bits(filter), k);
+        false_positives += bk_filter_contains(filter, key, key_text(key, sizeof key, "guest", i));
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+    unsigned k = stats.hashes;
+    double predicted = bk_predicted_fpr(KEYS, stats.bits, k);
     printf("%8d %3u %11.6f %11.6f\n", bits_per_key, k, (double)false_positives / QUERIES,
            predicted);
-    bk_bloom_free(filter);
+    bk_filter_free(filter);
     return 0;
 }
 

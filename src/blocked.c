@@ -179,7 +179,7 @@ static bool avx512_available(void)
 #endif
 }
 
-static void choose_path(bk_blocked *filter);
+static bk_blocked_path best_path(const bk_blocked *filter);
 
 /* The lanes of bk_blocked_round_shifts(k), for k <= 7. */
 static void set_round_shifts(bk_blocked *filter)
@@ -224,18 +224,14 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->target_fpr = design->predicted_fpr;
     filter->hasher = *hasher;
     filter->flags = flags;
-    filter->use_avx2 = avx2_available();
-    filter->use_avx512 = avx512_available();
+    filter->path = best_path(filter);
     set_round_shifts(filter);
-    choose_path(filter);
     *out = filter;
     return BK_OK;
 }
 
-bk_status bk_blocked_create(const bk_params *params, bk_blocked **out)
+static bk_status create(const bk_params *params, bk_blocked **out)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
     blocked_design design;
     bk_status status = design_from_params(params, &design);
     if (status != BK_OK)
@@ -247,10 +243,8 @@ bk_status bk_blocked_create(const bk_params *params, bk_blocked **out)
     return create_from_design(&design, &hasher, params->flags, NULL, out);
 }
 
-void bk_blocked_free(bk_blocked *filter)
+static void destroy(bk_blocked *filter)
 {
-    if (filter == NULL)
-        return;
     if (!filter->borrowed)
         bk_free_zeroed(filter->words, payload_bytes(filter->block_count));
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
@@ -264,10 +258,8 @@ static blocked_design design_of(const bk_blocked *filter)
     return design;
 }
 
-bk_status bk_blocked_copy(const bk_blocked *filter, bk_blocked **out)
+static bk_status copy(const bk_blocked *filter, bk_blocked **out)
 {
-    if (filter == NULL || out == NULL)
-        return BK_EINVAL;
     blocked_design design = design_of(filter);
     bk_blocked *copy;
     bk_status status = create_from_design(&design, &filter->hasher, filter->flags, NULL, &copy);
@@ -275,17 +267,13 @@ bk_status bk_blocked_copy(const bk_blocked *filter, bk_blocked **out)
         return status;
     memcpy(copy->words, filter->words, payload_bytes(filter->block_count));
     copy->keys_added = filter->keys_added;
-    copy->use_avx2 = filter->use_avx2;
-    copy->use_avx512 = filter->use_avx512;
-    choose_path(copy);
+    copy->path = filter->path;
     *out = copy;
     return BK_OK;
 }
 
-bk_status bk_blocked_clear(bk_blocked *filter)
+static bk_status clear(bk_blocked *filter)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     memset(filter->words, 0, payload_bytes(filter->block_count));
@@ -293,54 +281,9 @@ bk_status bk_blocked_clear(bk_blocked *filter)
     return BK_OK;
 }
 
-bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
-    if (use_avx2 && !avx2_available())
-        return BK_EUNSUPPORTED;
-    filter->use_avx2 = use_avx2;
-    choose_path(filter);
-    return BK_OK;
-}
-
-bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512)
-{
-    if (filter == NULL)
-        return BK_EINVAL;
-    if (use_avx512 && !avx512_available())
-        return BK_EUNSUPPORTED;
-    filter->use_avx512 = use_avx512;
-    choose_path(filter);
-    return BK_OK;
-}
-
-/* The SIMD paths' mask table (src/blocked.h), built by the preprocessor. */
-#define ONE_HOT_WORD(p, w) ((p) >> 6 == (w) ? (uint64_t)1 << ((p) & 63) : 0)
-#define ONE_HOT_ROW(p)                                                                     \
-    { ONE_HOT_WORD(p, 0), ONE_HOT_WORD(p, 1), ONE_HOT_WORD(p, 2), ONE_HOT_WORD(p, 3),     \
-      ONE_HOT_WORD(p, 4), ONE_HOT_WORD(p, 5), ONE_HOT_WORD(p, 6), ONE_HOT_WORD(p, 7) }
-#define ONE_HOT_ROWS_8(p)                                                                  \
-    ONE_HOT_ROW(p), ONE_HOT_ROW(p + 1), ONE_HOT_ROW(p + 2), ONE_HOT_ROW(p + 3),            \
-        ONE_HOT_ROW(p + 4), ONE_HOT_ROW(p + 5), ONE_HOT_ROW(p + 6), ONE_HOT_ROW(p + 7)
-#define ONE_HOT_ROWS_64(p)                                                                 \
-    ONE_HOT_ROWS_8(p), ONE_HOT_ROWS_8(p + 8), ONE_HOT_ROWS_8(p + 16), ONE_HOT_ROWS_8(p + 24), \
-        ONE_HOT_ROWS_8(p + 32), ONE_HOT_ROWS_8(p + 40), ONE_HOT_ROWS_8(p + 48),            \
-        ONE_HOT_ROWS_8(p + 56)
-const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS]
-    __attribute__((aligned(64))) = {
-    ONE_HOT_ROWS_64(0),   ONE_HOT_ROWS_64(64),  ONE_HOT_ROWS_64(128), ONE_HOT_ROWS_64(192),
-    ONE_HOT_ROWS_64(256), ONE_HOT_ROWS_64(320), ONE_HOT_ROWS_64(384), ONE_HOT_ROWS_64(448),
-};
-
 /* ------------------------------------------------------------------------ */
 /* The hot path, portable                                                   */
 /* ------------------------------------------------------------------------ */
-
-bk_hash bk_blocked_hash(const bk_blocked *filter, const void *key, size_t len)
-{
-    return bk_hash_inline(&filter->hasher, key, len);
-}
 
 /* The block's 512-bit mask of the key's k positions. */
 static inline void build_mask(uint64_t h2, unsigned hashes, uint64_t mask[BK_BLOCKED_BLOCK_WORDS])
@@ -392,28 +335,6 @@ static bool contains_hash_portable(const bk_blocked *filter, bk_hash hash)
     return test_block_portable(bk_blocked_block(filter, hash), hash.h2, filter->hashes);
 }
 
-/* One call through a pointer instead of re-deciding the path per key. */
-static void choose_path(bk_blocked *filter)
-{
-    filter->set_bits = set_bits_portable;
-    filter->contains_hash = contains_hash_portable;
-    filter->contains_key = bk_blocked_contains;
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter)) {
-        filter->set_bits = bk_blocked_avx2_set_bits;
-        filter->contains_hash = bk_blocked_avx2_contains_hash;
-        filter->contains_key = bk_blocked_avx2_contains_key;
-    }
-#endif
-#ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512) {
-        filter->set_bits = bk_blocked_avx512_set_bits;
-        filter->contains_hash = bk_blocked_avx512_contains_hash;
-        filter->contains_key = bk_blocked_avx512_contains_key;
-    }
-#endif
-}
-
 static inline void count_new_key(bk_blocked *filter)
 {
     if (filter->flags & BK_FLAG_CONCURRENT)
@@ -422,13 +343,11 @@ static inline void count_new_key(bk_blocked *filter)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
-bk_status bk_blocked_add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
+static bk_status add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
 {
-    if (filter == NULL)
-        return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bool flipped = filter->set_bits(filter, hash);
+    bool flipped = filter->path.set_bits(filter, hash);
     if (flipped)
         count_new_key(filter);
     if (was_new != NULL)
@@ -436,33 +355,13 @@ bk_status bk_blocked_add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
-bk_status bk_blocked_add(bk_blocked *filter, const void *key, size_t len, bool *was_new)
+bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    if (handle == NULL || view == NULL)
         return BK_EINVAL;
-    return bk_blocked_add_hash(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
-}
-
-bk_status bk_blocked_view_init(const bk_blocked *filter, bk_blocked_view *view)
-{
-    if (filter == NULL || view == NULL)
-        return BK_EINVAL;
-    if (!bk_hasher_inlinable(&filter->hasher))
-        return BK_EUNSUPPORTED;
-    view->words = filter->words;
-    view->block_count = filter->block_count;
-    view->hashes = filter->hashes;
-    view->hash_algorithm = filter->hasher.algorithm;
-    view->hash_seed = filter->hasher.seed;
-    view->word_by_word = !bk_blocked_uses_simd(filter);
-    return BK_OK;
-}
-
-bk_status bk_blocked_one_round_view_init(const bk_blocked *filter,
-                                         bk_blocked_one_round_view *view)
-{
-    if (filter == NULL || view == NULL)
-        return BK_EINVAL;
+    const bk_blocked *filter = bk_filter_object_of(handle, BK_KIND_BLOCKED);
+    if (filter == NULL)
+        return BK_EKIND;
     if (filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD ||
         filter->hasher.algorithm != BK_HASH_XXH3 || !bk_blocked_uses_simd(filter))
         return BK_EUNSUPPORTED;
@@ -471,23 +370,6 @@ bk_status bk_blocked_one_round_view_init(const bk_blocked *filter,
     view->hashes = filter->hashes;
     view->hash_seed = filter->hasher.seed;
     return BK_OK;
-}
-
-bool bk_blocked_contains_hash(const bk_blocked *filter, bk_hash hash)
-{
-    return filter != NULL && filter->contains_hash(filter, hash);
-}
-
-bool bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len)
-{
-    return filter->contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
-}
-
-bool bk_blocked_contains(const bk_blocked *filter, const void *key, size_t len)
-{
-    if (filter == NULL || (key == NULL && len != 0))
-        return false;
-    return bk_blocked_contains_other_key(filter, key, len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -526,115 +408,86 @@ static size_t test_batch_portable(const bk_blocked *filter, const bk_hash *hashe
                               &k);
 }
 
-bk_status bk_blocked_add_hash_batch(bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                    size_t *new_count)
+static bk_status add_hash_batch(bk_blocked *filter, const bk_hash *hashes, size_t count,
+                                size_t *new_count)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    size_t fresh;
-#ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        fresh = bk_blocked_avx512_add_batch(filter, hashes, count);
-    else
-#endif
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        fresh = bk_blocked_avx2_add_batch(filter, hashes, count);
-    else
-#endif
-        fresh = add_batch_portable(filter, hashes, count);
+    size_t fresh = filter->path.add_batch(filter, hashes, count);
     if (new_count != NULL)
         *new_count = fresh;
     return BK_OK;
 }
 
-static size_t test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                         bool *results)
+/* ------------------------------------------------------------------------ */
+/* The paths                                                                */
+/* ------------------------------------------------------------------------ */
+
+static const bk_blocked_path portable_path = {
+    .set_bits = set_bits_portable,
+    .contains_hash = contains_hash_portable,
+    .contains_key = bk_blocked_contains_other_key,
+    .add_batch = add_batch_portable,
+    .test_batch = test_batch_portable,
+};
+
+/* The path a filter takes: the widest the CPU has, portable for a
+ * BK_FLAG_CONCURRENT filter (its adds are atomic ORs per word). */
+static bk_blocked_path best_path(const bk_blocked *filter)
 {
+    if (filter->flags & BK_FLAG_CONCURRENT)
+        return portable_path;
 #ifdef BK_HAVE_AVX512_SOURCES
-    if (bk_blocked_uses_simd(filter) && filter->use_avx512)
-        return bk_blocked_avx512_test_batch(filter, hashes, count, results);
+    if (avx2_available() && avx512_available())
+        return bk_blocked_avx512_path;
 #endif
 #ifdef BK_HAVE_AVX2_SOURCES
-    if (bk_blocked_uses_simd(filter))
-        return bk_blocked_avx2_test_batch(filter, hashes, count, results);
+    if (avx2_available())
+        return bk_blocked_avx2_path;
 #endif
-    return test_batch_portable(filter, hashes, count, results);
+    return portable_path;
 }
 
-size_t bk_blocked_contains_hash_batch(const bk_blocked *filter, const bk_hash *hashes,
-                                      size_t count, bool *results)
+bk_status bk_blocked_set_path(bk_blocked *filter, bk_blocked_path_id path)
 {
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
-    return test_batch(filter, hashes, count, results);
-}
-
-/* Key batches: hashed BK_KEY_CHUNK at a time (src/hash.h), each chunk run
- * through the hash batch above. */
-static size_t add_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *unused)
-{
-    (void)unused;
-    size_t fresh = 0;
-    bk_blocked_add_hash_batch((bk_blocked *)filter, hashes, n, &fresh); /* add_batch's own, non-const, filter */
-    return fresh;
-}
-
-static size_t contains_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *results)
-{
-    return bk_blocked_contains_hash_batch(filter, hashes, n, results);
-}
-
-bk_status bk_blocked_add_batch(bk_blocked *filter, const bk_key *keys, size_t count,
-                               size_t *new_count)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
+    if (filter == NULL)
         return BK_EINVAL;
-    if (filter->borrowed)
-        return BK_EIMMUTABLE;
-    size_t fresh = bk_keys_by_chunks(filter, &filter->hasher, keys, count, NULL, add_chunk);
-    if (new_count != NULL)
-        *new_count = fresh;
+    if ((path != BK_BLOCKED_PORTABLE && !avx2_available()) ||
+        (path == BK_BLOCKED_AVX512 && !avx512_available()))
+        return BK_EUNSUPPORTED;
+    if (path == BK_BLOCKED_PORTABLE || (filter->flags & BK_FLAG_CONCURRENT))
+        filter->path = portable_path;
+#ifdef BK_HAVE_AVX2_SOURCES
+    else if (path == BK_BLOCKED_AVX2)
+        filter->path = bk_blocked_avx2_path;
+#endif
+#ifdef BK_HAVE_AVX512_SOURCES
+    else
+        filter->path = bk_blocked_avx512_path;
+#endif
     return BK_OK;
 }
 
-size_t bk_blocked_contains_batch(const bk_blocked *filter, const bk_key *keys, size_t count,
-                                 bool *results)
+bool bk_blocked_uses_simd(const bk_blocked *filter)
 {
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    return bk_keys_by_chunks(filter, &filter->hasher, keys, count, results, contains_chunk);
+    return filter->path.set_bits != portable_path.set_bits;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Parameters, fill, statistics                                             */
 /* ------------------------------------------------------------------------ */
 
-uint64_t bk_blocked_bits(const bk_blocked *filter)
+static uint64_t bits_of(const bk_blocked *filter)
 {
     return filter->block_count * BK_BLOCKED_BLOCK_BITS;
 }
-uint64_t bk_blocked_block_count(const bk_blocked *filter) { return filter->block_count; }
-unsigned bk_blocked_hashes(const bk_blocked *filter) { return filter->hashes; }
-uint64_t bk_blocked_capacity(const bk_blocked *filter) { return filter->capacity; }
-double bk_blocked_target_fpr(const bk_blocked *filter) { return filter->target_fpr; }
-uint64_t bk_blocked_keys_added(const bk_blocked *filter) { return filter->keys_added; }
-const bk_hasher *bk_blocked_hasher(const bk_blocked *filter) { return &filter->hasher; }
-const uint64_t *bk_blocked_words(const bk_blocked *filter) { return filter->words; }
 
-uint64_t bk_blocked_bits_set(const bk_blocked *filter)
+static uint64_t bits_set(const bk_blocked *filter)
 {
     size_t words = (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS;
     if (filter->flags & BK_FLAG_CONCURRENT)
         return bk_popcount_words_shared(filter->words, words);
     return bk_popcount_words(filter->words, words);
-}
-
-double bk_blocked_fill_ratio(const bk_blocked *filter)
-{
-    return (double)bk_blocked_bits_set(filter) / (double)bk_blocked_bits(filter);
 }
 
 static double estimate_from_fill(const bk_blocked *filter, double fill)
@@ -643,9 +496,10 @@ static double estimate_from_fill(const bk_blocked *filter, double fill)
                                     fill);
 }
 
-double bk_blocked_estimate_keys_now(const bk_blocked *filter)
+/* The key count estimated from the filter's fill now. */
+static double estimate_keys_now(const bk_blocked *filter)
 {
-    return estimate_from_fill(filter, bk_blocked_fill_ratio(filter));
+    return estimate_from_fill(filter, (double)bits_set(filter) / (double)bits_of(filter));
 }
 
 static double keys_per_block(const bk_blocked *filter, double keys)
@@ -653,19 +507,19 @@ static double keys_per_block(const bk_blocked *filter, double keys)
     return keys / (double)filter->block_count;
 }
 
-void bk_blocked_stats(const bk_blocked *filter, bk_stats *out)
+static void stats(const bk_blocked *filter, bk_stats *out)
 {
     bk_stats s;
     memset(&s, 0, sizeof s);
-    double bits = (double)bk_blocked_bits(filter);
+    double bits = (double)bits_of(filter);
     s.kind = BK_KIND_BLOCKED;
-    s.bits = bk_blocked_bits(filter);
+    s.bits = bits_of(filter);
     s.hashes = filter->hashes;
     s.bytes = payload_bytes(filter->block_count);
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
     s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
-    s.fill_ratio = (double)bk_blocked_bits_set(filter) / bits;
+    s.fill_ratio = (double)bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter, s.fill_ratio);
     s.design_fill_ratio = bk_blocked_expected_fill(
         keys_per_block(filter, (double)filter->capacity), filter->hashes, BK_BLOCKED_BLOCK_BITS);
@@ -687,19 +541,17 @@ void bk_blocked_stats(const bk_blocked *filter, bk_stats *out)
 /* Set algebra                                                              */
 /* ------------------------------------------------------------------------ */
 
-bk_status bk_blocked_compatible(const bk_blocked *a, const bk_blocked *b)
+static bk_status check_compatible(const bk_blocked *a, const bk_blocked *b)
 {
-    if (a == NULL || b == NULL)
-        return BK_EINVAL;
     if (a->block_count != b->block_count || a->hashes != b->hashes ||
         !bk_hasher_equal(&a->hasher, &b->hasher))
         return BK_EINCOMPATIBLE;
     return BK_OK;
 }
 
-bk_status bk_blocked_union(bk_blocked *dst, const bk_blocked *src)
+static bk_status union_with(bk_blocked *dst, const bk_blocked *src)
 {
-    bk_status status = bk_blocked_compatible(dst, src);
+    bk_status status = check_compatible(dst, src);
     if (status != BK_OK)
         return status;
     if (dst->borrowed)
@@ -711,9 +563,9 @@ bk_status bk_blocked_union(bk_blocked *dst, const bk_blocked *src)
     return BK_OK;
 }
 
-bk_status bk_blocked_intersect(bk_blocked *dst, const bk_blocked *src)
+static bk_status intersect_with(bk_blocked *dst, const bk_blocked *src)
 {
-    bk_status status = bk_blocked_compatible(dst, src);
+    bk_status status = check_compatible(dst, src);
     if (status != BK_OK)
         return status;
     if (dst->borrowed)
@@ -726,22 +578,19 @@ bk_status bk_blocked_intersect(bk_blocked *dst, const bk_blocked *src)
     return BK_OK;
 }
 
-bk_status bk_blocked_estimate_sets(const bk_blocked *a, const bk_blocked *b,
-                                   bk_set_estimate *out)
+static bk_status estimate_sets(const bk_blocked *a, const bk_blocked *b, bk_set_estimate *out)
 {
-    if (out == NULL)
-        return BK_EINVAL;
-    bk_status status = bk_blocked_compatible(a, b);
+    bk_status status = check_compatible(a, b);
     if (status != BK_OK)
         return status;
     size_t words = (size_t)a->block_count * BK_BLOCKED_BLOCK_WORDS;
     uint64_t union_bits = 0;
     for (size_t i = 0; i < words; i++)
         union_bits += (uint64_t)__builtin_popcountll(a->words[i] | b->words[i]);
-    double bits = (double)bk_blocked_bits(a);
+    double bits = (double)bits_of(a);
     bk_set_estimate e;
-    e.a = bk_blocked_estimate_keys_now(a);
-    e.b = bk_blocked_estimate_keys_now(b);
+    e.a = estimate_keys_now(a);
+    e.b = estimate_keys_now(b);
     e.union_size = estimate_from_fill(a, (double)union_bits / bits);
     e.intersection_size = e.a + e.b - e.union_size;
     if (e.intersection_size < 0)
@@ -826,57 +675,61 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
 
 static bk_status ops_create(const bk_params *params, void **out)
 {
-    return bk_blocked_create(params, (bk_blocked **)out);
+    return create(params, (bk_blocked **)out);
 }
 
-static void ops_destroy(void *filter) { bk_blocked_free(filter); }
+static void ops_destroy(void *filter) { destroy(filter); }
 
 static bk_status ops_copy(const void *filter, void **out)
 {
-    return bk_blocked_copy(filter, (bk_blocked **)out);
+    return copy(filter, (bk_blocked **)out);
 }
 
-static bk_status ops_clear(void *filter) { return bk_blocked_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_blocked_hasher(filter); }
+static bk_status ops_clear(void *filter) { return clear(filter); }
+static const bk_hasher *ops_hasher(const void *filter)
+{
+    return &((const bk_blocked *)filter)->hasher;
+}
 
 static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
 {
-    return bk_blocked_add_hash(filter, hash, was_new);
+    return add_hash(filter, hash, was_new);
 }
 
 static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
     const bk_blocked *f = filter;
-    return f->contains_hash(f, hash);
+    return f->path.contains_hash(f, hash);
 }
 
 static bool ops_contains_key(const void *filter, const void *key, size_t len)
 {
     const bk_blocked *f = filter;
-    return f->contains_key(f, key, len);
+    return f->path.contains_key(f, key, len);
 }
 
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
-    return bk_blocked_add_hash_batch(filter, hashes, count, new_count);
+    return add_hash_batch(filter, hashes, count, new_count);
 }
 
 static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
-    return bk_blocked_contains_hash_batch(filter, hashes, count, results);
+    const bk_blocked *f = filter;
+    return f->path.test_batch(f, hashes, count, results);
 }
 
-static bk_status ops_union(void *dst, const void *src) { return bk_blocked_union(dst, src); }
-static bk_status ops_intersect(void *dst, const void *src) { return bk_blocked_intersect(dst, src); }
+static bk_status ops_union(void *dst, const void *src) { return union_with(dst, src); }
+static bk_status ops_intersect(void *dst, const void *src) { return intersect_with(dst, src); }
 
 static bk_status ops_estimate_sets(const void *a, const void *b, bk_set_estimate *out)
 {
-    return bk_blocked_estimate_sets(a, b, out);
+    return estimate_sets(a, b, out);
 }
 
-static void ops_stats(const void *filter, bk_stats *out) { bk_blocked_stats(filter, out); }
+static void ops_stats(const void *filter, bk_stats *out) { stats(filter, out); }
 
 static bk_status ops_design(const bk_params *params, bk_stats *out)
 {

@@ -1,10 +1,11 @@
 /*
- * src/blocked.h -- the cache-line blocked filter's structure, shared by
- * the portable path (blocked.c), the AVX2 path (blocked_avx2.c) and the
- * AVX-512 path (blocked_avx512.c).  The block arithmetic and the block
- * test are in bloomkit/blocked_inline.h, which the inline view shares.
- * Callers outside the library use the opaque bk_blocked of
- * bloomkit/blocked.h.
+ * src/blocked.h -- the cache-line blocked filter's structure and what its
+ * probe paths share: the portable path (blocked.c), the AVX2 path
+ * (blocked_avx2.c) and the AVX-512 path (blocked_avx512.c), which depend
+ * on this header alone.  The block arithmetic and the block tests are in
+ * bloomkit/detail/blocked_detail.h, which the inline view shares.
+ * Callers outside the library use a bk_filter handle of kind
+ * BK_KIND_BLOCKED.
  */
 #ifndef BK_SRC_BLOCKED_H
 #define BK_SRC_BLOCKED_H
@@ -13,6 +14,30 @@
 #include "bloomkit/blocked_inline.h"
 #include "hash.h"
 #include "prefetch.h"
+
+struct bk_blocked;
+
+/*
+ * One probe path's functions: the portable one (blocked.c), the AVX2 one
+ * (blocked_avx2.c) or the AVX-512 one (blocked_avx512.c), same bits and
+ * answers.  A filter holds a copy of its path's table and calls through
+ * it, so no call re-decides the path:
+ *   set_bits:      ORs the key's bits into its block; whether any flipped;
+ *   contains_hash, contains_key: the one-key queries;
+ *   add_batch:     set_bits for each hash (blocks prefetched ahead),
+ *                  counting the new keys into keys_added; returns them;
+ *   test_batch:    contains_hash for each hash (src/prefetch.h's ring):
+ *                  results[i] (if results is not NULL); returns the
+ *                  positives.
+ */
+typedef struct bk_blocked_path {
+    bool (*set_bits)(struct bk_blocked *filter, bk_hash hash);
+    bool (*contains_hash)(const struct bk_blocked *filter, bk_hash hash);
+    bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
+    size_t (*add_batch)(struct bk_blocked *filter, const bk_hash *hashes, size_t count);
+    size_t (*test_batch)(const struct bk_blocked *filter, const bk_hash *hashes, size_t count,
+                         bool *results);
+} bk_blocked_path;
 
 struct bk_blocked {
     uint64_t *words;      /* block_count * 8 words, 64-byte aligned */
@@ -24,15 +49,7 @@ struct bk_blocked {
     bk_hasher hasher;
     unsigned flags;       /* BK_FLAG_* */
     bool borrowed;        /* words belong to a mapped file: read-only */
-    bool use_avx2;        /* probe with the AVX2 path (blocked_avx2.c) */
-    bool use_avx512;      /* with use_avx2: queries take the AVX-512 path */
-    /* The one-key functions of the chosen path (portable, AVX2 or
-     * AVX-512), set whenever the three flags above change: the add (ORs
-     * the key's bits into its block; whether any bit flipped) and the
-     * queries from a hash and from key bytes. */
-    bool (*set_bits)(struct bk_blocked *filter, bk_hash hash);
-    bool (*contains_hash)(const struct bk_blocked *filter, bk_hash hash);
-    bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
+    bk_blocked_path path; /* the functions of the path the filter takes */
     /* For k <= 7, the slice shifts of the query's one round
      * (bk_blocked_round_shifts: 9 j in lane j < k, 0 elsewhere), which the
      * SIMD one-key queries load rather than build on every call. */
@@ -46,55 +63,43 @@ static inline uint64_t *bk_blocked_block(const bk_blocked *filter, bk_hash hash)
 }
 
 /* The one-key query from key bytes of the keys the SIMD paths' own does
- * not serve (a hash other than XXH3, a length other than 8 or 16): the
- * hash, then the filter's contains_hash. */
-bool bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len);
+ * not serve (a hash other than XXH3, a length other than 8 or 16), and the
+ * portable path's: the hash, then the path's contains_hash.  Not inlined:
+ * a call, so that the SIMD query needs no stack frame. */
+static BK_NOINLINE __attribute__((unused)) bool
+bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len)
+{
+    return filter->path.contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+}
 
 /* Whether a SIMD path's one-key query from key bytes serves this key
  * itself: the default hash (XXH3), an 8- or 16-byte key and k <= 7 (one
  * round), for bloomkit/blocked_inline.h's bk_blocked_one_round_test_key_*;
- * the others go to bk_blocked_contains_other_key, a call, so that the SIMD
- * query needs no stack frame.  Hashing, then calling the path's
- * contains_hash through its pointer: slower. */
+ * the others go to bk_blocked_contains_other_key.  Hashing, then calling
+ * the path's contains_hash through its pointer: slower. */
 static inline bool bk_blocked_simd_serves_key(const bk_blocked *filter, size_t len)
 {
     return filter->hasher.algorithm == BK_HASH_XXH3 && (len == 8 || len == 16) &&
            filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD;
 }
 
-/* The AVX2 path (blocked_avx2.c): same bits and answers as the portable one. */
-bool bk_blocked_avx2_set_bits(bk_blocked *filter, bk_hash hash);
-bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash);
-bool bk_blocked_avx2_contains_key(const bk_blocked *filter, const void *key, size_t len);
-size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
-/* Each block is requested BK_LINE_RING_SIZE keys ahead (src/prefetch.h). */
-size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results);
+/* The AVX2 and AVX-512 paths (x86-64 builds only). */
+extern const bk_blocked_path bk_blocked_avx2_path;
+extern const bk_blocked_path bk_blocked_avx512_path;
 
 /* Row p is the block with only bit p set: a key's mask is the OR of its k
- * rows (the AVX2 and AVX-512 paths; 32 KiB, 64-byte aligned rows). */
+ * rows (the AVX2 and AVX-512 paths; 32 KiB, 64-byte aligned rows;
+ * src/blocked_one_hot.c). */
 extern const uint64_t bk_blocked_one_hot[BK_BLOCKED_BLOCK_BITS][BK_BLOCKED_BLOCK_WORDS];
 
-/* The AVX-512 path (blocked_avx512.c): same bits and answers again. */
-bool bk_blocked_avx512_set_bits(bk_blocked *filter, bk_hash hash);
-size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count);
-bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash);
-bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len);
-size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
-                                    size_t count, bool *results);
-
-/* Which path a filter takes.  bk_blocked_set_simd(filter, true) fails with
- * BK_EUNSUPPORTED when the CPU (or BLOOMKIT_PORTABLE) rules AVX2 out.  For
- * tests and benchmarks; filters start on the best path available. */
-bk_status bk_blocked_set_simd(bk_blocked *filter, bool use_avx2);
-static inline bool bk_blocked_uses_simd(const bk_blocked *filter)
-{
-    return filter->use_avx2 && !(filter->flags & BK_FLAG_CONCURRENT);
-}
-/* Whether SIMD queries use AVX-512 (on by default where the CPU has
- * AVX-512 F, DQ and BW and BLOOMKIT_NO_AVX512 is unset); BK_EUNSUPPORTED to
- * turn it on without them. */
-bk_status bk_blocked_set_avx512(bk_blocked *filter, bool use_avx512);
+/* The paths, for tests: bk_blocked_set_path puts the filter on one
+ * (BK_EUNSUPPORTED when the CPU, BLOOMKIT_PORTABLE or BLOOMKIT_NO_AVX512
+ * rules it out; a BK_FLAG_CONCURRENT filter stays portable); filters start
+ * on the best path available.  bk_blocked_uses_simd: whether the filter is
+ * on the AVX2 or AVX-512 path. */
+typedef enum { BK_BLOCKED_PORTABLE, BK_BLOCKED_AVX2, BK_BLOCKED_AVX512 } bk_blocked_path_id;
+bk_status bk_blocked_set_path(bk_blocked *filter, bk_blocked_path_id path);
+bool bk_blocked_uses_simd(const bk_blocked *filter);
 
 /* Prefetch distance of the batch loops, in keys: enough lines in flight to
  * cover a memory latency at a few ns of work per key (Little's law: lines

@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
     case 13: return CALL(13); case 14: return CALL(14); case 15: return CALL(15);       \
     case 16: return CALL(16)
 
-bool bk_blocked_avx2_set_bits(bk_blocked *filter, bk_hash hash)
+static bool path_set_bits(bk_blocked *filter, bk_hash hash)
 {
     uint64_t *block = bk_blocked_block(filter, hash);
 #define SET(K) set_block(block, hash.h2, K)
@@ -97,7 +97,7 @@ kept_round_shifts(const bk_blocked *filter)
     return shifts;
 }
 
-bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash)
+static bool path_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block(filter, hash);
     if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
@@ -105,9 +105,9 @@ bool bk_blocked_avx2_contains_hash(const bk_blocked *filter, bk_hash hash)
     return bk_blocked_line_round_test_avx2(block, hash.h2, kept_round_shifts(filter));
 }
 
-/* The one-key query of the generic handle: the one-round view's (h2's
+/* The one-key query of the generic handle: the view's (h2's
  * last step in the vector unit) where bk_blocked_simd_serves_key. */
-bool bk_blocked_avx2_contains_key(const bk_blocked *filter, const void *key, size_t len)
+static bool path_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
     if (!bk_blocked_simd_serves_key(filter, len))
         return bk_blocked_contains_other_key(filter, key, len);
@@ -152,7 +152,7 @@ static const add_batch_fn add_batches[17] = {
     add_batch_13, add_batch_14, add_batch_15, add_batch_16,
 };
 
-size_t bk_blocked_avx2_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
+static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
 {
     unsigned k = filter->hashes;
     size_t fresh = k <= 16 ? add_batches[k](filter, hashes, count)
@@ -178,8 +178,8 @@ static inline __attribute__((always_inline)) bool probe_rounds(const void *k, co
     return bk_blocked_block_test_avx2(block, hash->h2, *(const unsigned *)k);
 }
 
-size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
-                                  bool *results)
+static size_t path_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
+                              bool *results)
 {
     const unsigned k = filter->hashes;
     if (k <= BK_BLOCKED_POSITIONS_PER_WORD) {
@@ -190,5 +190,13 @@ size_t bk_blocked_avx2_test_batch(const bk_blocked *filter, const bk_hash *hashe
     return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe_rounds,
                               &k);
 }
+
+const bk_blocked_path bk_blocked_avx2_path = {
+    .set_bits = path_set_bits,
+    .contains_hash = path_contains_hash,
+    .contains_key = path_contains_key,
+    .add_batch = path_add_batch,
+    .test_batch = path_test_batch,
+};
 
 #endif /* __AVX2__ */

@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
  * general loop. */
 #define FOR_COMMON_K(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
-bool bk_blocked_avx512_set_bits(bk_blocked *filter, bk_hash hash)
+static bool path_set_bits(bk_blocked *filter, bk_hash hash)
 {
     uint64_t *block = bk_blocked_block(filter, hash);
     switch (filter->hashes) {
@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter
     return fresh;
 }
 
-size_t bk_blocked_avx512_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
+static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
 {
     size_t fresh;
     switch (filter->hashes) {
@@ -113,7 +113,7 @@ static inline __attribute__((always_inline)) __m512i kept_round_shifts(const bk_
 
 /* The test of a key's block: one round for k <= 7, the rounds' loop
  * otherwise. */
-bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
+static bool path_contains_hash(const bk_blocked *filter, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block(filter, hash);
     if (__builtin_expect(filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD, 0))
@@ -122,9 +122,9 @@ bool bk_blocked_avx512_contains_hash(const bk_blocked *filter, bk_hash hash)
                                  kept_round_shifts(filter));
 }
 
-/* The one-key query of the generic handle: the one-round view's
+/* The one-key query of the generic handle: the view's
  * (h2's last step in the vector unit) where bk_blocked_simd_serves_key. */
-bool bk_blocked_avx512_contains_key(const bk_blocked *filter, const void *key, size_t len)
+static bool path_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
     if (!bk_blocked_simd_serves_key(filter, len))
         return bk_blocked_contains_other_key(filter, key, len);
@@ -150,8 +150,8 @@ static inline __attribute__((always_inline)) bool probe_rounds(const void *k, co
     return bk_blocked_block_test_avx512(block, hash->h2, *(const unsigned *)k);
 }
 
-size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *hashes,
-                                    size_t count, bool *results)
+static size_t path_test_batch(const bk_blocked *filter, const bk_hash *hashes, size_t count,
+                              bool *results)
 {
     const unsigned k = filter->hashes;
     if (k <= BK_BLOCKED_POSITIONS_PER_WORD) {
@@ -162,5 +162,13 @@ size_t bk_blocked_avx512_test_batch(const bk_blocked *filter, const bk_hash *has
     return bk_line_ring_probe(filter, hashes, count, results, bk_blocked_line_of, probe_rounds,
                               &k);
 }
+
+const bk_blocked_path bk_blocked_avx512_path = {
+    .set_bits = path_set_bits,
+    .contains_hash = path_contains_hash,
+    .contains_key = path_contains_key,
+    .add_batch = path_add_batch,
+    .test_batch = path_test_batch,
+};
 
 #endif /* __AVX512F__ */

@@ -147,8 +147,6 @@ bk_status bk_bloom_set_avx512(bk_bloom *filter, bool use_avx512)
 
 bk_status bk_bloom_create(const bk_params *params, bk_bloom **out)
 {
-    if (params == NULL || out == NULL)
-        return BK_EINVAL;
     bk_sizing sizing;
     bk_status status = bk_size_from_params(params, &sizing);
     if (status != BK_OK)
@@ -229,11 +227,6 @@ bk_status bk_bloom_clear(bk_bloom *filter)
 /* ------------------------------------------------------------------------ */
 /* The hot path                                                             */
 /* ------------------------------------------------------------------------ */
-
-bk_hash bk_bloom_hash(const bk_bloom *filter, const void *key, size_t len)
-{
-    return bk_hash_inline(&filter->hasher, key, len);
-}
 
 /* Sets the key's k bits; returns whether any of them was 0.  The filter's
  * fields are read into locals first: the stores below could alias them
@@ -317,10 +310,13 @@ static inline void count_new_key(bk_bloom *filter)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
-bk_status bk_bloom_view_init(const bk_bloom *filter, bk_bloom_view *view)
+bk_status bk_bloom_view(const bk_filter *handle, struct bk_bloom_view *view)
 {
-    if (filter == NULL || view == NULL)
+    if (handle == NULL || view == NULL)
         return BK_EINVAL;
+    const bk_bloom *filter = bk_filter_object_of(handle, BK_KIND_BLOOM);
+    if (filter == NULL)
+        return BK_EKIND;
     if (!bk_hasher_inlinable(&filter->hasher))
         return BK_EUNSUPPORTED;
     view->words = filter->words;
@@ -508,24 +504,9 @@ static size_t test_pipelined(const bk_bloom *filter, const bk_hash *hashes, size
     return present;
 }
 
-/* Key batches: hashed BK_KEY_CHUNK at a time (src/hash.h), each chunk run
- * through the pipeline above. */
-static size_t add_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *unused)
+static bk_status add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_t count,
+                                size_t *new_count)
 {
-    (void)unused;
-    return add_pipelined((bk_bloom *)filter, hashes, n); /* add_batch's own, non-const, filter */
-}
-
-static size_t contains_chunk(const void *filter, const bk_hash *hashes, size_t n, bool *results)
-{
-    return test_pipelined(filter, hashes, n, results);
-}
-
-bk_status bk_bloom_add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_t count,
-                                  size_t *new_count)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return BK_EINVAL;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     size_t fresh = add_pipelined(filter, hashes, count);
@@ -534,44 +515,13 @@ bk_status bk_bloom_add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_
     return BK_OK;
 }
 
-bk_status bk_bloom_add_batch(bk_bloom *filter, const bk_key *keys, size_t count, size_t *new_count)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return BK_EINVAL;
-    if (filter->borrowed)
-        return BK_EIMMUTABLE;
-    size_t fresh = bk_keys_by_chunks(filter, &filter->hasher, keys, count, NULL, add_chunk);
-    if (new_count != NULL)
-        *new_count = fresh;
-    return BK_OK;
-}
-
-size_t bk_bloom_contains_hash_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
-                                    bool *results)
-{
-    if (filter == NULL || (hashes == NULL && count != 0))
-        return 0;
-    return test_pipelined(filter, hashes, count, results);
-}
-
-size_t bk_bloom_contains_batch(const bk_bloom *filter, const bk_key *keys, size_t count,
-                               bool *results)
-{
-    if (filter == NULL || !bk_keys_valid(keys, count))
-        return 0;
-    return bk_keys_by_chunks(filter, &filter->hasher, keys, count, results, contains_chunk);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Parameters, fill and estimates                                           */
 /* ------------------------------------------------------------------------ */
 
 uint64_t bk_bloom_bits(const bk_bloom *filter) { return filter->bits; }
 unsigned bk_bloom_hashes(const bk_bloom *filter) { return filter->hashes; }
-uint64_t bk_bloom_capacity(const bk_bloom *filter) { return filter->capacity; }
-double bk_bloom_target_fpr(const bk_bloom *filter) { return filter->target_fpr; }
 uint64_t bk_bloom_keys_added(const bk_bloom *filter) { return filter->keys_added; }
-const bk_hasher *bk_bloom_hasher(const bk_bloom *filter) { return &filter->hasher; }
 const uint64_t *bk_bloom_words(const bk_bloom *filter) { return filter->words; }
 size_t bk_bloom_word_count(const bk_bloom *filter) { return filter->word_count; }
 
@@ -582,25 +532,9 @@ uint64_t bk_bloom_bits_set(const bk_bloom *filter)
     return bk_popcount_words(filter->words, filter->word_count);
 }
 
-double bk_bloom_fill_ratio(const bk_bloom *filter)
-{
-    return (double)bk_bloom_bits_set(filter) / (double)filter->bits;
-}
-
 double bk_bloom_estimate_keys(const bk_bloom *filter)
 {
     return bk_estimate_keys(filter->bits, filter->hashes, bk_bloom_bits_set(filter));
-}
-
-double bk_bloom_current_fpr(const bk_bloom *filter)
-{
-    return bk_fpr_from_fill(bk_bloom_fill_ratio(filter), filter->hashes);
-}
-
-bool bk_bloom_past_design_point(const bk_bloom *filter)
-{
-    return bk_fill_past_design_point(bk_bloom_fill_ratio(filter), filter->capacity,
-                                     filter->bits, filter->hashes);
 }
 
 void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
@@ -632,18 +566,16 @@ void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
 /* Set algebra                                                              */
 /* ------------------------------------------------------------------------ */
 
-bk_status bk_bloom_compatible(const bk_bloom *a, const bk_bloom *b)
+static bk_status check_compatible(const bk_bloom *a, const bk_bloom *b)
 {
-    if (a == NULL || b == NULL)
-        return BK_EINVAL;
     if (a->bits != b->bits || a->hashes != b->hashes || !bk_hasher_equal(&a->hasher, &b->hasher))
         return BK_EINCOMPATIBLE;
     return BK_OK;
 }
 
-bk_status bk_bloom_union(bk_bloom *dst, const bk_bloom *src)
+static bk_status union_with(bk_bloom *dst, const bk_bloom *src)
 {
-    bk_status status = bk_bloom_compatible(dst, src);
+    bk_status status = check_compatible(dst, src);
     if (status != BK_OK)
         return status;
     if (dst->borrowed)
@@ -654,9 +586,9 @@ bk_status bk_bloom_union(bk_bloom *dst, const bk_bloom *src)
     return BK_OK;
 }
 
-bk_status bk_bloom_intersect(bk_bloom *dst, const bk_bloom *src)
+static bk_status intersect_with(bk_bloom *dst, const bk_bloom *src)
 {
-    bk_status status = bk_bloom_compatible(dst, src);
+    bk_status status = check_compatible(dst, src);
     if (status != BK_OK)
         return status;
     if (dst->borrowed)
@@ -668,45 +600,9 @@ bk_status bk_bloom_intersect(bk_bloom *dst, const bk_bloom *src)
     return BK_OK;
 }
 
-typedef bk_status (*combine_fn)(bk_bloom *dst, const bk_bloom *src);
-
-static bk_status combine_new(const bk_bloom *a, const bk_bloom *b, combine_fn combine,
-                             bk_bloom **out)
+static bk_status estimate_sets(const bk_bloom *a, const bk_bloom *b, bk_set_estimate *out)
 {
-    if (out == NULL)
-        return BK_EINVAL;
-    bk_status status = bk_bloom_compatible(a, b);
-    if (status != BK_OK)
-        return status;
-    bk_bloom *result;
-    status = bk_bloom_copy(a, &result);
-    if (status != BK_OK)
-        return status;
-    result->borrowed = false;
-    status = combine(result, b);
-    if (status != BK_OK) {
-        bk_bloom_free(result);
-        return status;
-    }
-    *out = result;
-    return BK_OK;
-}
-
-bk_status bk_bloom_union_new(const bk_bloom *a, const bk_bloom *b, bk_bloom **out)
-{
-    return combine_new(a, b, bk_bloom_union, out);
-}
-
-bk_status bk_bloom_intersection_new(const bk_bloom *a, const bk_bloom *b, bk_bloom **out)
-{
-    return combine_new(a, b, bk_bloom_intersect, out);
-}
-
-bk_status bk_bloom_estimate_sets(const bk_bloom *a, const bk_bloom *b, bk_set_estimate *out)
-{
-    if (out == NULL)
-        return BK_EINVAL;
-    bk_status status = bk_bloom_compatible(a, b);
+    bk_status status = check_compatible(a, b);
     if (status != BK_OK)
         return status;
     uint64_t union_bits = 0;
@@ -811,7 +707,10 @@ static bk_status ops_copy(const void *filter, void **out)
 }
 
 static bk_status ops_clear(void *filter) { return bk_bloom_clear(filter); }
-static const bk_hasher *ops_hasher(const void *filter) { return bk_bloom_hasher(filter); }
+static const bk_hasher *ops_hasher(const void *filter)
+{
+    return &((const bk_bloom *)filter)->hasher;
+}
 
 static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
 {
@@ -831,21 +730,21 @@ static bool ops_contains_key(const void *filter, const void *key, size_t len)
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
-    return bk_bloom_add_hash_batch(filter, hashes, count, new_count);
+    return add_hash_batch(filter, hashes, count, new_count);
 }
 
 static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
-    return bk_bloom_contains_hash_batch(filter, hashes, count, results);
+    return test_pipelined(filter, hashes, count, results);
 }
 
-static bk_status ops_union(void *dst, const void *src) { return bk_bloom_union(dst, src); }
-static bk_status ops_intersect(void *dst, const void *src) { return bk_bloom_intersect(dst, src); }
+static bk_status ops_union(void *dst, const void *src) { return union_with(dst, src); }
+static bk_status ops_intersect(void *dst, const void *src) { return intersect_with(dst, src); }
 
 static bk_status ops_estimate_sets(const void *a, const void *b, bk_set_estimate *out)
 {
-    return bk_bloom_estimate_sets(a, b, out);
+    return estimate_sets(a, b, out);
 }
 
 static void ops_stats(const void *filter, bk_stats *out) { bk_bloom_stats(filter, out); }

@@ -1,7 +1,8 @@
 /*
- * src/bloom.h -- the classic filter's structure, for the modules that build
- * or serialise one (format.c, filter.c, scalable.c).  Callers outside the
- * library use the opaque bk_bloom from bloomkit/bloom.h.
+ * src/bloom.h -- the classic filter's structure and the functions its
+ * siblings call (scalable.c and window.c chain filters, counting.c exports
+ * one, bloom_avx512.c is its AVX-512 build).  Callers outside the library
+ * use a bk_filter handle of kind BK_KIND_BLOOM.
  */
 #ifndef BK_SRC_BLOOM_H
 #define BK_SRC_BLOOM_H
@@ -27,6 +28,42 @@ struct bk_bloom {
                              (bloom.c, test_bits: filters > 32 MiB) */
 };
 
+/* Creates an empty filter sized by `params` (bk_size_from_params) with
+ * the hash it names: ops.create.  Errors as bk_filter_create. */
+bk_status bk_bloom_create(const bk_params *params, bk_bloom **out);
+
+/* Releases the filter; NULL is accepted. */
+void bk_bloom_free(bk_bloom *filter);
+
+/* A new, independent filter with the same parameters and contents. */
+bk_status bk_bloom_copy(const bk_bloom *filter, bk_bloom **out);
+
+/* Empties the filter (all bits zero, keys_added 0).  BK_EIMMUTABLE if
+ * read-only. */
+bk_status bk_bloom_clear(bk_bloom *filter);
+
+/* Adds a key (from its bytes, or its hash): *was_new (if not NULL) is
+ * whether any bit flipped.  BK_EIMMUTABLE if read-only. */
+bk_status bk_bloom_add(bk_bloom *filter, const void *key, size_t len, bool *was_new);
+bk_status bk_bloom_add_hash(bk_bloom *filter, bk_hash hash, bool *was_new);
+
+/* True if the key may be present. */
+bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len);
+bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash);
+
+/* m, k, adds that reported a new key, set bits, the raw words (ceil(m/64)
+ * of them), the key count estimated from the fill, and everything `bloomkit
+ * info` shows.  bk_bloom_create, _add, _contains and these getters but
+ * _words, _word_count and _stats serve only tests of other kinds (counting's
+ * export, the typed save and load of format.c) and go with those. */
+uint64_t bk_bloom_bits(const bk_bloom *filter);
+unsigned bk_bloom_hashes(const bk_bloom *filter);
+uint64_t bk_bloom_keys_added(const bk_bloom *filter);
+uint64_t bk_bloom_bits_set(const bk_bloom *filter);
+const uint64_t *bk_bloom_words(const bk_bloom *filter);
+size_t bk_bloom_word_count(const bk_bloom *filter);
+double bk_bloom_estimate_keys(const bk_bloom *filter);
+void bk_bloom_stats(const bk_bloom *filter, bk_stats *out);
 
 /* A filter of the given design.  With `borrowed_words` NULL the bit array
  * is allocated and zeroed; otherwise the filter reads those words in place

@@ -16,32 +16,23 @@ bool avx2_sbbf_view_contains_constant_length(const struct bk_sbbf_view *view, co
     return view_contains_constant_length(view, key, len);
 }
 
-bool avx2_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len)
+bool avx2_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len)
 {
     return bk_blocked_view_contains(view, key, len);
 }
 
-bool avx2_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
                                                 size_t len)
 {
     return blocked_view_contains_constant_length(view, key, len);
 }
 
-bool avx2_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash)
+bool avx2_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_contains_hash(view, hash);
 }
 
-bool avx2_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
-                                  size_t len)
-{
-    return one_round_view_contains_constant_length(view, key, len);
-}
 
-bool avx2_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash)
-{
-    return bk_blocked_one_round_view_contains_hash(view, hash);
-}
 
 void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4])
 {

@@ -8,18 +8,18 @@
  */
 #include "inline_paths.h"
 
-bool avx512_bloom_view_contains(const bk_bloom_view *view, const void *key, size_t len)
+bool avx512_bloom_view_contains(const struct bk_bloom_view *view, const void *key, size_t len)
 {
     return bk_bloom_view_contains(view, key, len);
 }
 
-bool avx512_bloom_view_contains_constant_length(const bk_bloom_view *view, const void *key,
+bool avx512_bloom_view_contains_constant_length(const struct bk_bloom_view *view, const void *key,
                                                 size_t len)
 {
     return bloom_view_contains_constant_length(view, key, len);
 }
 
-bool avx512_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash)
+bool avx512_bloom_view_contains_hash(const struct bk_bloom_view *view, bk_hash hash)
 {
     return bk_bloom_view_contains_hash(view, hash);
 }
@@ -39,29 +39,20 @@ void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8])
     _mm512_storeu_si512(out, bk_probe_hashes_x8(hash, first));
 }
 
-bool avx512_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len)
+bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len)
 {
     return bk_blocked_view_contains(view, key, len);
 }
 
-bool avx512_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
                                                   size_t len)
 {
     return blocked_view_contains_constant_length(view, key, len);
 }
 
-bool avx512_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash)
+bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_contains_hash(view, hash);
 }
 
-bool avx512_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
-                                    size_t len)
-{
-    return one_round_view_contains_constant_length(view, key, len);
-}
 
-bool avx512_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash)
-{
-    return bk_blocked_one_round_view_contains_hash(view, hash);
-}

@@ -16,7 +16,7 @@
 
 #include "bloomkit.h"
 #include "batch_lengths.h"
-#include "blocked.h"
+#include "filter_figures.h"
 #include "filter.h"
 #include "sbbf.h"
 
@@ -71,11 +71,11 @@ static bool reference_check(const uint64_t *words, uint64_t blocks, unsigned k, 
     return true;
 }
 
-static bk_blocked *make_filter(uint64_t capacity, uint64_t bits, unsigned k)
+static bk_filter *make_filter(uint64_t capacity, uint64_t bits, unsigned k)
 {
     bk_params p = { .capacity = capacity, .bits = bits, .hashes = k };
-    bk_blocked *f = NULL;
-    assert_int_equal(bk_blocked_create(&p, &f), BK_OK);
+    bk_filter *f = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &f), BK_OK);
     return f;
 }
 
@@ -87,14 +87,15 @@ static bk_hash random_hash(uint64_t *rng)
     return h;
 }
 
-typedef enum probe_path { PATH_PORTABLE, PATH_AVX2, PATH_AVX512 } probe_path;
+typedef bk_blocked_path_id probe_path;
+#define PATH_PORTABLE BK_BLOCKED_PORTABLE
+#define PATH_AVX2 BK_BLOCKED_AVX2
+#define PATH_AVX512 BK_BLOCKED_AVX512
 
 /* Puts f on `path`; false when this CPU (or the environment) rules it out. */
-static bool select_path(bk_blocked *f, probe_path path)
+static bool select_path(bk_filter *f, probe_path path)
 {
-    if (bk_blocked_set_simd(f, path != PATH_PORTABLE) != BK_OK)
-        return false;
-    return bk_blocked_set_avx512(f, path == PATH_AVX512) == BK_OK;
+    return bk_blocked_set_path(blocked_of(f), path) == BK_OK;
 }
 
 static void check_reference(probe_path path)
@@ -105,9 +106,9 @@ static void check_reference(probe_path path)
     for (size_t b = 0; b < sizeof block_counts / sizeof block_counts[0]; b++) {
         for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
             uint64_t blocks = block_counts[b];
-            bk_blocked *f = make_filter(blocks * 40, blocks * 512, ks[j]);
+            bk_filter *f = make_filter(blocks * 40, blocks * 512, ks[j]);
             if (!select_path(f, path)) {
-                bk_blocked_free(f);
+                bk_filter_free(f);
                 skip();
             }
             uint64_t *reference = calloc(blocks * 8, sizeof *reference);
@@ -115,16 +116,16 @@ static void check_reference(probe_path path)
             for (uint64_t i = 0; i < blocks * 40; i++) {
                 bk_hash h = random_hash(&rng);
                 reference_insert(reference, blocks, ks[j], h);
-                assert_int_equal(bk_blocked_add_hash(f, h, NULL), BK_OK);
+                assert_int_equal(bk_filter_add_hash(f, h, NULL), BK_OK);
             }
-            assert_memory_equal(bk_blocked_words(f), reference, blocks * 64);
+            assert_memory_equal(words_of(f), reference, blocks * 64);
             for (int i = 0; i < 5000; i++) {
                 bk_hash h = random_hash(&rng);
-                assert_int_equal(bk_blocked_contains_hash(f, h),
+                assert_int_equal(bk_filter_contains_hash(f, h),
                                  reference_check(reference, blocks, ks[j], h));
             }
             free(reference);
-            bk_blocked_free(f);
+            bk_filter_free(f);
         }
     }
 }
@@ -153,13 +154,13 @@ static void check_portable_and_simd_agree(probe_path path)
     for (int round = 0; round < 6; round++) {
         uint64_t blocks = 1 + next_random(&rng) % 3000;
         unsigned k = 1 + (unsigned)(next_random(&rng) % 20);
-        bk_blocked *portable = make_filter(blocks * 50, blocks * 512, k);
-        bk_blocked *simd = make_filter(blocks * 50, blocks * 512, k);
-        assert_int_equal(bk_blocked_set_simd(portable, false), BK_OK);
-        assert_false(bk_blocked_uses_simd(portable));
+        bk_filter *portable = make_filter(blocks * 50, blocks * 512, k);
+        bk_filter *simd = make_filter(blocks * 50, blocks * 512, k);
+        assert_int_equal(bk_blocked_set_path(blocked_of(portable), BK_BLOCKED_PORTABLE), BK_OK);
+        assert_false(bk_blocked_uses_simd(blocked_of(portable)));
         if (!select_path(simd, path)) {
-            bk_blocked_free(portable);
-            bk_blocked_free(simd);
+            bk_filter_free(portable);
+            bk_filter_free(simd);
             skip();
         }
         size_t count = (size_t)blocks * 50;
@@ -170,34 +171,34 @@ static void check_portable_and_simd_agree(probe_path path)
         size_t half = count / 2;
         for (size_t i = 0; i < half; i++) {
             bool was_new_p, was_new_s;
-            bk_blocked_add_hash(portable, hashes[i], &was_new_p);
-            bk_blocked_add_hash(simd, hashes[i], &was_new_s);
+            bk_filter_add_hash(portable, hashes[i], &was_new_p);
+            bk_filter_add_hash(simd, hashes[i], &was_new_s);
             assert_int_equal(was_new_p, was_new_s);
         }
         size_t fresh_p = 0, fresh_s = 0;
-        bk_blocked_add_hash_batch(portable, hashes + half, count - half, &fresh_p);
-        bk_blocked_add_hash_batch(simd, hashes + half, count - half, &fresh_s);
+        bk_filter_add_hash_batch(portable, hashes + half, count - half, &fresh_p);
+        bk_filter_add_hash_batch(simd, hashes + half, count - half, &fresh_s);
         assert_int_equal(fresh_p, fresh_s);
-        assert_memory_equal(bk_blocked_words(portable), bk_blocked_words(simd), blocks * 64);
-        assert_int_equal(bk_blocked_keys_added(portable), bk_blocked_keys_added(simd));
+        assert_memory_equal(words_of(portable), words_of(simd), blocks * 64);
+        assert_int_equal(stats_of(portable).keys_added, stats_of(simd).keys_added);
         for (size_t i = 0; i < count; i++)
             hashes[i] = random_hash(&rng);
         bool *answers_p = malloc(count), *answers_s = malloc(count);
         assert_non_null(answers_p);
         assert_non_null(answers_s);
-        size_t present_p = bk_blocked_contains_hash_batch(portable, hashes, count, answers_p);
-        size_t present_s = bk_blocked_contains_hash_batch(simd, hashes, count, answers_s);
+        size_t present_p = bk_filter_contains_hash_batch(portable, hashes, count, answers_p);
+        size_t present_s = bk_filter_contains_hash_batch(simd, hashes, count, answers_s);
         assert_int_equal(present_p, present_s);
         assert_memory_equal(answers_p, answers_s, count);
         for (size_t i = 0; i < count; i++) {
-            assert_int_equal(bk_blocked_contains_hash(simd, hashes[i]), answers_p[i]);
-            assert_int_equal(bk_blocked_contains_hash(portable, hashes[i]), answers_p[i]);
+            assert_int_equal(bk_filter_contains_hash(simd, hashes[i]), answers_p[i]);
+            assert_int_equal(bk_filter_contains_hash(portable, hashes[i]), answers_p[i]);
         }
         free(answers_p);
         free(answers_s);
         free(hashes);
-        bk_blocked_free(portable);
-        bk_blocked_free(simd);
+        bk_filter_free(portable);
+        bk_filter_free(simd);
     }
 }
 
@@ -215,10 +216,10 @@ static void test_portable_and_avx512_agree(void **state)
 
 static size_t batch_query(const void *f, const bk_hash *hashes, size_t count, bool *results)
 {
-    return bk_blocked_contains_hash_batch(f, hashes, count, results);
+    return bk_filter_contains_hash_batch(f, hashes, count, results);
 }
 
-static bool single_query(const void *f, bk_hash hash) { return bk_blocked_contains_hash(f, hash); }
+static bool single_query(const void *f, bk_hash hash) { return bk_filter_contains_hash(f, hash); }
 
 /* Batches of every length from 0 to past twice the prefetch ring
  * (src/prefetch.h: the steady loop, the last D keys, batches shorter than
@@ -231,19 +232,19 @@ static void check_batch_lengths(probe_path path)
     const unsigned ks[] = { 6, 9 };
     uint64_t rng = 31;
     for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
-        bk_blocked *f = make_filter(400, 16 * 512, ks[j]);
+        bk_filter *f = make_filter(400, 16 * 512, ks[j]);
         if (!select_path(f, path)) {
-            bk_blocked_free(f);
+            bk_filter_free(f);
             skip();
         }
         bk_hash hashes[HASHES];
         for (size_t i = 0; i < HASHES; i++) {
             hashes[i] = random_hash(&rng);
             if (i % 3 == 0) /* a third present, the rest mostly absent */
-                assert_int_equal(bk_blocked_add_hash(f, hashes[i], NULL), BK_OK);
+                assert_int_equal(bk_filter_add_hash(f, hashes[i], NULL), BK_OK);
         }
         check_batch_lengths_against_single(f, hashes, HASHES, batch_query, single_query);
-        bk_blocked_free(f);
+        bk_filter_free(f);
     }
 }
 
@@ -288,8 +289,7 @@ static void check_one_key_queries(probe_path path)
                 p.seed = 99;
             bk_filter *handle = NULL;
             assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &handle), BK_OK);
-            bk_blocked *f = bk_filter_object(handle);
-            if (!select_path(f, path)) {
+            if (!select_path(handle, path)) {
                 bk_filter_free(handle);
                 skip();
             }
@@ -307,9 +307,8 @@ static void check_one_key_queries(probe_path path)
                 }
                 bool expected = reference_check(reference, blocks, ks[j], h);
                 assert_int_equal(bk_filter_contains(handle, key, len), expected);
-                assert_int_equal(bk_blocked_contains(f, key, len), expected);
             }
-            assert_memory_equal(bk_blocked_words(f), reference, blocks * 64);
+            assert_memory_equal(words_of(handle), reference, blocks * 64);
             free(reference);
             bk_filter_free(handle);
         }
@@ -339,8 +338,8 @@ static void test_no_false_negatives_and_batch_equals_single(void **state)
     (void)state;
     enum { N = 30000 };
     bk_params p = { .capacity = N, .fpr = 0.01 };
-    bk_blocked *f;
-    assert_int_equal(bk_blocked_create(&p, &f), BK_OK);
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &f), BK_OK);
     static uint64_t values[2 * N];
     static bk_key keys[2 * N];
     for (int i = 0; i < 2 * N; i++) {
@@ -348,24 +347,24 @@ static void test_no_false_negatives_and_batch_equals_single(void **state)
         keys[i] = (bk_key){ &values[i], sizeof values[i] };
     }
     size_t fresh = 0;
-    assert_int_equal(bk_blocked_add_batch(f, keys, N, &fresh), BK_OK);
-    assert_int_equal(fresh, bk_blocked_keys_added(f));
+    assert_int_equal(bk_filter_add_batch(f, keys, N, &fresh), BK_OK);
+    assert_int_equal(fresh, stats_of(f).keys_added);
     /* a key looks old only if it is a false positive of the keys before it:
      * fewer than N p of them on average, p the FPR at capacity (4 sigma) */
-    double p_full = bk_blocked_target_fpr(f);
+    double p_full = stats_of(f).target_fpr;
     assert_true(fresh <= N);
     assert_true((double)(N - fresh) <= N * p_full + 4 * sqrt(N * p_full));
     static bool batch[2 * N];
-    assert_int_equal(bk_blocked_contains_batch(f, keys, N, batch), N);
-    size_t positives = bk_blocked_contains_batch(f, keys + N, N, batch + N);
+    assert_int_equal(bk_filter_contains_batch(f, keys, N, batch), N);
+    size_t positives = bk_filter_contains_batch(f, keys + N, N, batch + N);
     size_t counted = 0;
     for (int i = 0; i < 2 * N; i++) {
-        assert_int_equal(bk_blocked_contains(f, &values[i], sizeof values[i]), batch[i]);
+        assert_int_equal(bk_filter_contains(f, &values[i], sizeof values[i]), batch[i]);
         if (i >= N)
             counted += batch[i];
     }
     assert_int_equal(positives, counted);
-    bk_blocked_free(f);
+    bk_filter_free(f);
 }
 
 /* The design target: within 2% of the theoretical best of a 512-bit
@@ -376,11 +375,11 @@ static void test_fpr_near_theoretical_best(void **state)
     enum { N = 200000 };
     const uint64_t absent = 4000000;
     bk_params p = { .capacity = N, .bits_per_key = 10 };
-    bk_blocked *f;
-    assert_int_equal(bk_blocked_create(&p, &f), BK_OK);
-    assert_int_equal(bk_blocked_hashes(f), 6);
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &f), BK_OK);
+    assert_int_equal(stats_of(f).hashes, 6);
     for (uint64_t i = 0; i < N; i++)
-        bk_blocked_add(f, &i, sizeof i, NULL);
+        bk_filter_add(f, &i, sizeof i, NULL);
     enum { CHUNK = 1024 };
     uint64_t values[CHUNK];
     bk_key keys[CHUNK];
@@ -390,16 +389,16 @@ static void test_fpr_near_theoretical_best(void **state)
             values[i] = start + (uint64_t)i;
             keys[i] = (bk_key){ &values[i], 8 };
         }
-        positives += bk_blocked_contains_batch(f, keys, CHUNK, NULL);
+        positives += bk_filter_contains_batch(f, keys, CHUNK, NULL);
     }
     double measured = (double)positives / (double)absent;
     const double best = 0.00954;
     double sigma = sqrt(best * (1 - best) / (double)absent);
     assert_true(measured <= best * 1.02 + 4 * sigma);
     /* and against the model at this exact size: 4 sigma + 1% model error */
-    double model = bk_blocked_predicted_fpr((double)bk_blocked_bits(f) / N, 6, 512);
+    double model = bk_blocked_predicted_fpr((double)stats_of(f).bits / N, 6, 512);
     assert_true(fabs(measured - model) <= 4 * sigma + 0.01 * model);
-    bk_blocked_free(f);
+    bk_filter_free(f);
 }
 
 static void test_best_k_and_sizing(void **state)
@@ -416,24 +415,24 @@ static void test_best_k_and_sizing(void **state)
     assert_true(model <= 0.00954 * 1.02);
 
     bk_params p = { .capacity = 1000000, .fpr = 0.01 };
-    bk_blocked *f;
-    assert_int_equal(bk_blocked_create(&p, &f), BK_OK);
-    double c = (double)bk_blocked_bits(f) / 1e6;
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &f), BK_OK);
+    double c = (double)stats_of(f).bits / 1e6;
     assert_true(c > 9.85 && c < 9.95);
-    assert_int_equal(bk_blocked_hashes(f), 6);
-    assert_true(bk_blocked_target_fpr(f) <= 0.01 && bk_blocked_target_fpr(f) > 0.0099);
+    assert_int_equal(stats_of(f).hashes, 6);
+    assert_true(stats_of(f).target_fpr <= 0.01 && stats_of(f).target_fpr > 0.0099);
     bk_stats design;
     assert_int_equal(bk_kind_design(BK_KIND_BLOCKED, &p, &design), BK_OK);
-    assert_int_equal(design.bits, bk_blocked_bits(f));
+    assert_int_equal(design.bits, stats_of(f).bits);
     assert_int_equal(design.hashes, 6);
-    assert_int_equal(design.bytes, bk_blocked_block_count(f) * 64);
-    bk_blocked_free(f);
+    assert_int_equal(design.bytes, block_count_of(f) * 64);
+    bk_filter_free(f);
 
-    bk_blocked *g = make_filter(10, 1000, 3); /* rounded up to whole blocks */
-    assert_int_equal(bk_blocked_bits(g), 1024);
-    assert_int_equal(bk_blocked_block_count(g), 2);
-    assert_int_equal(bk_blocked_hashes(g), 3);
-    bk_blocked_free(g);
+    bk_filter *g = make_filter(10, 1000, 3); /* rounded up to whole blocks */
+    assert_int_equal(stats_of(g).bits, 1024);
+    assert_int_equal(block_count_of(g), 2);
+    assert_int_equal(stats_of(g).hashes, 3);
+    bk_filter_free(g);
 }
 
 static void test_formulas(void **state)
@@ -569,32 +568,30 @@ static void test_fill_and_count_estimates(void **state)
     (void)state;
     enum { N = 100000 };
     bk_params p = { .capacity = N, .fpr = 0.01 };
-    bk_blocked *f;
-    assert_int_equal(bk_blocked_create(&p, &f), BK_OK);
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &f), BK_OK);
     bk_stats s;
     for (uint64_t i = 0; i < N; i++)
-        bk_blocked_add(f, &i, sizeof i, NULL);
-    bk_blocked_stats(f, &s);
+        bk_filter_add(f, &i, sizeof i, NULL);
+    bk_filter_stats(f, &s);
     assert_int_equal(s.kind, BK_KIND_BLOCKED);
     assert_true(fabs(s.fill_ratio - s.design_fill_ratio) < 0.005);
     assert_true(fabs(s.keys_estimated - N) < 0.02 * N);
-    assert_true(fabs(s.current_fpr - bk_blocked_target_fpr(f)) < 0.1 * bk_blocked_target_fpr(f));
+    assert_true(fabs(s.current_fpr - stats_of(f).target_fpr) < 0.1 * stats_of(f).target_fpr);
     assert_false(s.past_design_point);
     for (uint64_t i = N; i < 2 * N; i++)
-        bk_blocked_add(f, &i, sizeof i, NULL);
-    bk_blocked_stats(f, &s);
+        bk_filter_add(f, &i, sizeof i, NULL);
+    bk_filter_stats(f, &s);
     assert_true(s.past_design_point);
     assert_true(fabs(s.keys_estimated - 2 * N) < 0.03 * 2 * N);
-    bk_filter *handle;
-    assert_int_equal(bk_filter_wrap(bk_kind_ops_for(BK_KIND_BLOCKED), f, &handle), BK_OK);
-    assert_int_equal(bk_filter_check_fill(handle), BK_EFULL);
-    bk_filter_free(handle);
+    assert_int_equal(bk_filter_check_fill(f), BK_EFULL);
+    bk_filter_free(f);
 }
 
 static void test_bad_params_rejected(void **state)
 {
     (void)state;
-    bk_blocked *out = (bk_blocked *)0x1;
+    bk_filter *out = (bk_filter *)0x1;
     struct { bk_params p; bk_status expected; } cases[] = {
         { { .capacity = 0 }, BK_EINVAL },
         { { .capacity = 10, .fpr = 1.0 }, BK_EINVAL },
@@ -610,52 +607,52 @@ static void test_bad_params_rejected(void **state)
         { { .capacity = 10, .hash_algorithm = BK_HASH_SIPHASH }, BK_EKEY },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_int_equal(bk_blocked_create(&cases[i].p, &out), cases[i].expected);
-        assert_ptr_equal(out, (bk_blocked *)0x1);
+        assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &cases[i].p, &out), cases[i].expected);
+        assert_ptr_equal(out, (bk_filter *)0x1);
     }
-    assert_int_equal(bk_blocked_create(NULL, &out), BK_EINVAL);
-    bk_blocked *f = make_filter(100, 4096, 4);
-    assert_int_equal(bk_blocked_add(f, NULL, 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, NULL, &out), BK_EINVAL);
+    bk_filter *f = make_filter(100, 4096, 4);
+    assert_int_equal(bk_filter_add(f, NULL, 1, NULL), BK_EINVAL);
     bk_key bad[2] = { { "x", 1 }, { NULL, 2 } };
-    assert_int_equal(bk_blocked_add_batch(f, bad, 2, NULL), BK_EINVAL);
-    assert_int_equal(bk_blocked_contains_batch(f, bad, 2, NULL), 0);
-    assert_int_equal(bk_blocked_bits_set(f), 0); /* nothing changed */
-    assert_int_equal(bk_blocked_add(NULL, "x", 1, NULL), BK_EINVAL);
-    assert_false(bk_blocked_contains(NULL, "x", 1));
-    bk_blocked_free(f);
+    assert_int_equal(bk_filter_add_batch(f, bad, 2, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_contains_batch(f, bad, 2, NULL), 0);
+    assert_int_equal(bits_set_of(f), 0); /* nothing changed */
+    assert_int_equal(bk_filter_add(NULL, "x", 1, NULL), BK_EINVAL);
+    assert_false(bk_filter_contains(NULL, "x", 1));
+    bk_filter_free(f);
 }
 
 static void test_set_algebra(void **state)
 {
     (void)state;
-    bk_blocked *a = make_filter(3000, 30000, 6), *b = make_filter(3000, 30000, 6);
-    bk_blocked *other_k = make_filter(3000, 30000, 5);
+    bk_filter *a = make_filter(3000, 30000, 6), *b = make_filter(3000, 30000, 6);
+    bk_filter *other_k = make_filter(3000, 30000, 5);
     for (uint64_t i = 0; i < 1000; i++)
-        bk_blocked_add(a, &i, sizeof i, NULL);
+        bk_filter_add(a, &i, sizeof i, NULL);
     for (uint64_t i = 600; i < 1600; i++)
-        bk_blocked_add(b, &i, sizeof i, NULL);
-    uint64_t a_bits = bk_blocked_bits_set(a);
-    assert_int_equal(bk_blocked_union(a, other_k), BK_EINCOMPATIBLE);
-    assert_int_equal(bk_blocked_intersect(a, other_k), BK_EINCOMPATIBLE);
-    assert_int_equal(bk_blocked_bits_set(a), a_bits);
+        bk_filter_add(b, &i, sizeof i, NULL);
+    uint64_t a_bits = bits_set_of(a);
+    assert_int_equal(bk_filter_union(a, other_k), BK_EINCOMPATIBLE);
+    assert_int_equal(bk_filter_intersect(a, other_k), BK_EINCOMPATIBLE);
+    assert_int_equal(bits_set_of(a), a_bits);
     bk_set_estimate e;
-    assert_int_equal(bk_blocked_estimate_sets(a, b, &e), BK_OK);
+    assert_int_equal(bk_filter_estimate_sets(a, b, &e), BK_OK);
     assert_true(fabs(e.union_size - 1600) < 80);
     assert_true(fabs(e.intersection_size - 400) < 100);
-    bk_blocked *c;
-    assert_int_equal(bk_blocked_copy(a, &c), BK_OK);
-    assert_int_equal(bk_blocked_intersect(c, b), BK_OK);
-    assert_int_equal(bk_blocked_union(a, b), BK_OK);
+    bk_filter *c;
+    assert_int_equal(bk_filter_copy(a, &c), BK_OK);
+    assert_int_equal(bk_filter_intersect(c, b), BK_OK);
+    assert_int_equal(bk_filter_union(a, b), BK_OK);
     for (uint64_t i = 0; i < 1600; i++)
-        assert_true(bk_blocked_contains(a, &i, sizeof i));
+        assert_true(bk_filter_contains(a, &i, sizeof i));
     for (uint64_t i = 600; i < 1000; i++)
-        assert_true(bk_blocked_contains(c, &i, sizeof i));
-    assert_int_equal(bk_blocked_clear(c), BK_OK);
-    assert_int_equal(bk_blocked_bits_set(c), 0);
-    bk_blocked_free(a);
-    bk_blocked_free(b);
-    bk_blocked_free(c);
-    bk_blocked_free(other_k);
+        assert_true(bk_filter_contains(c, &i, sizeof i));
+    assert_int_equal(bk_filter_clear(c), BK_OK);
+    assert_int_equal(bits_set_of(c), 0);
+    bk_filter_free(a);
+    bk_filter_free(b);
+    bk_filter_free(c);
+    bk_filter_free(other_k);
 }
 
 static void test_generic_handle_and_big_filter(void **state)
@@ -671,8 +668,7 @@ static void test_generic_handle_and_big_filter(void **state)
     bk_stats s;
     bk_filter_stats(f, &s);
     assert_true(s.bytes >= ((size_t)4 << 20) - 64);
-    const bk_blocked *object = bk_filter_object(f);
-    assert_int_equal((uintptr_t)bk_blocked_words(object) % 64, 0);
+    assert_int_equal((uintptr_t)words_of(f) % 64, 0);
     uint64_t values[256];
     bk_key keys[256];
     for (int i = 0; i < 256; i++) {
@@ -692,41 +688,42 @@ static void test_format_hooks_round_trip(void **state)
     (void)state;
     const bk_kind_ops *ops = bk_kind_ops_for(BK_KIND_BLOCKED);
     assert_non_null(ops);
-    bk_blocked *f = make_filter(500, 20 * 512, 5);
+    bk_filter *f = make_filter(500, 20 * 512, 5);
     for (uint64_t i = 0; i < 500; i++)
-        bk_blocked_add(f, &i, sizeof i, NULL);
-    size_t params_size = ops->params_size(f);
+        bk_filter_add(f, &i, sizeof i, NULL);
+    size_t params_size = ops->params_size(blocked_of(f));
     assert_int_equal(params_size, 32);
-    uint64_t payload_size = ops->payload_size(f);
+    uint64_t payload_size = ops->payload_size(blocked_of(f));
     assert_int_equal(payload_size, 20 * 64);
     uint8_t params[32];
     uint8_t *payload = aligned_alloc(64, payload_size);
     assert_non_null(payload);
-    ops->write_params(f, params);
-    ops->write_payload(f, payload);
+    ops->write_params(blocked_of(f), params);
+    ops->write_payload(blocked_of(f), payload);
     void *object = NULL;
-    assert_int_equal(ops->read(params, params_size, payload, payload_size, bk_blocked_hasher(f),
-                               bk_blocked_keys_added(f), false, &object),
+    assert_int_equal(ops->read(params, params_size, payload, payload_size, bk_filter_hasher(f),
+                               stats_of(f).keys_added, false, &object),
                      BK_OK);
-    bk_blocked *g = object;
-    assert_memory_equal(bk_blocked_words(g), bk_blocked_words(f), payload_size);
-    assert_int_equal(bk_blocked_hashes(g), 5);
-    assert_int_equal(bk_blocked_capacity(g), 500);
-    assert_int_equal(bk_blocked_keys_added(g), bk_blocked_keys_added(f));
+    bk_filter *g;
+    assert_int_equal(bk_filter_wrap(ops, object, &g), BK_OK);
+    assert_memory_equal(words_of(g), words_of(f), payload_size);
+    assert_int_equal(stats_of(g).hashes, 5);
+    assert_int_equal(stats_of(g).capacity, 500);
+    assert_int_equal(stats_of(g).keys_added, stats_of(f).keys_added);
     for (uint64_t i = 0; i < 500; i++)
-        assert_true(bk_blocked_contains(g, &i, sizeof i));
-    bk_blocked_free(g);
+        assert_true(bk_filter_contains(g, &i, sizeof i));
+    bk_filter_free(g);
     /* in place: answers from the caller's bytes, read-only */
-    assert_int_equal(ops->read(params, params_size, payload, payload_size, bk_blocked_hasher(f),
+    assert_int_equal(ops->read(params, params_size, payload, payload_size, bk_filter_hasher(f),
                                0, true, &object),
                      BK_OK);
-    g = object;
-    assert_ptr_equal(bk_blocked_words(g), (const uint64_t *)(const void *)payload);
+    assert_int_equal(bk_filter_wrap(ops, object, &g), BK_OK);
+    assert_ptr_equal(words_of(g), (const uint64_t *)(const void *)payload);
     uint64_t key = 7;
-    assert_true(bk_blocked_contains(g, &key, sizeof key));
-    assert_int_equal(bk_blocked_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
-    assert_int_equal(bk_blocked_clear(g), BK_EIMMUTABLE);
-    bk_blocked_free(g);
+    assert_true(bk_filter_contains(g, &key, sizeof key));
+    assert_int_equal(bk_filter_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
+    assert_int_equal(bk_filter_clear(g), BK_EIMMUTABLE);
+    bk_filter_free(g);
     /* each inconsistency is refused before anything is allocated */
     struct { size_t offset; unsigned width; uint64_t value; bk_status expected; } damage[] = {
         { 12, 4, 256, BK_ECORRUPT },                  /* block bits not 512 */
@@ -745,19 +742,19 @@ static void test_format_hooks_round_trip(void **state)
         for (unsigned byte = 0; byte < damage[i].width; byte++)
             bad[damage[i].offset + byte] = (uint8_t)(damage[i].value >> (8 * byte));
         object = (void *)0x1;
-        assert_int_equal(ops->read(bad, 32, payload, payload_size, bk_blocked_hasher(f), 0, false,
+        assert_int_equal(ops->read(bad, 32, payload, payload_size, bk_filter_hasher(f), 0, false,
                                    &object),
                          damage[i].expected);
         assert_ptr_equal(object, (void *)0x1);
     }
-    assert_int_equal(ops->read(params, 31, payload, payload_size, bk_blocked_hasher(f), 0, false,
+    assert_int_equal(ops->read(params, 31, payload, payload_size, bk_filter_hasher(f), 0, false,
                                &object),
                      BK_ECORRUPT);
-    assert_int_equal(ops->read(params, 32, payload, payload_size - 64, bk_blocked_hasher(f), 0,
+    assert_int_equal(ops->read(params, 32, payload, payload_size - 64, bk_filter_hasher(f), 0,
                                false, &object),
                      BK_ECORRUPT);
     free(payload);
-    bk_blocked_free(f);
+    bk_filter_free(f);
 }
 
 /* Run a second time by CTest with BLOOMKIT_PORTABLE=1 (test_blocked_portable):
@@ -766,22 +763,21 @@ static void test_portable_environment(void **state)
 {
     (void)state;
     const char *portable = getenv("BLOOMKIT_PORTABLE");
-    bk_blocked *f = make_filter(100, 4096, 6);
+    bk_filter *f = make_filter(100, 4096, 6);
     bk_params p = { .capacity = 100 };
     bk_filter *g;
     assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &g), BK_OK);
     if (portable != NULL && portable[0] == '1') {
-        assert_false(bk_blocked_uses_simd(f));
-        assert_int_equal(bk_blocked_set_simd(f, true), BK_EUNSUPPORTED);
-        assert_int_equal(bk_blocked_set_avx512(f, true), BK_EUNSUPPORTED);
-        assert_int_equal(bk_sbbf_set_simd(bk_filter_object_of(g, BK_KIND_SBBF), true),
-                         BK_EUNSUPPORTED);
+        assert_false(bk_blocked_uses_simd(blocked_of(f)));
+        assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_AVX2), BK_EUNSUPPORTED);
+        assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_AVX512), BK_EUNSUPPORTED);
+        assert_int_equal(bk_sbbf_set_simd(bk_filter_object_of(g, BK_KIND_SBBF), true), BK_EUNSUPPORTED);
     }
-    assert_int_equal(bk_blocked_set_avx512(NULL, false), BK_EINVAL);
-    assert_int_equal(bk_blocked_set_simd(f, false), BK_OK);
-    assert_false(bk_blocked_uses_simd(f));
+    assert_int_equal(bk_blocked_set_path(NULL, BK_BLOCKED_PORTABLE), BK_EINVAL);
+    assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_PORTABLE), BK_OK);
+    assert_false(bk_blocked_uses_simd(blocked_of(f)));
     bk_filter_free(g);
-    bk_blocked_free(f);
+    bk_filter_free(f);
 }
 
 int main(void)

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
-#include "bloom.h"
+#include "filter_figures.h"
 #include "hash.h"
 
 #define KEY_COUNT 5000
@@ -51,7 +51,7 @@ static double pipelined_bits_per_key(void)
     return (double)(2 * bk_cpu()->l2_bytes * 8) / KEY_COUNT;
 }
 
-static bk_bloom *new_filter(uint64_t capacity, double bits_per_key, unsigned hashes,
+static bk_filter *new_filter(uint64_t capacity, double bits_per_key, unsigned hashes,
                             unsigned flags)
 {
     bk_params p = { .capacity = capacity, .flags = flags };
@@ -61,17 +61,17 @@ static bk_bloom *new_filter(uint64_t capacity, double bits_per_key, unsigned has
     } else {
         p.bits_per_key = bits_per_key;
     }
-    bk_bloom *filter;
-    assert_int_equal(bk_bloom_create(&p, &filter), BK_OK);
+    bk_filter *filter;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &filter), BK_OK);
     return filter;
 }
 
-static void assert_same_bits(const bk_bloom *a, const bk_bloom *b)
+static void assert_same_bits(const bk_filter *a, const bk_filter *b)
 {
-    assert_int_equal(bk_bloom_word_count(a), bk_bloom_word_count(b));
-    assert_memory_equal(bk_bloom_words(a), bk_bloom_words(b),
-                        bk_bloom_word_count(a) * sizeof(uint64_t));
-    assert_int_equal(bk_bloom_keys_added(a), bk_bloom_keys_added(b));
+    assert_int_equal(word_count_of(a), word_count_of(b));
+    assert_memory_equal(words_of(a), words_of(b),
+                        word_count_of(a) * sizeof(uint64_t));
+    assert_int_equal(stats_of(a).keys_added, stats_of(b).keys_added);
 }
 
 /* Batch adds of every size around the pipeline's distance set exactly the
@@ -84,13 +84,13 @@ static void check_batch_add_matches_single(unsigned hashes, double bits_per_key,
     for (size_t i = 9; i < KEY_COUNT; i += 10)
         keys[i] = keys[i - 1]; /* duplicates, some inside one batch */
     for (size_t s = 0; s < sizeof batch_sizes / sizeof batch_sizes[0]; s++) {
-        bk_bloom *single = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
-        bk_bloom *by_key = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
-        bk_bloom *by_hash = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_filter *single = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_filter *by_key = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
+        bk_filter *by_hash = new_filter(KEY_COUNT, bits_per_key, hashes, flags);
         size_t single_new = 0, key_new = 0, hash_new = 0;
         for (size_t i = 0; i < KEY_COUNT; i++) {
             bool was_new;
-            assert_int_equal(bk_bloom_add(single, keys[i].data, keys[i].len, &was_new), BK_OK);
+            assert_int_equal(bk_filter_add(single, keys[i].data, keys[i].len, &was_new), BK_OK);
             single_new += was_new;
         }
         for (size_t start = 0; start < KEY_COUNT;) {
@@ -98,12 +98,12 @@ static void check_batch_add_matches_single(unsigned hashes, double bits_per_key,
             if (n > KEY_COUNT - start)
                 n = KEY_COUNT - start;
             size_t fresh;
-            assert_int_equal(bk_bloom_add_batch(by_key, keys + start, n, &fresh), BK_OK);
+            assert_int_equal(bk_filter_add_batch(by_key, keys + start, n, &fresh), BK_OK);
             key_new += fresh;
             bk_hash hashes_of[1000];
             for (size_t i = 0; i < n; i++)
-                hashes_of[i] = bk_bloom_hash(by_hash, keys[start + i].data, keys[start + i].len);
-            assert_int_equal(bk_bloom_add_hash_batch(by_hash, hashes_of, n, &fresh), BK_OK);
+                hashes_of[i] = bk_filter_hash(by_hash, keys[start + i].data, keys[start + i].len);
+            assert_int_equal(bk_filter_add_hash_batch(by_hash, hashes_of, n, &fresh), BK_OK);
             hash_new += fresh;
             start += n;
         }
@@ -111,9 +111,9 @@ static void check_batch_add_matches_single(unsigned hashes, double bits_per_key,
         assert_int_equal(hash_new, single_new);
         assert_same_bits(single, by_key);
         assert_same_bits(single, by_hash);
-        bk_bloom_free(single);
-        bk_bloom_free(by_key);
-        bk_bloom_free(by_hash);
+        bk_filter_free(single);
+        bk_filter_free(by_key);
+        bk_filter_free(by_hash);
     }
     free(values);
 }
@@ -134,23 +134,24 @@ static void test_batch_add_matches_single(void **state)
 /* Turns one build of the one-key query on (0 portable, 1 BMI2, 2 AVX-512:
  * src/bloom.c, src/bloom_avx512.c); false, with nothing changed, where the
  * CPU lacks it. */
-static bool use_build(bk_bloom *filter, int build)
+static bool use_build(bk_filter *filter, int build)
 {
-    bool was_bmi2 = filter->use_bmi2, was_avx512 = filter->use_avx512;
-    assert_int_equal(bk_bloom_set_avx512(filter, false), BK_OK);
-    assert_int_equal(bk_bloom_set_bmi2(filter, false), BK_OK);
+    bool was_bmi2 = bloom_of(filter)->use_bmi2, was_avx512 = bloom_of(filter)->use_avx512;
+    assert_int_equal(bk_bloom_set_avx512(bloom_of(filter), false), BK_OK);
+    assert_int_equal(bk_bloom_set_bmi2(bloom_of(filter), false), BK_OK);
     bk_status status = BK_OK;
     if (build == 1)
-        status = bk_bloom_set_bmi2(filter, true);
+        status = bk_bloom_set_bmi2(bloom_of(filter), true);
     else if (build == 2)
-        status = bk_bloom_set_avx512(filter, true);
+        status = bk_bloom_set_avx512(bloom_of(filter), true);
     if (status == BK_OK)
         return true;
     assert_int_equal(status, BK_EUNSUPPORTED);
-    assert_false(build == 1 ? filter->use_bmi2 : filter->use_avx512); /* a refusal changes nothing */
+    /* a refusal changes nothing */
+    assert_false(build == 1 ? bloom_of(filter)->use_bmi2 : bloom_of(filter)->use_avx512);
     assert_false(build == 1 ? bk_cpu()->bmi2 : bk_cpu()->avx512dqbw);
-    filter->use_bmi2 = was_bmi2;
-    filter->use_avx512 = was_avx512;
+    bloom_of(filter)->use_bmi2 = was_bmi2;
+    bloom_of(filter)->use_avx512 = was_avx512;
     return false;
 }
 
@@ -158,25 +159,25 @@ static bool use_build(bk_bloom *filter, int build)
  * each reading all k probes and stopping after two (as filters beyond
  * 32 MiB do): from the key and from its hash; all must agree.  Leaves the
  * filter as it found it. */
-static bool contains_in_every_build(bk_bloom *filter, const bk_key *key, bk_hash hash)
+static bool contains_in_every_build(bk_filter *filter, const bk_key *key, bk_hash hash)
 {
-    bool was_bmi2 = filter->use_bmi2, was_avx512 = filter->use_avx512;
-    bool was_early = filter->exit_early;
-    filter->exit_early = false;
+    bool was_bmi2 = bloom_of(filter)->use_bmi2, was_avx512 = bloom_of(filter)->use_avx512;
+    bool was_early = bloom_of(filter)->exit_early;
+    bloom_of(filter)->exit_early = false;
     assert_true(use_build(filter, 0));
-    bool portable = bk_bloom_contains(filter, key->data, key->len);
+    bool portable = bk_filter_contains(filter, key->data, key->len);
     for (int early = 0; early < 2; early++) {
-        filter->exit_early = early;
+        bloom_of(filter)->exit_early = early;
         for (int build = 0; build < 3; build++) {
             if (!use_build(filter, build))
                 continue;
-            assert_int_equal(bk_bloom_contains(filter, key->data, key->len), portable);
-            assert_int_equal(bk_bloom_contains_hash(filter, hash), portable);
+            assert_int_equal(bk_filter_contains(filter, key->data, key->len), portable);
+            assert_int_equal(bk_filter_contains_hash(filter, hash), portable);
         }
     }
-    filter->use_bmi2 = was_bmi2;
-    filter->use_avx512 = was_avx512;
-    filter->exit_early = was_early;
+    bloom_of(filter)->use_bmi2 = was_bmi2;
+    bloom_of(filter)->use_avx512 = was_avx512;
+    bloom_of(filter)->exit_early = was_early;
     return portable;
 }
 
@@ -194,24 +195,24 @@ static void check_key_lengths_agree(unsigned hashes, bk_hash_algorithm algorithm
     bk_params p = { .capacity = 1000, .bits = 750 * (uint64_t)hashes, .hashes = hashes,
                     .hash_algorithm = algorithm, .seed = 12345,
                     .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
-    bk_bloom *filter;
-    assert_int_equal(bk_bloom_create(&p, &filter), BK_OK);
+    bk_filter *filter;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &filter), BK_OK);
     uint8_t bytes[2 * PER_LENGTH][40];
     for (size_t i = 0; i < 2 * PER_LENGTH; i++)
         for (size_t j = 0; j < sizeof bytes[i]; j++)
             bytes[i][j] = (uint8_t)bk_mix64(i * 41 + j + 1);
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
         for (size_t i = 0; i < PER_LENGTH; i++)
-            assert_int_equal(bk_bloom_add(filter, bytes[i], lengths[l], NULL), BK_OK);
+            assert_int_equal(bk_filter_add(filter, bytes[i], lengths[l], NULL), BK_OK);
         for (size_t i = 0; i < 2 * PER_LENGTH; i++) {
             bk_key key = { .data = bytes[i], .len = lengths[l] };
             bool found = contains_in_every_build(filter, &key,
-                                                 bk_bloom_hash(filter, key.data, key.len));
+                                                 bk_filter_hash(filter, key.data, key.len));
             if (i < PER_LENGTH)
                 assert_true(found); /* added */
         }
     }
-    bk_bloom_free(filter);
+    bk_filter_free(filter);
 }
 
 static void test_key_lengths_agree(void **state)
@@ -228,37 +229,37 @@ static void test_key_lengths_agree(void **state)
 static void test_exit_early_by_size(void **state)
 {
     (void)state;
-    bk_bloom *small = new_filter(1000, 10, 0, 0);
-    assert_false(small->exit_early);
+    bk_filter *small = new_filter(1000, 10, 0, 0);
+    assert_false(bloom_of(small)->exit_early);
     bk_params p = { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 64 * 8, .hashes = 3,
                     .capacity = 1000 };
-    bk_bloom *big = NULL;
-    assert_int_equal(bk_bloom_create(&p, &big), BK_OK);
-    assert_true(big->exit_early);
-    bk_bloom_free(small);
-    bk_bloom_free(big);
+    bk_filter *big = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &big), BK_OK);
+    assert_true(bloom_of(big)->exit_early);
+    bk_filter_free(small);
+    bk_filter_free(big);
 }
 
 /* The batch queries of every build (the AVX-512 build has its own
  * pipeline, src/bloom_avx512.c) give `expected`, whole and in short
  * batches around the pipelines' distances, with and without an answer
  * array.  Leaves the filter as it found it. */
-static void check_batches_in_every_build(bk_bloom *filter, const bk_key *keys,
+static void check_batches_in_every_build(bk_filter *filter, const bk_key *keys,
                                          const bk_hash *hashes_of, const bool *expected,
                                          size_t found)
 {
-    bool was_bmi2 = filter->use_bmi2, was_avx512 = filter->use_avx512;
+    bool was_bmi2 = bloom_of(filter)->use_bmi2, was_avx512 = bloom_of(filter)->use_avx512;
     static bool answers[KEY_COUNT];
     for (int build = 0; build < 3; build++) {
         if (!use_build(filter, build))
             continue;
-        assert_int_equal(bk_bloom_contains_hash_batch(filter, hashes_of, KEY_COUNT, answers),
+        assert_int_equal(bk_filter_contains_hash_batch(filter, hashes_of, KEY_COUNT, answers),
                          found);
         assert_memory_equal(answers, expected, KEY_COUNT);
-        assert_int_equal(bk_bloom_contains_batch(filter, keys, KEY_COUNT, NULL), found);
+        assert_int_equal(bk_filter_contains_batch(filter, keys, KEY_COUNT, NULL), found);
         for (size_t n = 0; n < 20; n++) {
             bool few[20];
-            size_t got = bk_bloom_contains_batch(filter, keys + 100, n, few);
+            size_t got = bk_filter_contains_batch(filter, keys + 100, n, few);
             size_t expected_count = 0;
             for (size_t i = 0; i < n; i++) {
                 assert_int_equal(few[i], expected[100 + i]);
@@ -267,8 +268,8 @@ static void check_batches_in_every_build(bk_bloom *filter, const bk_key *keys,
             assert_int_equal(got, expected_count);
         }
     }
-    filter->use_bmi2 = was_bmi2;
-    filter->use_avx512 = was_avx512;
+    bloom_of(filter)->use_bmi2 = was_bmi2;
+    bloom_of(filter)->use_avx512 = was_avx512;
 }
 
 /* Every query form gives the same answer for every key, present or absent,
@@ -278,23 +279,23 @@ static void check_queries_agree(unsigned hashes, double bits_per_key)
     bk_key present[KEY_COUNT], absent[KEY_COUNT];
     uint64_t *present_values = make_keys(0, KEY_COUNT, present);
     uint64_t *absent_values = make_keys((uint64_t)1 << 40, KEY_COUNT, absent);
-    bk_bloom *filter = new_filter(KEY_COUNT, bits_per_key, hashes, 0);
-    assert_int_equal(bk_bloom_add_batch(filter, present, KEY_COUNT, NULL), BK_OK);
+    bk_filter *filter = new_filter(KEY_COUNT, bits_per_key, hashes, 0);
+    assert_int_equal(bk_filter_add_batch(filter, present, KEY_COUNT, NULL), BK_OK);
     const bk_key *sets[2] = { present, absent };
     static bool batch_results[KEY_COUNT], hash_results[KEY_COUNT];
     static bk_hash hashes_of[KEY_COUNT];
     for (int set = 0; set < 2; set++) {
         const bk_key *keys = sets[set];
         for (size_t i = 0; i < KEY_COUNT; i++)
-            hashes_of[i] = bk_bloom_hash(filter, keys[i].data, keys[i].len);
-        size_t found = bk_bloom_contains_batch(filter, keys, KEY_COUNT, batch_results);
-        size_t found_hash = bk_bloom_contains_hash_batch(filter, hashes_of, KEY_COUNT,
+            hashes_of[i] = bk_filter_hash(filter, keys[i].data, keys[i].len);
+        size_t found = bk_filter_contains_batch(filter, keys, KEY_COUNT, batch_results);
+        size_t found_hash = bk_filter_contains_hash_batch(filter, hashes_of, KEY_COUNT,
                                                          hash_results);
         assert_int_equal(found, found_hash);
         size_t counted = 0;
         for (size_t i = 0; i < KEY_COUNT; i++) {
-            bool single = bk_bloom_contains(filter, keys[i].data, keys[i].len);
-            assert_int_equal(single, bk_bloom_contains_hash(filter, hashes_of[i]));
+            bool single = bk_filter_contains(filter, keys[i].data, keys[i].len);
+            assert_int_equal(single, bk_filter_contains_hash(filter, hashes_of[i]));
             assert_int_equal(single, contains_in_every_build(filter, &keys[i], hashes_of[i]));
             assert_int_equal(single, batch_results[i]);
             assert_int_equal(single, hash_results[i]);
@@ -305,7 +306,7 @@ static void check_queries_agree(unsigned hashes, double bits_per_key)
         assert_int_equal(counted, found);
         check_batches_in_every_build(filter, keys, hashes_of, batch_results, found);
     }
-    bk_bloom_free(filter);
+    bk_filter_free(filter);
     free(present_values);
     free(absent_values);
 }
@@ -331,22 +332,22 @@ static void test_queries_agree(void **state)
 static void test_batch_bad_input(void **state)
 {
     (void)state;
-    bk_bloom *filter = new_filter(1000, 10, 0, 0);
+    bk_filter *filter = new_filter(1000, 10, 0, 0);
     bk_key bad[2] = { { "a", 1 }, { NULL, 3 } };
     size_t fresh = 99;
-    assert_int_equal(bk_bloom_add_batch(filter, bad, 2, &fresh), BK_EINVAL);
+    assert_int_equal(bk_filter_add_batch(filter, bad, 2, &fresh), BK_EINVAL);
     assert_int_equal(fresh, 99);
-    assert_int_equal(bk_bloom_bits_set(filter), 0);
-    assert_int_equal(bk_bloom_add_batch(NULL, bad, 1, NULL), BK_EINVAL);
-    assert_int_equal(bk_bloom_add_hash_batch(filter, NULL, 3, NULL), BK_EINVAL);
-    assert_int_equal(bk_bloom_add_batch(filter, NULL, 0, &fresh), BK_OK);
+    assert_int_equal(bits_set_of(filter), 0);
+    assert_int_equal(bk_filter_add_batch(NULL, bad, 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_add_hash_batch(filter, NULL, 3, NULL), BK_EINVAL);
+    assert_int_equal(bk_filter_add_batch(filter, NULL, 0, &fresh), BK_OK);
     assert_int_equal(fresh, 0);
-    assert_int_equal(bk_bloom_contains_batch(filter, bad, 2, NULL), 0);
-    assert_int_equal(bk_bloom_contains_hash_batch(filter, NULL, 2, NULL), 0);
-    assert_int_equal(bk_bloom_keys_added(filter), 0);
-    assert_int_equal(bk_bloom_set_bmi2(NULL, false), BK_EINVAL);
-    assert_int_equal(bk_bloom_set_avx512(NULL, false), BK_EINVAL);
-    bk_bloom_free(filter);
+    assert_int_equal(bk_filter_contains_batch(filter, bad, 2, NULL), 0);
+    assert_int_equal(bk_filter_contains_hash_batch(filter, NULL, 2, NULL), 0);
+    assert_int_equal(stats_of(filter).keys_added, 0);
+    assert_int_equal(bk_bloom_set_bmi2(bloom_of(NULL), false), BK_EINVAL);
+    assert_int_equal(bk_bloom_set_avx512(bloom_of(NULL), false), BK_EINVAL);
+    bk_filter_free(filter);
 }
 
 int main(void)

@@ -19,6 +19,7 @@
 
 #include "bloomkit.h"
 #include "filter.h"
+#include "bloom.h" /* bk_bloom_* of the classic filter the counting one exports */
 #include "roundtrip.h"
 #include "golden.h"
 

@@ -30,6 +30,7 @@
 #include "endian.h"
 #include "filter.h"
 #include "format.h"
+#include "bloom.h" /* bk_bloom_* of the typed save/load and the layout checks */
 #include "hash.h"
 #include "roundtrip.h"
 

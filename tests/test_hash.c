@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "bloomkit/bloom_inline.h" /* the probe walk (bloomkit/detail/bloom_detail.h) */
 #include "hash.h"
 
 /* SipHash reference vectors (Aumasson & Bernstein, vectors.h of the

@@ -17,14 +17,13 @@
  * view compiled for the baseline and with -mavx512f -mavx512dq
  * (tests/inline_avx512.c: the gather form) when the CPU has those, and
  * that form's range reduction and probe walk against the scalar ones.
- * Blocked: several sizes, k (1 to 255, within and across the AVX-512
- * test's rounds of seven positions) and hashes, filters on the portable
- * path and concurrent ones, later adds, loaded copies; with the view
- * compiled for the baseline, with -mavx2 (tests/inline_avx2.c: the AVX2
- * block test) and with -mavx512f -mavx512dq (tests/inline_avx512.c: the
- * AVX-512 one; both one-round views finish the key's hash in the vector
- * unit, and that step is checked against the scalar one) when the CPU has
- * them.
+ * Blocked: several sizes and seeds, k from 1 to 7 (the designs the view
+ * serves; the others, XXH64, concurrent filters and the portable path are
+ * refused), later adds, loaded copies; with the view compiled for the
+ * baseline, with -mavx2 (tests/inline_avx2.c: the AVX2 round) and with
+ * -mavx512f -mavx512dq (tests/inline_avx512.c: the AVX-512 one; both
+ * finish the key's hash in the vector unit, and that step is checked
+ * against the scalar one) when the CPU has them.
  * SipHash filters have no view.
  */
 #include <setjmp.h>
@@ -379,20 +378,20 @@ static bool cpu_has_avx512dq(void)
 }
 #endif
 
-/* Every key of `keys` answers as bk_bloom_contains says, through the view
+/* Every key of `keys` answers as bk_filter_contains says, through the view
  * from the key (run-time and constant length) and from its hash. */
-static size_t check_bloom_view(const bk_bloom *filter, const key_list *keys)
+static size_t check_bloom_view(const bk_filter *filter, const key_list *keys)
 {
-    bk_bloom_view view;
-    assert_int_equal(bk_bloom_view_init(filter, &view), BK_OK);
+    struct bk_bloom_view view;
+    assert_int_equal(bk_bloom_view(filter, &view), BK_OK);
     size_t present = 0;
     for (size_t i = 0; i < keys->count; i++) {
         const bk_key *key = &keys->keys[i];
-        bool expected = bk_bloom_contains(filter, key->data, key->len);
+        bool expected = bk_filter_contains(filter, key->data, key->len);
         assert_int_equal(bk_bloom_view_contains(&view, key->data, key->len), expected);
         assert_int_equal(bloom_view_contains_constant_length(&view, key->data, key->len),
                          expected);
-        bk_hash hash = bk_bloom_hash(filter, key->data, key->len);
+        bk_hash hash = bk_filter_hash(filter, key->data, key->len);
         assert_int_equal(bk_bloom_view_contains_hash(&view, hash), expected);
 #ifdef BK_TEST_AVX512_VIEWS
         if (cpu_has_avx512dq()) {
@@ -408,17 +407,17 @@ static size_t check_bloom_view(const bk_bloom *filter, const key_list *keys)
     return present;
 }
 
-static bk_bloom *create_bloom(const bk_params *params)
+static bk_filter *create_bloom(const bk_params *params)
 {
-    bk_bloom *filter = NULL;
-    assert_int_equal(bk_bloom_create(params, &filter), BK_OK);
+    bk_filter *filter = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, params, &filter), BK_OK);
     return filter;
 }
 
-static void check_bloom_filter(bk_bloom *filter, size_t count, uint64_t seed)
+static void check_bloom_filter(bk_filter *filter, size_t count, uint64_t seed)
 {
     key_list added = random_keys(count, seed), absent = random_keys(ABSENT_KEYS, seed + 1);
-    assert_int_equal(bk_bloom_add_batch(filter, added.keys, added.count, NULL), BK_OK);
+    assert_int_equal(bk_filter_add_batch(filter, added.keys, added.count, NULL), BK_OK);
     assert_int_equal(check_bloom_view(filter, &added), count);
     assert_true(check_bloom_view(filter, &absent) < ABSENT_KEYS / 2);
     free_keys(&added);
@@ -446,14 +445,14 @@ static void test_bloom_view_matches_library(void **state)
         { .bits = (uint64_t)1 << 22, .hashes = BK_MAX_HASHES, .capacity = 1000 },
     };
     for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
-        bk_bloom *filter = create_bloom(&filters[f]);
-        bk_bloom_view view;
-        assert_int_equal(bk_bloom_view_init(filter, &view), BK_OK);
+        bk_filter *filter = create_bloom(&filters[f]);
+        struct bk_bloom_view view;
+        assert_int_equal(bk_bloom_view(filter, &view), BK_OK);
         assert_int_equal(view.exit_early, f == 3 || f == 4);
         check_bloom_filter(filter, (size_t)(filters[f].capacity < 50000 ? filters[f].capacity
                                                                          : 50000),
                            700 + f);
-        bk_bloom_free(filter);
+        bk_filter_free(filter);
     }
 }
 
@@ -519,11 +518,11 @@ static void test_bloom_view_sees_later_adds_and_loaded_copies(void **state)
 {
     (void)state;
     bk_params p = { .capacity = 10000, .fpr = 0.01 };
-    bk_bloom *filter = create_bloom(&p);
-    bk_bloom_view early;
-    assert_int_equal(bk_bloom_view_init(filter, &early), BK_OK);
+    bk_filter *filter = create_bloom(&p);
+    struct bk_bloom_view early;
+    assert_int_equal(bk_bloom_view(filter, &early), BK_OK);
     key_list keys = random_keys(10000, 31), absent = random_keys(ABSENT_KEYS, 32);
-    assert_int_equal(bk_bloom_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
+    assert_int_equal(bk_filter_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
     for (size_t i = 0; i < keys.count; i++)
         assert_true(bk_bloom_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
 
@@ -531,49 +530,55 @@ static void test_bloom_view_sees_later_adds_and_loaded_copies(void **state)
     assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &handle), BK_OK);
     assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
     bk_filter *copy = loaded_copy(handle);
-    assert_int_equal(check_bloom_view(bk_filter_object(copy), &keys), keys.count);
-    check_bloom_view(bk_filter_object(copy), &absent);
+    assert_int_equal(check_bloom_view(copy, &keys), keys.count);
+    check_bloom_view(copy, &absent);
     bk_filter_free(copy);
     bk_filter_free(handle);
-    bk_bloom_free(filter);
+    bk_filter_free(filter);
     free_keys(&keys);
     free_keys(&absent);
 }
 
-/* NULL arguments and SipHash filters: an error, *view untouched. */
+/* NULL arguments, SipHash filters and another kind: an error, *view
+ * untouched. */
 static void test_bloom_view_init_errors(void **state)
 {
     (void)state;
     bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
                     .secret_key = secret_key };
-    bk_bloom *keyed = create_bloom(&p);
-    bk_bloom_view view, untouched;
+    bk_filter *keyed = create_bloom(&p);
+    struct bk_bloom_view view, untouched;
     memset(&view, 0xa5, sizeof view);
     untouched = view;
-    assert_int_equal(bk_bloom_view_init(keyed, &view), BK_EUNSUPPORTED);
-    assert_int_equal(bk_bloom_view_init(NULL, &view), BK_EINVAL);
-    assert_int_equal(bk_bloom_view_init(keyed, NULL), BK_EINVAL);
+    assert_int_equal(bk_bloom_view(keyed, &view), BK_EUNSUPPORTED);
+    assert_int_equal(bk_bloom_view(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_bloom_view(keyed, NULL), BK_EINVAL);
+    bk_params blocked_params = { .capacity = 100, .fpr = 0.01 };
+    bk_filter *blocked = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &blocked_params, &blocked), BK_OK);
+    assert_int_equal(bk_bloom_view(blocked, &view), BK_EKIND);
+    bk_filter_free(blocked);
     assert_memory_equal(&view, &untouched, sizeof view);
-    bk_bloom_free(keyed);
+    bk_filter_free(keyed);
 }
 
 /* ---- blocked ------------------------------------------------------------- */
 
-/* Every key of `keys` answers as bk_blocked_contains says, through the view
+/* Every key of `keys` answers as bk_filter_contains says, through the view
  * from the key (run-time and constant length) and from its hash, in every
  * compiled form; returns how many were present. */
-static size_t check_blocked_view(const bk_blocked *filter, const key_list *keys)
+static size_t check_blocked_view(const bk_filter *filter, const key_list *keys)
 {
-    bk_blocked_view view;
-    assert_int_equal(bk_blocked_view_init(filter, &view), BK_OK);
+    struct bk_blocked_view view;
+    assert_int_equal(bk_blocked_view(filter, &view), BK_OK);
     size_t present = 0;
     for (size_t i = 0; i < keys->count; i++) {
         const bk_key *key = &keys->keys[i];
-        bool expected = bk_blocked_contains(filter, key->data, key->len);
+        bool expected = bk_filter_contains(filter, key->data, key->len);
         assert_int_equal(bk_blocked_view_contains(&view, key->data, key->len), expected);
         assert_int_equal(blocked_view_contains_constant_length(&view, key->data, key->len),
                          expected);
-        bk_hash hash = bk_blocked_hash(filter, key->data, key->len);
+        bk_hash hash = bk_filter_hash(filter, key->data, key->len);
         assert_int_equal(bk_blocked_view_contains_hash(&view, hash), expected);
 #ifdef BK_TEST_AVX2_VIEWS
         if (__builtin_cpu_supports("avx2")) {
@@ -598,74 +603,63 @@ static size_t check_blocked_view(const bk_blocked *filter, const key_list *keys)
     return present;
 }
 
-static bk_blocked *create_blocked(const bk_params *params)
+static bk_filter *create_blocked(const bk_params *params)
 {
-    bk_blocked *filter = NULL;
-    assert_int_equal(bk_blocked_create(params, &filter), BK_OK);
+    bk_filter *filter = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, params, &filter), BK_OK);
     return filter;
+}
+
+/* Whether the library queries the filter on a SIMD path (not so under
+ * BLOOMKIT_PORTABLE=1 or on a CPU without AVX2): the view's condition with
+ * k <= 7 and XXH3. */
+static bool on_simd_path(const bk_filter *filter)
+{
+    return bk_blocked_uses_simd(bk_filter_object_of(filter, BK_KIND_BLOCKED));
 }
 
 /* Adds `count` keys, then checks them and absent keys through the view:
  * every added key present, and both answers seen. */
-static void check_blocked_filter(bk_blocked *filter, size_t count, uint64_t seed)
+static void check_blocked_filter(bk_filter *filter, size_t count, uint64_t seed)
 {
     key_list added = random_keys(count, seed), absent = random_keys(ABSENT_KEYS, seed + 1);
-    assert_int_equal(bk_blocked_add_batch(filter, added.keys, added.count, NULL), BK_OK);
+    assert_int_equal(bk_filter_add_batch(filter, added.keys, added.count, NULL), BK_OK);
     assert_int_equal(check_blocked_view(filter, &added), count);
     assert_true(check_blocked_view(filter, &absent) < ABSENT_KEYS / 2);
     free_keys(&added);
     free_keys(&absent);
 }
 
-/* Several sizes and hashes, and k at every place of the AVX-512 test's
- * rounds of seven: one round (1, 6, 7), a full round and one more
- * position (8), two full rounds (14), and the largest k. */
+/* k from 1 to 7 (every design the view serves), the 1% design, several
+ * sizes and seeds: where the library is on a SIMD path, the view is given
+ * and answers as the library; on its portable path (BLOOMKIT_PORTABLE=1, a
+ * CPU without AVX2) it is refused. */
 static void test_blocked_view_matches_library(void **state)
 {
     (void)state;
-    const bk_params filters[] = {
-        { .capacity = 1, .fpr = 0.01 },
-        { .capacity = 5000, .fpr = 0.01, .seed = 0x5eed },
-        { .capacity = 100000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64, .seed = 3 },
-        { .bits = 512 * 64, .hashes = 1, .capacity = 3000 },
-        { .bits = 512 * 300, .hashes = 7, .capacity = 10000 },
-        { .bits = 512 * 300, .hashes = 8, .capacity = 10000, .seed = 8 },
-        { .bits = 512 * 1000, .hashes = 14, .capacity = 10000 },
-        { .bits = 512 * 4000, .hashes = BK_MAX_HASHES, .capacity = 2000 },
-    };
-    for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
-        bk_blocked *filter = create_blocked(&filters[f]);
-        bk_blocked_view view;
-        assert_int_equal(bk_blocked_view_init(filter, &view), BK_OK);
-        assert_int_equal(view.hashes, filters[f].hashes ? filters[f].hashes : view.hashes);
-        assert_int_equal(view.block_count, bk_blocked_block_count(filter));
-        check_blocked_filter(filter, (size_t)(filters[f].capacity < 50000 ? filters[f].capacity
-                                                                           : 50000),
-                             900 + f);
-        bk_blocked_free(filter);
-    }
-}
-
-/* A filter on the portable path (as BLOOMKIT_PORTABLE=1 or a CPU without
- * AVX2 leaves it) and a concurrent one give views that test word by word;
- * a filter on a SIMD path, one that tests the block at once where the
- * including file has AVX-512. */
-static void test_blocked_view_word_by_word(void **state)
-{
-    (void)state;
-    bk_params p = { .capacity = 20000, .fpr = 0.01 };
-    bk_params concurrent = p;
-    concurrent.flags = BK_FLAG_CONCURRENT;
-    bk_blocked *filters[2] = { create_blocked(&p), create_blocked(&concurrent) };
-    bk_blocked_view view;
-    assert_int_equal(bk_blocked_view_init(filters[0], &view), BK_OK);
-    assert_int_equal(view.word_by_word, !bk_blocked_uses_simd(filters[0]));
-    bk_blocked_set_simd(filters[0], false);
-    for (int f = 0; f < 2; f++) {
-        assert_int_equal(bk_blocked_view_init(filters[f], &view), BK_OK);
-        assert_true(view.word_by_word);
-        check_blocked_filter(filters[f], 20000, 177 + (uint64_t)f);
-        bk_blocked_free(filters[f]);
+    for (unsigned k = 1; k <= BK_BLOCKED_POSITIONS_PER_WORD + 3; k++) {
+        bk_params p = { .bits = 512 * (100 + 40 * (uint64_t)k), .hashes = k, .capacity = 5000,
+                        .seed = k };
+        if (k == BK_BLOCKED_POSITIONS_PER_WORD + 1) /* the 1% design, k = 6 */
+            p = (bk_params){ .capacity = 20000, .fpr = 0.01 };
+        else if (k == BK_BLOCKED_POSITIONS_PER_WORD + 2)
+            p = (bk_params){ .capacity = 1, .fpr = 0.01 };
+        else if (k == BK_BLOCKED_POSITIONS_PER_WORD + 3)
+            p = (bk_params){ .capacity = 5000, .fpr = 0.01, .seed = 0x5eed };
+        bk_filter *filter = create_blocked(&p);
+        struct bk_blocked_view view;
+        if (!on_simd_path(filter)) {
+            assert_int_equal(bk_blocked_view(filter, &view), BK_EUNSUPPORTED);
+            bk_filter_free(filter);
+            continue;
+        }
+        assert_int_equal(bk_blocked_view(filter, &view), BK_OK);
+        bk_stats stats;
+        bk_filter_stats(filter, &stats);
+        assert_int_equal(view.hashes, stats.hashes);
+        assert_int_equal(view.block_count, stats.bits / BK_BLOCKED_BLOCK_BITS);
+        check_blocked_filter(filter, (size_t)p.capacity, 1300 + k);
+        bk_filter_free(filter);
     }
 }
 
@@ -674,150 +668,69 @@ static void test_blocked_view_sees_later_adds_and_loaded_copies(void **state)
 {
     (void)state;
     bk_params p = { .capacity = 10000, .fpr = 0.01 };
-    bk_blocked *filter = create_blocked(&p);
-    bk_blocked_view early;
-    assert_int_equal(bk_blocked_view_init(filter, &early), BK_OK);
+    bk_filter *filter = create_blocked(&p);
+    if (!on_simd_path(filter)) {
+        bk_filter_free(filter);
+        skip();
+    }
+    struct bk_blocked_view early;
+    assert_int_equal(bk_blocked_view(filter, &early), BK_OK);
     key_list keys = random_keys(10000, 41), absent = random_keys(ABSENT_KEYS, 42);
-    assert_int_equal(bk_blocked_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
+    assert_int_equal(bk_filter_add_batch(filter, keys.keys, keys.count, NULL), BK_OK);
     for (size_t i = 0; i < keys.count; i++)
         assert_true(bk_blocked_view_contains(&early, keys.keys[i].data, keys.keys[i].len));
 
-    bk_filter *handle = NULL;
-    assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &p, &handle), BK_OK);
-    assert_int_equal(bk_filter_add_batch(handle, keys.keys, keys.count, NULL), BK_OK);
-    bk_filter *copy = loaded_copy(handle);
-    assert_int_equal(check_blocked_view(bk_filter_object(copy), &keys), keys.count);
-    check_blocked_view(bk_filter_object(copy), &absent);
+    bk_filter *copy = loaded_copy(filter);
+    assert_int_equal(check_blocked_view(copy, &keys), keys.count);
+    check_blocked_view(copy, &absent);
     bk_filter_free(copy);
-    bk_filter_free(handle);
-    bk_blocked_free(filter);
+    bk_filter_free(filter);
     free_keys(&keys);
     free_keys(&absent);
 }
 
-/* NULL arguments and SipHash filters: an error, *view untouched. */
-static void test_blocked_view_init_errors(void **state)
-{
-    (void)state;
-    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                    .secret_key = secret_key };
-    bk_blocked *keyed = create_blocked(&p);
-    bk_blocked_view view, untouched;
-    memset(&view, 0xa5, sizeof view);
-    untouched = view;
-    assert_int_equal(bk_blocked_view_init(keyed, &view), BK_EUNSUPPORTED);
-    assert_int_equal(bk_blocked_view_init(NULL, &view), BK_EINVAL);
-    assert_int_equal(bk_blocked_view_init(keyed, NULL), BK_EINVAL);
-    assert_memory_equal(&view, &untouched, sizeof view);
-    bk_blocked_free(keyed);
-}
-
-/* ---- blocked: the one-round view ------------------------------------------ */
-
-/* Every key of `keys` answers as bk_blocked_contains says, through the
- * one-round view from the key (run-time and constant length) and from its
- * hash, in every compiled form; returns how many were present. */
-static size_t check_one_round_view(const bk_blocked *filter, const key_list *keys)
-{
-    bk_blocked_one_round_view view;
-    assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_OK);
-    size_t present = 0;
-    for (size_t i = 0; i < keys->count; i++) {
-        const bk_key *key = &keys->keys[i];
-        bool expected = bk_blocked_contains(filter, key->data, key->len);
-        assert_int_equal(bk_blocked_one_round_view_contains(&view, key->data, key->len),
-                         expected);
-        assert_int_equal(one_round_view_contains_constant_length(&view, key->data, key->len),
-                         expected);
-        bk_hash hash = bk_blocked_hash(filter, key->data, key->len);
-        assert_int_equal(bk_blocked_one_round_view_contains_hash(&view, hash), expected);
-#ifdef BK_TEST_AVX2_VIEWS
-        if (__builtin_cpu_supports("avx2")) {
-            assert_int_equal(avx2_one_round_view_contains(&view, key->data, key->len), expected);
-            assert_int_equal(avx2_one_round_view_contains_hash(&view, hash), expected);
-        }
-#endif
-#ifdef BK_TEST_AVX512_VIEWS
-        if (cpu_has_avx512dq()) {
-            assert_int_equal(avx512_one_round_view_contains(&view, key->data, key->len),
-                             expected);
-            assert_int_equal(avx512_one_round_view_contains_hash(&view, hash), expected);
-        }
-#endif
-        present += expected;
-    }
-    return present;
-}
-
-/* k from 1 to 7 (every one-round design) and the 1% design: where the
- * library is on a SIMD path, the view is given and answers as the library;
- * on its portable path (BLOOMKIT_PORTABLE=1, a CPU without AVX2) it is
- * refused. */
-static void test_one_round_view_matches_library(void **state)
-{
-    (void)state;
-    for (unsigned k = 1; k <= BK_BLOCKED_POSITIONS_PER_WORD + 1; k++) {
-        bk_params p = { .bits = 512 * (100 + 40 * (uint64_t)k), .hashes = k, .capacity = 5000,
-                        .seed = k };
-        if (k > BK_BLOCKED_POSITIONS_PER_WORD) /* the 1% design, k = 6 */
-            p = (bk_params){ .capacity = 20000, .fpr = 0.01 };
-        bk_blocked *filter = create_blocked(&p);
-        bk_blocked_one_round_view view;
-        if (!bk_blocked_uses_simd(filter)) {
-            assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_EUNSUPPORTED);
-            bk_blocked_free(filter);
-            continue;
-        }
-        assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_OK);
-        assert_int_equal(view.hashes, bk_blocked_hashes(filter));
-        assert_int_equal(view.block_count, bk_blocked_block_count(filter));
-        key_list added = random_keys((size_t)p.capacity, 1300 + k);
-        key_list absent = random_keys(ABSENT_KEYS, 1400 + k);
-        assert_int_equal(bk_blocked_add_batch(filter, added.keys, added.count, NULL), BK_OK);
-        assert_int_equal(check_one_round_view(filter, &added), added.count);
-        assert_true(check_one_round_view(filter, &absent) < ABSENT_KEYS / 2);
-        free_keys(&added);
-        free_keys(&absent);
-        bk_blocked_free(filter);
-    }
-}
-
 /* The filters whose query is not one round of the SIMD test are refused,
- * *view untouched: k = 8, XXH64, SipHash, a concurrent filter, a filter
- * on its portable path; and NULL arguments. */
-static void test_one_round_view_init_errors(void **state)
+ * *view untouched: k = 8, 14 and the largest k, XXH64, SipHash, a
+ * concurrent filter, a filter on its portable path; and NULL arguments and
+ * a filter of another kind. */
+static void test_blocked_view_errors(void **state)
 {
     (void)state;
     const bk_params refused[] = {
         { .bits = 512 * 100, .hashes = BK_BLOCKED_POSITIONS_PER_WORD + 1, .capacity = 1000 },
+        { .bits = 512 * 1000, .hashes = 14, .capacity = 10000 },
+        { .bits = 512 * 4000, .hashes = BK_MAX_HASHES, .capacity = 2000 },
         { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64 },
         { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
           .secret_key = secret_key },
         { .capacity = 1000, .fpr = 0.01, .flags = BK_FLAG_CONCURRENT },
     };
-    bk_blocked_one_round_view view, untouched;
+    struct bk_blocked_view view, untouched;
     memset(&view, 0xa5, sizeof view);
     untouched = view;
     for (size_t f = 0; f < sizeof refused / sizeof refused[0]; f++) {
-        bk_blocked *filter = create_blocked(&refused[f]);
-        assert_int_equal(bk_blocked_one_round_view_init(filter, &view), BK_EUNSUPPORTED);
-        bk_blocked_free(filter);
+        bk_filter *filter = create_blocked(&refused[f]);
+        assert_int_equal(bk_blocked_view(filter, &view), BK_EUNSUPPORTED);
+        bk_filter_free(filter);
     }
     bk_params p = { .capacity = 1000, .fpr = 0.01 };
-    bk_blocked *portable = create_blocked(&p);
-    bk_blocked_set_simd(portable, false);
-    assert_int_equal(bk_blocked_one_round_view_init(portable, &view), BK_EUNSUPPORTED);
-    assert_int_equal(bk_blocked_one_round_view_init(NULL, &view), BK_EINVAL);
-    assert_int_equal(bk_blocked_one_round_view_init(portable, NULL), BK_EINVAL);
+    bk_filter *portable = create_blocked(&p);
+    bk_blocked_set_path(bk_filter_object_of(portable, BK_KIND_BLOCKED), BK_BLOCKED_PORTABLE);
+    assert_int_equal(bk_blocked_view(portable, &view), BK_EUNSUPPORTED);
+    assert_int_equal(bk_blocked_view(NULL, &view), BK_EINVAL);
+    assert_int_equal(bk_blocked_view(portable, NULL), BK_EINVAL);
+    bk_filter *bloom = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &bloom), BK_OK);
+    assert_int_equal(bk_blocked_view(bloom, &view), BK_EKIND);
     assert_memory_equal(&view, &untouched, sizeof view);
-    bk_blocked_free(portable);
+    bk_filter_free(bloom);
+    bk_filter_free(portable);
 }
 
 #if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
-/* The vector forms of XXH3's avalanche, with which the blocked one-round
- * views and the library's SIMD key queries finish h2, give
- * bk_xxh3_avalanche's word in every lane: random words, words with one
- * bit set, and the extremes. */
+/* The vector forms of XXH3's avalanche, with which the blocked view and
+ * the library's SIMD key queries finish h2, give bk_xxh3_avalanche's word
+ * in every lane: random words, words with one bit set, and the extremes. */
 static void test_vector_avalanche_matches_scalar(void **state)
 {
     (void)state;
@@ -861,11 +774,8 @@ int main(void)
         cmocka_unit_test(test_bloom_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_bloom_view_init_errors),
         cmocka_unit_test(test_blocked_view_matches_library),
-        cmocka_unit_test(test_blocked_view_word_by_word),
         cmocka_unit_test(test_blocked_view_sees_later_adds_and_loaded_copies),
-        cmocka_unit_test(test_blocked_view_init_errors),
-        cmocka_unit_test(test_one_round_view_matches_library),
-        cmocka_unit_test(test_one_round_view_init_errors),
+        cmocka_unit_test(test_blocked_view_errors),
 #if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
         cmocka_unit_test(test_vector_avalanche_matches_scalar),
 #endif

@@ -1,32 +1,34 @@
 /*
  * bloomkit/blocked_inline.h -- one-key queries of the cache-line blocked
- * filter compiled into the caller's loop, and the block test the library
- * itself is built from.
+ * filter compiled into the caller's loop.
  *
- * bk_blocked_contains and bk_filter_contains are calls.  A loop that asks
- * about one key per step -- a join probing each row, a cache checking each
- * lookup -- can take a view of the filter once and query it with the
- * inline functions below: hash, block address and block test sit in the
- * loop, with no call:
+ * bk_filter_contains is a call.  A loop that asks about one key per step
+ * -- a join probing each row, a cache checking each lookup -- can take a
+ * view of the filter once and query it with the inline functions below:
+ * hash, block address and block test sit in the loop, with no call:
  *
- *     bk_blocked_view view;
- *     if (bk_blocked_view_init(filter, &view) == BK_OK)
+ *     struct bk_blocked_view view;
+ *     if (bk_blocked_view(filter, &view) == BK_OK)
  *         for (size_t i = 0; i < n; i++)
  *             hits += bk_blocked_view_contains(&view, &ids[i], sizeof ids[i]);
+ *     else
+ *         ... bk_filter_contains(filter, &ids[i], sizeof ids[i]) per key
  *
- * bk_blocked_view_contains_hash takes the key's 128-bit hash instead.  The
- * view serves the inline hashes, XXH3 (the default) and XXH64:
- * bk_blocked_view_init returns BK_EUNSUPPORTED for a filter keyed with
- * SipHash, a library call (a call anywhere in the loop, even one never
- * taken, costs every query).  Pass
+ * bk_blocked_view_contains_hash takes the key's 128-bit hash instead.  Pass
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
- * The one-round view (bk_blocked_one_round_view, near the end of this
- * file) serves only the common design -- k <= 7, XXH3, the library on a
- * SIMD path -- and so leaves the other cases' code out of the loop, which
- * makes it faster per key.  Take it where bk_blocked_one_round_view_init
- * succeeds and bk_blocked_view otherwise.
+ * The view serves the common design only -- k <= 7 (the designs down to
+ * 0.4% FPR; 1% has k = 6), the default hash (XXH3), the library on a SIMD
+ * path (not BK_FLAG_CONCURRENT, not BLOOMKIT_PORTABLE) -- and so its query
+ * is the hash, the block and one round of the block test and nothing else:
+ * about 38 instructions per 8-byte key with -mavx512f, no branch.
+ * bk_blocked_view returns BK_EUNSUPPORTED for the other filters.  A view
+ * that served every filter too (XXH64, k > 7, the word-by-word test) held
+ * those cases' code in the caller's loop, where it costs every query even
+ * when never taken, in registers and spills: about 35% slower per key
+ * (docs/PERFORMANCE.md), more than the rare filters it served gain over
+ * bk_filter_contains.
  *
  * The block of a key and its k bit positions (src/blocked.c draws the
  * layout and derives the accuracy):
@@ -37,8 +39,11 @@
  *     present  <=>  bit position_i of the block is set for every i < k
  *     bit p of a block: word p >> 6, bit p & 63
  *
- * Three forms of the test, same answers (tests/test_blocked.c runs the
- * library's paths, tests/test_inline.c the view's, on random filters):
+ * The block arithmetic, the walk and the tests described below live in
+ * bloomkit/detail/blocked_detail.h (src/blocked*.c are built from them
+ * too; not an interface).  Three forms of the test, same answers
+ * (tests/test_blocked.c runs the library's paths, tests/test_inline.c the
+ * view's, on random filters):
  *
  * - Portable: the walk, one relaxed atomic load per position (a plain move
  *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
@@ -66,15 +71,11 @@
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
  *
- * A view of a concurrent filter, or of a filter the library keeps on its
- * portable path (BLOOMKIT_PORTABLE), takes the portable form, as the
- * library does.
- *
- * The test tells the compiler that k <= 7 is the likely case (one round,
- * __builtin_expect below) and the SIMD test the likely branch over the
- * portable one.  Against the sbbf view, this one pays for a longer hash
- * (XXH3-128 against XXH64 read before its last step) and a larger block
- * test.  Figures: docs/PERFORMANCE.md.
+ * The view compiled without AVX2 takes the portable form.  The library's
+ * test tells the compiler that k <= 7 is the likely case (one round,
+ * __builtin_expect).  Against the sbbf view, this one pays for a longer
+ * hash (XXH3-128 against XXH64 read before its last step) and a larger
+ * block test.  Figures: docs/PERFORMANCE.md.
  *
  * A view holds the filter's word pointer: it sees later adds and must not
  * outlive the filter (nor the mapping of a filter read with bk_filter_map).
@@ -83,11 +84,9 @@
 #define BLOOMKIT_BLOCKED_INLINE_H
 
 #include "bloomkit/blocked.h"
+#include "bloomkit/detail/blocked_detail.h"
+#include "bloomkit/filter.h"
 #include "bloomkit/hash_inline.h"
-
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,323 +94,25 @@ extern "C" {
 
 BK_API_BEGIN
 
-#define BK_BLOCKED_BLOCK_BITS 512u     /* one 64-byte cache line */
-#define BK_BLOCKED_BLOCK_WORDS 8u      /* 64-bit words per block */
-#define BK_BLOCKED_POSITION_BITS 9u    /* log2(512): one slice of h2 */
-#define BK_BLOCKED_POSITIONS_PER_WORD 7u /* 7 x 9 = 63 bits of a 64-bit word */
-
-typedef struct bk_blocked_view {
-    const uint64_t *words;            /* block_count * 8 words, 64-byte aligned */
-    uint64_t block_count;
-    unsigned hashes;                  /* k */
-    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
-    uint64_t hash_seed;
-    bool word_by_word;                /* the portable test only: a
-                                         BK_FLAG_CONCURRENT filter, or the
-                                         library on its portable path */
-} bk_blocked_view;
-
-/* Fills *view from a filter.  BK_EINVAL if either is NULL; BK_EUNSUPPORTED
- * for a SipHash filter.  On error *view is untouched. */
-bk_status bk_blocked_view_init(const bk_blocked *filter, bk_blocked_view *view);
-
-/* The view of the common design only (bk_blocked_one_round_view_contains
- * below): k <= 7, the default hash (XXH3), the library's SIMD path. */
-typedef struct bk_blocked_one_round_view {
+/* The view of a filter (see above).  The type is `struct bk_blocked_view`
+ * (the getter below has its name, so there is no typedef). */
+struct bk_blocked_view {
     const uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
     unsigned hashes;       /* k, 1 to 7 */
     uint64_t hash_seed;    /* XXH3's */
-} bk_blocked_one_round_view;
+};
 
-/* Fills *view from a filter.  BK_EINVAL if either is NULL;
- * BK_EUNSUPPORTED when the filter's query is not one round of the SIMD
- * test: k > 7, a hash other than XXH3, a BK_FLAG_CONCURRENT filter, or the
- * library on its portable path (take bk_blocked_view for those).  On error
- * *view is untouched. */
-bk_status bk_blocked_one_round_view_init(const bk_blocked *filter,
-                                         bk_blocked_one_round_view *view);
+/* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
+ * for a filter of another kind; BK_EUNSUPPORTED when the filter's query is
+ * not one round of the SIMD test: k > 7, a hash other than XXH3, a
+ * BK_FLAG_CONCURRENT filter, or the library on its portable path (query
+ * those with bk_filter_contains).  On error *view is untouched. */
+bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
-/* The index of the block of a key whose hash has first half h1. */
-static inline uint64_t bk_blocked_block_index(uint64_t h1, uint64_t block_count)
-{
-    return bk_reduce(h1, block_count);
-}
-
-/* The block (8 words) of a key whose hash has first half h1. */
-static inline const uint64_t *bk_blocked_block_of(const uint64_t *words, uint64_t block_count,
-                                                  uint64_t h1)
-{
-    return words + bk_blocked_block_index(h1, block_count) * BK_BLOCKED_BLOCK_WORDS;
-}
-
-/* The walk over a key's positions:
- *
- *     bk_blocked_walk walk = bk_blocked_walk_start(hash.h2);
- *     for (unsigned i = 0; i < k; i++) use(bk_blocked_walk_next(&walk));
- */
-typedef struct bk_blocked_walk {
-    uint64_t bits; /* unused slices of the current word, lowest first */
-    uint64_t word; /* the current word, for the next refill */
-    unsigned left; /* slices left in bits */
-} bk_blocked_walk;
-
-static inline bk_blocked_walk bk_blocked_walk_start(uint64_t h2)
-{
-    bk_blocked_walk walk = { h2, h2, BK_BLOCKED_POSITIONS_PER_WORD };
-    return walk;
-}
-
-static inline unsigned bk_blocked_walk_next(bk_blocked_walk *walk)
-{
-    if (walk->left == 0) {
-        walk->word = bk_mix64(walk->word);
-        walk->bits = walk->word;
-        walk->left = BK_BLOCKED_POSITIONS_PER_WORD;
-    }
-    unsigned position = (unsigned)(walk->bits & (BK_BLOCKED_BLOCK_BITS - 1));
-    walk->bits >>= BK_BLOCKED_POSITION_BITS;
-    walk->left--;
-    return position;
-}
-
-/* The portable test: the AND of the k bits, without a branch on them.
- * Loads are relaxed atomics. */
-static inline bool bk_blocked_block_test_portable(const uint64_t *block, uint64_t h2,
-                                                  unsigned hashes)
-{
-    bk_blocked_walk walk = bk_blocked_walk_start(h2);
-    uint64_t all = 1;
-    for (unsigned i = 0; i < hashes; i++) {
-        unsigned position = bk_blocked_walk_next(&walk);
-        all &= __atomic_load_n(&block[position >> 6], __ATOMIC_RELAXED) >> (position & 63);
-    }
-    return all & 1;
-}
-
-#if defined(__AVX512F__)
-/*
- * The slice shifts of a round of `positions` slices (1 to 7): 9 j in lane
- * j < positions, 0 in the other lanes, which thus test slice 0 again, so
- * the round's test takes no lane mask.  A mask costs more than the lane it
- * saves: gcc 12 moves it from a general register into a mask register
- * (KMOVW) on every key of a batch.
- */
-static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
-{
-    const __m512i every_slice = _mm512_setr_epi64(0, 9, 18, 27, 36, 45, 54, 0);
-    return _mm512_maskz_mov_epi64((__mmask8)((1u << positions) - 1), every_slice);
-}
-
-/* One round: whether the line has the bits of hash word `word` (in every
- * lane of word_in_lanes) at the lanes' slice shifts
- * (bk_blocked_round_shifts).  The word index is the slice shifted right by
- * 6, a VPSRLQ by an immediate, so the round needs no second vector of
- * shifts (9 j + 6), which a one-key call would build on every query. */
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_lanes(__m512i line, __m512i word_in_lanes,
-                                                         __m512i slice_shifts)
-{
-    const __m512i slices = _mm512_srlv_epi64(word_in_lanes, slice_shifts);
-    __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(slices, 6), line);
-    __m512i bit_in_word = _mm512_and_si512(slices, _mm512_set1_epi64(63));
-    __m512i bits = _mm512_srlv_epi64(words, bit_in_word);
-    /* VPTESTNMQ and a test of the mask for zero: two instructions fewer per
-     * key than comparing the set lanes with a lane mask */
-    return _mm512_testn_epi64_mask(bits, _mm512_set1_epi64(1)) == 0;
-}
-
-static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
-                                                   __m512i slice_shifts)
-{
-    return bk_blocked_round_test_lanes(line, _mm512_set1_epi64((long long)word), slice_shifts);
-}
-
-/* The AVX-512 test: rounds of seven positions, then the last round with
- * the rest (k <= 7: that round alone).  The last round's shifts depend on
- * k only, so a loop over keys computes them once; the library's one-key
- * queries keep them in the filter (src/blocked_avx512.c).  This test
- * computes them on every call: k <= 7 is tested with one compare and the
- * division by seven left to the rounds' path.
- * bk_blocked_one_round_test_avx512 is the test of k <= 7 alone, one
- * round. */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block,
-                                                              uint64_t h2, unsigned hashes)
-{
-    return bk_blocked_round_test(_mm512_load_si512((const void *)block), h2,
-                                 bk_blocked_round_shifts(hashes));
-}
-
-static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx512(const uint64_t *block, uint64_t h2,
-                                                          unsigned hashes)
-{
-    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1)) /* the 1% to 0.4% designs */
-        return bk_blocked_one_round_test_avx512(block, h2, hashes);
-    const __m512i line = _mm512_load_si512((const void *)block);
-    const unsigned full_rounds = (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
-    const __m512i last_shifts =
-        bk_blocked_round_shifts(hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
-    uint64_t word = h2;
-    bool present = true;
-    for (unsigned round = 0; round < full_rounds; round++) {
-        present &= bk_blocked_round_test(line, word,
-                                         bk_blocked_round_shifts(BK_BLOCKED_POSITIONS_PER_WORD));
-        word = bk_mix64(word);
-    }
-    return present & bk_blocked_round_test(line, word, last_shifts);
-}
-#endif
-
-#if defined(__AVX2__)
-/* The slice shifts of an AVX2 round of `positions` slices (1 to 7), in two
- * vectors of four 64-bit lanes: slices 0-3 and slices 4-6 with lane 7, the
- * lanes at and past `positions` shifted by 0 (slice 0 again). */
-typedef struct bk_blocked_round_shifts_avx2 {
-    __m256i first;  /* slices 0-3: 0, 9, 18, 27 */
-    __m256i second; /* slices 4-6 and a repeat of slice 0: 36, 45, 54, 0 */
-} bk_blocked_round_shifts_avx2;
-
-static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
-bk_blocked_round_shifts_for_avx2(unsigned positions)
-{
-    const __m256i count = _mm256_set1_epi64x((long long)positions);
-    const __m256i first_lanes = _mm256_cmpgt_epi64(count, _mm256_setr_epi64x(0, 1, 2, 3));
-    const __m256i second_lanes = _mm256_cmpgt_epi64(count, _mm256_setr_epi64x(4, 5, 6, 7));
-    bk_blocked_round_shifts_avx2 shifts = {
-        _mm256_and_si256(first_lanes, _mm256_setr_epi64x(0, 9, 18, 27)),
-        _mm256_and_si256(second_lanes, _mm256_setr_epi64x(36, 45, 54, 0)),
-    };
-    return shifts;
-}
-
-/*
- * One AVX2 round (hash word `word`, or `repeated` in each 64-bit lane).
- * The block is two registers of eight 32-bit words, and
- * bit p of the block is bit p & 31 of 32-bit word p >> 5 (the 64-bit
- * words are little-endian).  The seven slices go one per 32-bit lane:
- *
- *     slice    = the low 32 bits of word >> 9 j    VPSRLVQ twice, VPSLLQ, VPBLENDD
- *     dword    = low or high [(slice >> 5) & 7]    VPSRLD, VPERMD from each half
- *                 (bit 8 of the slice picks the half: VPSLLD by 23 moves
- *                 it to the sign bit, which BLENDVPS reads)
- *     present  = every lane has bit (slice & 31)   VPAND, VPSLLVD of ones, VPTEST
- *
- * VPERMD reads its indices' low three bits, as VPERMQ does in the AVX-512
- * round.  Testing against the 512-bit mask ORed from k rows of a table
- * (what the AVX2 insert ORs in, src/blocked_avx2.c): slower on this path.
- */
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high,
-                                                              __m256i repeated,
-                                                              bk_blocked_round_shifts_avx2 shifts)
-{
-    __m256i slices = _mm256_blend_epi32(
-        _mm256_srlv_epi64(repeated, shifts.first),
-        _mm256_slli_epi64(_mm256_srlv_epi64(repeated, shifts.second), 32), 0xAA);
-    __m256i dword_index = _mm256_srli_epi32(slices, 5);
-    __m256i from_low = _mm256_permutevar8x32_epi32(low, dword_index);
-    __m256i from_high = _mm256_permutevar8x32_epi32(high, dword_index);
-    __m256i dwords = _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(from_low), _mm256_castsi256_ps(from_high),
-        _mm256_castsi256_ps(_mm256_slli_epi32(slices, 23))));
-    __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1),
-                                     _mm256_and_si256(slices, _mm256_set1_epi32(31)));
-    return _mm256_testc_si256(dwords, bits);
-}
-
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
-                                                        bk_blocked_round_shifts_avx2 shifts)
-{
-    return bk_blocked_round_test_avx2_lanes(low, high, _mm256_set1_epi64x((long long)word), shifts);
-}
-
-/* One AVX2 round over the block's line. */
-static BK_ALWAYS_INLINE bool bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
-                                                             bk_blocked_round_shifts_avx2 shifts)
-{
-    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
-                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
-                                      h2, shifts);
-}
-
-/* The AVX2 test of k <= 7, one round. */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx2(const uint64_t *block, uint64_t h2,
-                                                            unsigned hashes)
-{
-    return bk_blocked_line_round_test_avx2(block, h2, bk_blocked_round_shifts_for_avx2(hashes));
-}
-
-/* The AVX2 test, in rounds as the AVX-512 one. */
-static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2,
-                                                        unsigned hashes)
-{
-    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1))
-        return bk_blocked_one_round_test_avx2(block, h2, hashes);
-    const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
-    const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
-    const unsigned full_rounds = (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
-    const bk_blocked_round_shifts_avx2 last_shifts = bk_blocked_round_shifts_for_avx2(
-        hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
-    uint64_t word = h2;
-    bool present = true;
-    for (unsigned round = 0; round < full_rounds; round++) {
-        present &= bk_blocked_round_test_avx2(
-            low, high, word, bk_blocked_round_shifts_for_avx2(BK_BLOCKED_POSITIONS_PER_WORD));
-        word = bk_mix64(word);
-    }
-    return present & bk_blocked_round_test_avx2(low, high, word, last_shifts);
-}
-#endif
-
-/* bk_blocked_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const bk_blocked_view *view,
-                                                           bk_hash hash)
-{
-    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
-#if defined(__AVX512F__)
-    if (__builtin_expect(!view->word_by_word, 1))
-        return bk_blocked_block_test_avx512(block, hash.h2, view->hashes);
-#elif defined(__AVX2__)
-    if (__builtin_expect(!view->word_by_word, 1))
-        return bk_blocked_block_test_avx2(block, hash.h2, view->hashes);
-#endif
-    return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
-}
-
-/* bk_blocked_contains(filter, key, len), inline; key may be NULL when len
- * is 0. */
-static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const bk_blocked_view *view,
-                                                      const void *key, size_t len)
-{
-    return bk_blocked_view_contains_hash(
-        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
-}
-
-/*
- * The one-round view.  bk_blocked_view serves every filter, so its query
- * holds the code of every case it may meet (XXH64, k > 7, a concurrent or
- * portable filter); in a caller's loop that code costs every query even
- * when it is never taken, in registers and spills.  This view serves only
- * the filters whose query is one round (k <= 7: the designs down to 0.4%
- * FPR; 1% has k = 6) of the SIMD test, with the default hash, and its
- * query is the hash, the block and that round and nothing else: about 38
- * instructions per 8-byte key with -mavx512f, no branch.  A caller that
- * wants every filter takes both views and one loop for each:
- *
- *     bk_blocked_one_round_view fast;
- *     if (bk_blocked_one_round_view_init(filter, &fast) == BK_OK)
- *         for (size_t i = 0; i < n; i++)
- *             hits += bk_blocked_one_round_view_contains(&fast, &ids[i], sizeof ids[i]);
- *     else
- *         ... the loop of bk_blocked_view, as at the top of this file
- *
- * Compiled without AVX2 it takes the portable test.  Same answers as
- * bk_blocked_contains (tests/test_inline.c, k from 1 to 7, each build).
- * It is the presence of the other cases' code in the loop, not the
- * branches on them, that costs bk_blocked_view its speed here.
- */
-
-/* bk_blocked_contains_hash(filter, hash), inline. */
+/* bk_filter_contains_hash(filter, hash), inline. */
 static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash)
+bk_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
@@ -423,49 +124,10 @@ bk_blocked_one_round_view_contains_hash(const bk_blocked_one_round_view *view, b
 #endif
 }
 
-/*
- * The one round of an 8- or 16-byte key from its unfinished XXH3-128
- * (bk_xxh3_128_of_8_unfinished): h1 picks the block, and h2's last step,
- * bk_xxh3_avalanche, runs in the vector unit on h2 broadcast to the
- * lanes that test it, instead of among the integer instructions that the
- * rest of the hash and the block index keep the core busy with.  Moving
- * h1's avalanche there too, the word brought back for the block address:
- * slower, it lengthens the path to the line.  The library's SIMD key
- * queries are these functions (src/blocked_avx512.c, src/blocked_avx2.c).
- */
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_test_key_avx512(const uint64_t *words, uint64_t block_count,
-                                     __m512i slice_shifts, const void *key, size_t len,
-                                     uint64_t seed)
-{
-    const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
-    const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
-    return bk_blocked_round_test_lanes(
-        _mm512_load_si512((const void *)block),
-        bk_xxh3_avalanche_x8(_mm512_set1_epi64((long long)unfinished.h2)), slice_shifts);
-}
-#endif
-
-#if defined(__AVX2__)
-static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_test_key_avx2(const uint64_t *words, uint64_t block_count,
-                                   bk_blocked_round_shifts_avx2 shifts, const void *key,
-                                   size_t len, uint64_t seed)
-{
-    const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
-    const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
-    return bk_blocked_round_test_avx2_lanes(
-        _mm256_load_si256((const __m256i *)(const void *)block),
-        _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
-        bk_xxh3_avalanche_x4(_mm256_set1_epi64x((long long)unfinished.h2)), shifts);
-}
-#endif
-
-/* bk_blocked_contains(filter, key, len), inline; key may be NULL when len
+/* bk_filter_contains(filter, key, len), inline; key may be NULL when len
  * is 0. */
 static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
+bk_blocked_view_contains(const struct bk_blocked_view *view, const void *key,
                                    size_t len)
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
@@ -479,7 +141,7 @@ bk_blocked_one_round_view_contains(const bk_blocked_one_round_view *view, const 
                                                   bk_blocked_round_shifts_for_avx2(view->hashes),
                                                   key, len, view->hash_seed);
 #endif
-    return bk_blocked_one_round_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
+    return bk_blocked_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
 }
 
 BK_API_END

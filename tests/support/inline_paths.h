@@ -30,11 +30,10 @@
 DEFINE_CONSTANT_LENGTH(view_contains_constant_length, struct bk_sbbf_view, bk_sbbf_view_contains)
 DEFINE_CONSTANT_LENGTH(fuse_view_contains_constant_length, struct bk_fuse_view,
                        bk_fuse_view_contains)
-DEFINE_CONSTANT_LENGTH(bloom_view_contains_constant_length, bk_bloom_view, bk_bloom_view_contains)
-DEFINE_CONSTANT_LENGTH(blocked_view_contains_constant_length, bk_blocked_view,
+DEFINE_CONSTANT_LENGTH(bloom_view_contains_constant_length, struct bk_bloom_view,
+                       bk_bloom_view_contains)
+DEFINE_CONSTANT_LENGTH(blocked_view_contains_constant_length, struct bk_blocked_view,
                        bk_blocked_view_contains)
-DEFINE_CONSTANT_LENGTH(one_round_view_contains_constant_length, bk_blocked_one_round_view,
-                       bk_blocked_one_round_view_contains)
 #undef DEFINE_CONSTANT_LENGTH
 
 /* The two sbbf calls above, compiled with -mavx2 (x86-64 only). */
@@ -45,40 +44,30 @@ bool avx2_sbbf_view_contains_constant_length(const struct bk_sbbf_view *view, co
 /* The bloom view compiled with -mavx512f -mavx512dq (the gather form of
  * bk_bloom_test_probes), and that form's range reduction and probe walk
  * over eight lanes, stored to arrays (x86-64 only). */
-bool avx512_bloom_view_contains(const bk_bloom_view *view, const void *key, size_t len);
-bool avx512_bloom_view_contains_constant_length(const bk_bloom_view *view, const void *key,
+bool avx512_bloom_view_contains(const struct bk_bloom_view *view, const void *key, size_t len);
+bool avx512_bloom_view_contains_constant_length(const struct bk_bloom_view *view, const void *key,
                                                 size_t len);
-bool avx512_bloom_view_contains_hash(const bk_bloom_view *view, bk_hash hash);
+bool avx512_bloom_view_contains_hash(const struct bk_bloom_view *view, bk_hash hash);
 void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8]);
 void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8]);
 
 /* The blocked view compiled with -mavx2 (its AVX2 block test), from the
  * key and from the hash (x86-64 only). */
-bool avx2_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len);
-bool avx2_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+bool avx2_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len);
+bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
                                                 size_t len);
-bool avx2_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
+bool avx2_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
 
 /* The blocked view compiled with -mavx512f -mavx512dq (its AVX-512 block
  * test), from the key and from the hash (x86-64 only). */
-bool avx512_blocked_view_contains(const bk_blocked_view *view, const void *key, size_t len);
-bool avx512_blocked_view_contains_constant_length(const bk_blocked_view *view, const void *key,
+bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len);
+bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
                                                   size_t len);
-bool avx512_blocked_view_contains_hash(const bk_blocked_view *view, bk_hash hash);
+bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
 
 /* bk_xxh3_avalanche_x4 (-mavx2) and _x8 (-mavx512f -mavx512dq) over
  * arrays, lane by lane (x86-64 only). */
 void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4]);
 void avx512_xxh3_avalanche_x8(const uint64_t in[8], uint64_t out[8]);
-
-/* The blocked one-round view compiled with -mavx2 and with -mavx512f
- * -mavx512dq, from the key (its length a constant for 8 and 16) and from
- * the hash (x86-64 only). */
-bool avx2_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
-                                  size_t len);
-bool avx2_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash);
-bool avx512_one_round_view_contains(const bk_blocked_one_round_view *view, const void *key,
-                                    size_t len);
-bool avx512_one_round_view_contains_hash(const bk_blocked_one_round_view *view, bk_hash hash);
 
 #endif
