@@ -39,6 +39,8 @@ typedef struct bk_blocked_path {
                          bool *results);
 } bk_blocked_path;
 
+typedef struct bk_blocked bk_blocked;
+
 struct bk_blocked {
     uint64_t *words;      /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;

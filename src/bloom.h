@@ -10,6 +10,8 @@
 #include "bloomkit/bloom.h"
 #include "bloomkit/bloom_inline.h" /* bk_bloom_test_probes, BK_BLOOM_EXIT_EARLY_BYTES */
 
+typedef struct bk_bloom bk_bloom;
+
 struct bk_bloom {
     uint64_t *words;      /* ceil(m/64) words, 64-byte aligned; bits >= m stay 0 */
     size_t word_count;

@@ -42,19 +42,4 @@
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-BK_API_BEGIN
-
-/* The blocked filter's object, opaque (the library's own; callers hold a
- * bk_filter). */
-typedef struct bk_blocked bk_blocked;
-
-BK_API_END
-
-#ifdef __cplusplus
-}
-#endif
 #endif /* BLOOMKIT_BLOCKED_H */

@@ -34,19 +34,4 @@
 #include "bloomkit/hash.h"
 #include "bloomkit/sizing.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-BK_API_BEGIN
-
-/* The classic filter's object, opaque (the library's own; callers hold a
- * bk_filter). */
-typedef struct bk_bloom bk_bloom;
-
-BK_API_END
-
-#ifdef __cplusplus
-}
-#endif
 #endif /* BLOOMKIT_BLOOM_H */
