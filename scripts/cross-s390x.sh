@@ -35,7 +35,7 @@ sources=$(sed -n '/^set(BLOOMKIT_SOURCES/,/^)/p' CMakeLists.txt |
 echo "cross-s390x: building tests/test_format.c for s390x"
 s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
     -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
-    -Itests/cross -Iinclude -Isrc -I"$out/xxhash" \
+    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
     -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
     $sources tests/test_format.c -lm -o "$out/test_format"
 
@@ -45,7 +45,7 @@ qemu-s390x "$out/test_format"
 echo "cross-s390x: building tests/test_quotient.c for s390x"
 s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
     -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
-    -Itests/cross -Iinclude -Isrc -I"$out/xxhash" \
+    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
     -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
     $sources tests/test_quotient.c -lm -o "$out/test_quotient"
 qemu-s390x "$out/test_quotient"
