@@ -37,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -44,6 +45,8 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
@@ -71,8 +74,7 @@ struct Config {
 };
 
 struct Result {
-  double filter_bytes = 0, bits_per_key = 0, fpr = 0, get_ns = 0, multiget_ns = 0;
-  double load_seconds = 0, build_ns = 0;
+  double filter_bytes = 0, bits_per_key = 0, fpr = 0, load_seconds = 0;
   uint64_t files = 0;
 };
 
@@ -139,25 +141,67 @@ bool Load(const rocksdb::Options& options, const std::string& path, uint64_t key
   return true;
 }
 
-// Rounds of timings (Get, MultiGet, filter build); the fastest is reported.
-constexpr int kRounds = 5;
+// Rounds of timings (Get, MultiGet, filter build); --rounds sets it.
+int rounds = 7;
 
-// Nanoseconds per key of Gets of `keys`; *found counts the keys found.
-double TimeGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
+// The calling thread's CPU time in seconds: unlike the wall clock, it does
+// not run while the thread waits for a core, so other work on a shared
+// machine inflates it less (cache and memory-bandwidth contention remain).
+double ThreadCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// Wall and CPU nanoseconds per key of one pass of lookups.
+struct Timing {
+  double wall_ns = 0, cpu_ns = 0;
+};
+
+// Counts of work done per lookup, from the statistics tickers and the
+// thread's perf context: independent of time, so they hold when the clock
+// is noisy.
+struct Work {
+  double filter_checks = 0;  // BLOOM_FILTER_USEFUL + BLOOM_FILTER_FULL_POSITIVE
+  double cache_misses = 0;   // BLOCK_CACHE_DATA_MISS: data blocks not in the cache
+  double block_reads = 0;    // perf context block_read_count: blocks read from files
+  double bytes_read = 0;     // perf context block_read_byte
+};
+
+// Runs `pass` over `keys` lookups, returns its timing and adds its work
+// (per lookup) to *work.
+template <typename Pass>
+Timing Measure(rocksdb::Statistics* statistics, size_t keys, Work* work, Pass pass) {
+  statistics->Reset();
+  rocksdb::get_perf_context()->Reset();
+  Clock::time_point start = Clock::now();
+  double cpu_start = ThreadCpuSeconds();
+  pass();
+  Timing timing;
+  timing.cpu_ns = 1e9 * (ThreadCpuSeconds() - cpu_start) / static_cast<double>(keys);
+  timing.wall_ns = 1e9 * SecondsSince(start) / static_cast<double>(keys);
+  double n = static_cast<double>(keys);
+  work->filter_checks += (statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) +
+                          statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE)) / n;
+  work->cache_misses += statistics->getTickerCount(rocksdb::BLOCK_CACHE_DATA_MISS) / n;
+  work->block_reads += rocksdb::get_perf_context()->block_read_count / n;
+  work->bytes_read += rocksdb::get_perf_context()->block_read_byte / n;
+  return timing;
+}
+
+// Gets of `keys`; *found counts the keys found.
+void Gets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
   rocksdb::ReadOptions read;
   std::string value;
-  Clock::time_point start = Clock::now();
   for (const std::string& key : keys) *found += db->Get(read, key, &value).ok();
-  return 1e9 * SecondsSince(start) / static_cast<double>(keys.size());
 }
 
 // The same with MultiGet in batches of 32 (the filters' batch path).
-double TimeMultiGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
+void MultiGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint64_t* found) {
   rocksdb::ReadOptions read;
   std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
   std::vector<rocksdb::PinnableSlice> values(32);
   std::vector<rocksdb::Status> statuses(32);
-  Clock::time_point start = Clock::now();
   for (size_t i = 0; i < slices.size(); i += 32) {
     size_t count = std::min<size_t>(32, slices.size() - i);
     db->MultiGet(read, db->DefaultColumnFamily(), count, &slices[i], values.data(),
@@ -167,16 +211,18 @@ double TimeMultiGets(rocksdb::DB* db, const std::vector<std::string>& keys, uint
       values[j].Reset();
     }
   }
-  return 1e9 * SecondsSince(start) / static_cast<double>(keys.size());
 }
 
-// One policy's database, open, and what was measured on it.
+// One policy's database, open, and what was measured on it: one sample
+// per round of each timing, and the work summed over the rounds.
 struct Bench {
   Config config;
   rocksdb::Options options;
   std::string path;
   std::unique_ptr<rocksdb::DB> db;
   Result result;
+  std::vector<double> get_wall, get_cpu, multiget_wall, multiget_cpu, build;
+  Work get_work, multiget_work;
 };
 
 // Loads the policy's database, reopens it and reads its table properties.
@@ -196,11 +242,11 @@ void LoadAndOpen(Bench* bench, uint64_t keys) {
   bench->result.bits_per_key = 8 * bench->result.filter_bytes / static_cast<double>(keys);
 }
 
-// The in-engine FPR over one round of Gets of absent keys.
+// The in-engine FPR over one pass of Gets of absent keys (the warm-up).
 void MeasureFpr(Bench* bench, const std::vector<std::string>& absent, uint64_t* found) {
   rocksdb::Statistics* statistics = bench->options.statistics.get();
   statistics->Reset();
-  TimeGets(bench->db.get(), absent, found);
+  Gets(bench->db.get(), absent, found);
   double useful = statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL);
   double positive = statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
   double true_positive = statistics->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
@@ -209,34 +255,112 @@ void MeasureFpr(Bench* bench, const std::vector<std::string>& absent, uint64_t* 
       useful + false_positive > 0 ? false_positive / (useful + false_positive) : 0;
 }
 
-// Every policy is loaded first; then the timings go round the policies
-// kRounds times, each keeping its fastest, so that a slow spell of a
-// shared machine falls on all of them rather than on one.
-void MeasureAll(std::vector<Bench>* benches, uint64_t keys, uint64_t lookups) {
-  for (Bench& bench : *benches) LoadAndOpen(&bench, keys);
+// One round on one policy: a pass of Gets, a pass of MultiGets (of other
+// keys, so that neither finds the other's blocks cached), one build.
+void MeasureRound(Bench* bench, const std::vector<std::string>& for_get,
+                  const std::vector<std::string>& for_multiget, uint64_t* found) {
+  rocksdb::DB* db = bench->db.get();
+  rocksdb::Statistics* statistics = bench->options.statistics.get();
+  Timing get = Measure(statistics, for_get.size(), &bench->get_work,
+                       [&] { Gets(db, for_get, found); });
+  Timing multiget = Measure(statistics, for_multiget.size(), &bench->multiget_work,
+                            [&] { MultiGets(db, for_multiget, found); });
+  bench->get_wall.push_back(get.wall_ns);
+  bench->get_cpu.push_back(get.cpu_ns);
+  bench->multiget_wall.push_back(multiget.wall_ns);
+  bench->multiget_cpu.push_back(multiget.cpu_ns);
+  bench->build.push_back(FilterBuildNs(*bench->config.policy, 1000000));
+}
+
+// `lookups` absent keys (odd numbers below 2 * keys) drawn with `seed`: a
+// fresh set each round, so that the data blocks a round's false positives
+// read are not still in the block cache from the previous round.
+std::vector<std::string> AbsentKeys(uint64_t keys, uint64_t lookups, uint64_t seed) {
   std::vector<std::string> absent;
-  uint64_t state = 12345;
+  uint64_t state = 12345 + seed * 0x9E3779B97F4A7C15ull;
   for (uint64_t i = 0; i < lookups; i++) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     absent.push_back(Key(2 * ((state >> 20) % keys) + 1));
   }
+  return absent;
+}
+
+// Every policy is loaded first; then the rounds go round the policies in
+// turn (A B C ... A B C ...), each round taking one sample of every
+// timing from every policy, so that a slow spell of a shared machine
+// falls on neighbouring samples of all policies rather than on one.
+void MeasureAll(std::vector<Bench>* benches, uint64_t keys, uint64_t lookups) {
+  for (Bench& bench : *benches) LoadAndOpen(&bench, keys);
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
   uint64_t found = 0;
-  for (Bench& bench : *benches) MeasureFpr(&bench, absent, &found);  // also the warm-up
-  for (int round = 0; round < kRounds; round++) {
-    for (Bench& bench : *benches) {
-      Result& r = bench.result;
-      double get = TimeGets(bench.db.get(), absent, &found);
-      double multiget = TimeMultiGets(bench.db.get(), absent, &found);
-      double build = FilterBuildNs(*bench.config.policy, 1000000);
-      r.get_ns = round == 0 ? get : std::min(r.get_ns, get);
-      r.multiget_ns = round == 0 ? multiget : std::min(r.multiget_ns, multiget);
-      r.build_ns = round == 0 ? build : std::min(r.build_ns, build);
-    }
+  std::vector<std::string> warm_up = AbsentKeys(keys, lookups, 0);
+  for (Bench& bench : *benches) MeasureFpr(&bench, warm_up, &found);
+  for (int round = 0; round < rounds; round++) {
+    std::vector<std::string> for_get = AbsentKeys(keys, lookups, 2 * round + 1);
+    std::vector<std::string> for_multiget = AbsentKeys(keys, lookups, 2 * round + 2);
+    for (Bench& bench : *benches) MeasureRound(&bench, for_get, for_multiget, &found);
   }
   if (found != 0) std::fprintf(stderr, "bench_rocksdb_filter: absent keys were found\n");
   for (Bench& bench : *benches) {
     bench.db.reset();
     rocksdb::DestroyDB(bench.path, bench.options);
+  }
+}
+
+// The median of the samples and their spread: (max - min) / median, in
+// per cent.
+struct Summary {
+  double median = 0, spread_percent = 0;
+};
+
+Summary Summarise(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  size_t n = samples.size();
+  Summary summary;
+  summary.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+  summary.spread_percent = 100 * (samples[n - 1] - samples[0]) / summary.median;
+  return summary;
+}
+
+// "median ±spread%" in a column of `width`.
+void PrintSummary(const std::vector<double>& samples, int width) {
+  Summary summary = Summarise(samples);
+  char text[48];
+  std::snprintf(text, sizeof text, "%.0f ±%.0f%%", summary.median, summary.spread_percent / 2);
+  std::printf(" %*s", width, text);
+}
+
+void PrintWorkTable(const std::vector<Bench>& benches) {
+  double samples = rounds;
+  std::printf("\nWork per absent key (mean over the %d rounds; independent of time):\n", rounds);
+  std::printf("%-22s %6s %12s %9s %10s | %8s %9s %9s %9s | %8s %9s %9s %9s\n", "policy",
+              "files", "filter bytes", "bits/key", "FPR", "Get:chk", "cachemiss", "reads",
+              "bytes", "MGet:chk", "cachemiss", "reads", "bytes");
+  for (const Bench& bench : benches) {
+    const Result& r = bench.result;
+    const Work& g = bench.get_work;
+    const Work& m = bench.multiget_work;
+    std::printf("%-22s %6llu %12.0f %9.2f %10.6f | %8.3f %9.5f %9.5f %9.1f | %8.3f %9.5f %9.5f %9.1f\n",
+                bench.config.name, static_cast<unsigned long long>(r.files), r.filter_bytes,
+                r.bits_per_key, r.fpr, g.filter_checks / samples, g.cache_misses / samples,
+                g.block_reads / samples, g.bytes_read / samples, m.filter_checks / samples,
+                m.cache_misses / samples, m.block_reads / samples, m.bytes_read / samples);
+  }
+}
+
+void PrintTimeTable(const std::vector<Bench>& benches) {
+  std::printf("\nTimes, ns per absent key: median of %d interleaved rounds ±half the "
+              "range (max - min) in %% of the median:\n", rounds);
+  std::printf("%-22s %13s %13s %13s %13s %13s %8s\n", "policy", "Get wall", "Get cpu",
+              "MultiGet wall", "MultiGet cpu", "build ns/key", "load s");
+  for (const Bench& bench : benches) {
+    std::printf("%-22s", bench.config.name);
+    PrintSummary(bench.get_wall, 13);
+    PrintSummary(bench.get_cpu, 13);
+    PrintSummary(bench.multiget_wall, 13);
+    PrintSummary(bench.multiget_cpu, 13);
+    PrintSummary(bench.build, 13);
+    std::printf(" %8.2f\n", bench.result.load_seconds);
   }
 }
 
@@ -252,9 +376,11 @@ int main(int argc, char** argv) {
       lookups = std::strtoull(argv[i + 1], nullptr, 10);
     else if (std::strcmp(argv[i], "--dir") == 0)
       directory = argv[i + 1];
+    else if (std::strcmp(argv[i], "--rounds") == 0)
+      rounds = std::atoi(argv[i + 1]);
   }
-  if (keys == 0 || lookups == 0 || argc % 2 == 0) {
-    std::fprintf(stderr, "usage: bench_rocksdb_filter [--keys N] [--lookups L] [--dir D]\n");
+  if (keys == 0 || lookups == 0 || rounds < 1 || argc % 2 == 0) {
+    std::fprintf(stderr, "usage: bench_rocksdb_filter [--keys N] [--lookups L] [--rounds R] [--dir D]\n");
     return 2;
   }
   using bloomkit_rocksdb::NewFilterPolicy;
@@ -272,8 +398,6 @@ int main(int argc, char** argv) {
   std::printf("%llu keys (125 bytes each with the value), %llu absent-key lookups, 8 MiB block "
               "cache, no compression\n\n",
               static_cast<unsigned long long>(keys), static_cast<unsigned long long>(lookups));
-  std::printf("%-22s %6s %12s %9s %10s %9s %12s %8s %9s\n", "policy", "files", "filter bytes",
-              "bits/key", "FPR", "Get ns", "MultiGet ns", "load s", "build ns");
   rocksdb::Env::Default()->CreateDirIfMissing(directory);
   std::vector<Bench> benches(configs.size());
   for (size_t i = 0; i < configs.size(); i++) {
@@ -281,12 +405,7 @@ int main(int argc, char** argv) {
     benches[i].path = directory + "/" + std::to_string(i);
   }
   MeasureAll(&benches, keys, lookups);
-  for (const Bench& bench : benches) {
-    const Result& result = bench.result;
-    std::printf("%-22s %6llu %12.0f %9.2f %10.6f %9.0f %12.0f %8.2f %9.1f\n", bench.config.name,
-                static_cast<unsigned long long>(result.files), result.filter_bytes,
-                result.bits_per_key, result.fpr, result.get_ns, result.multiget_ns,
-                result.load_seconds, result.build_ns);
-  }
+  PrintWorkTable(benches);
+  PrintTimeTable(benches);
   return 0;
 }
