@@ -348,17 +348,32 @@ void PrintWorkTable(const std::vector<Bench>& benches) {
   }
 }
 
+// Each round's sample of `samples` divided by the same round's sample of
+// `reference`: the two were taken seconds apart, so a slow spell of the
+// machine that lasts a round cancels out of the ratio.
+std::vector<double> Ratios(const std::vector<double>& samples, const std::vector<double>& reference) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < samples.size(); i++) ratios.push_back(100 * samples[i] / reference[i]);
+  return ratios;
+}
+
 void PrintTimeTable(const std::vector<Bench>& benches) {
   std::printf("\nTimes, ns per absent key: median of %d interleaved rounds ±half the "
-              "range (max - min) in %% of the median:\n", rounds);
-  std::printf("%-22s %13s %13s %13s %13s %13s %8s\n", "policy", "Get wall", "Get cpu",
-              "MultiGet wall", "MultiGet cpu", "build ns/key", "load s");
+              "range (max - min) in %% of the median;\n"
+              "cpu/ref: the thread CPU time in %% of %s's in the same round, median ±half range:\n",
+              rounds, benches[0].config.name);
+  std::printf("%-22s %13s %13s %13s %13s %13s %13s %13s %8s\n", "policy", "Get wall", "Get cpu",
+              "Get cpu/ref", "MultiGet wall", "MultiGet cpu", "MGet cpu/ref", "build ns/key",
+              "load s");
+  const Bench& reference = benches[0];
   for (const Bench& bench : benches) {
     std::printf("%-22s", bench.config.name);
     PrintSummary(bench.get_wall, 13);
     PrintSummary(bench.get_cpu, 13);
+    PrintSummary(Ratios(bench.get_cpu, reference.get_cpu), 13);
     PrintSummary(bench.multiget_wall, 13);
     PrintSummary(bench.multiget_cpu, 13);
+    PrintSummary(Ratios(bench.multiget_cpu, reference.multiget_cpu), 13);
     PrintSummary(bench.build, 13);
     std::printf(" %8.2f\n", bench.result.load_seconds);
   }
