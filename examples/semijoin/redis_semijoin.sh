@@ -28,7 +28,9 @@
 #
 # Prints one table: filter bytes, rows and bytes sent, false-positive rows
 # and distinct keys against the exact join, and wall seconds of each
-# process.  Exits non-zero if a matching row is lost, if the BK.DUMP path
+# process (publishing: BK.LOAD alone, or extracting, sorting and BF.MADDing
+# the keys; using: BK.DUMP and the filtering pass, or the BF.MEXISTS calls
+# and the selection of rows).  Exits non-zero if a matching row is lost, if the BK.DUMP path
 # differs from the local join in any figure, or if a step fails.  The
 # server must already run with bloomkit.so (test_redis_semijoin.sh starts
 # one); DIR holds the tables from semijoin_generate.
@@ -61,10 +63,10 @@ false_positive_keys() {
 }
 
 # --- orders side: the local join, then publish the file it wrote (BK.LOAD)
-start=$(now)
 "$SEMIJOIN" "$DIR" --kind fuse8 --check > "$DIR/local-report.txt"
 [ "$(redis PING)" = PONG ] || { echo "redis_semijoin: no server at $HOST:$PORT" >&2; exit 1; }
 redis DEL "$KEY" "$BFKEY" > /dev/null
+start=$(now)
 [ "$(redis -x BK.LOAD "$KEY" < "$DIR/orders.bkf")" = OK ] ||
     { echo "redis_semijoin: BK.LOAD failed" >&2; exit 1; }
 publish_bk_seconds=$(elapsed "$start")
