@@ -1,7 +1,7 @@
 // contrib/rocksdb/bench_rocksdb_filter.cc -- bloomkit's filters against
 // RocksDB's own Bloom and Ribbon filters, inside RocksDB, in one run.
 //
-//   bench_rocksdb_filter [--keys N] [--lookups L] [--dir D]
+//   bench_rocksdb_filter [--keys N] [--lookups L] [--rounds R] [--dir D]
 //
 // For each policy: a fresh DB under D (default /tmp/bloomkit-rocksdb-bench) is
 // loaded with N keys (default 10^6; "key" + 12 digits, even numbers, in a
@@ -10,22 +10,36 @@
 // every SST file's filter); it is reopened with an 8 MiB block cache (the
 // data is 125 bytes a key, so the cache is far smaller than the data;
 // filters are held by the table readers, outside the cache, RocksDB's
-// default); then L absent keys (odd numbers, default 200,000) are read
-// with Get and again with MultiGet in batches of 32.  All the DBs are
-// loaded first and stay open; the timings then go round them five times
-// and each keeps its fastest (a shared machine's slow spells fall on all
-// of them).  Reported:
+// default).  All the DBs are loaded first and stay open.  A warm-up pass
+// of L absent keys (odd numbers, default 200,000) with Get measures the
+// in-engine FPR; then R rounds (default 7) go round the policies in turn,
+// A B C ... A B C ..., each round taking from every policy one pass of L
+// Gets and one of L MultiGets (batches of 32) of fresh absent keys (new
+// each round and other for MultiGet than for Get, so that the data blocks
+// a false positive reads are not left in the cache by an earlier pass),
+// and one filter build.  Reported:
 //
 //   filter bytes   sum of the table property filter_size, and bits per key
-//   FPR            inside the engine, over the Gets of absent keys:
+//   FPR            inside the engine, over the warm-up Gets:
 //                  (FULL_POSITIVE - FULL_TRUE_POSITIVE) / (USEFUL + that),
 //                  from the BLOOM_FILTER_* statistics tickers
-//   Get, MultiGet  nanoseconds per absent key, the fastest of 5 rounds
-//                  after a warm-up round
-//   load           seconds to write, flush and compact the N keys
+//   work           per absent key, mean over the rounds, for Get and
+//                  MultiGet: filter checks (USEFUL + FULL_POSITIVE), data
+//                  blocks missed in the block cache (BLOCK_CACHE_DATA_MISS),
+//                  blocks read and bytes read from the files (perf context
+//                  block_read_count, block_read_byte).  These count work,
+//                  not time: the machine's load does not move them.
+//   Get, MultiGet  nanoseconds per absent key, wall clock and the thread's
+//                  CPU time (CLOCK_THREAD_CPUTIME_ID: not counting time
+//                  spent waiting for a core), median of the rounds and half
+//                  their range; and the CPU time in per cent of the first
+//                  policy's in the same round (median and half range), a
+//                  paired comparison that a slow spell lasting a round
+//                  cancels out of
+//   load           seconds to write, flush and compact the N keys, once
 //   build          nanoseconds per key to build one filter of 10^6 keys
-//                  alone (the policy's builder: AddKey then Finish), the
-//                  fastest of 5
+//                  alone (the policy's builder: AddKey then Finish), median
+//                  of the rounds
 //
 // The policies: RocksDB's Bloom (NewBloomFilterPolicy) and Ribbon
 // (NewRibbonFilterPolicy, bloom_before_level -1: Ribbon on every level) at
