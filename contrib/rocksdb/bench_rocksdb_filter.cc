@@ -83,6 +83,7 @@ std::string Key(uint64_t n) {
 }
 
 struct Config {
+  const char* id;  // for --policies
   const char* name;
   std::shared_ptr<const rocksdb::FilterPolicy> policy;
 };
@@ -397,6 +398,7 @@ void PrintTimeTable(const std::vector<Bench>& benches) {
 
 int main(int argc, char** argv) {
   uint64_t keys = 1000000, lookups = 200000;
+  std::string selected;  // ",id,id,...," or empty for every policy
   std::string directory = "/tmp/bloomkit-rocksdb-bench";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--keys") == 0)
@@ -407,23 +409,41 @@ int main(int argc, char** argv) {
       directory = argv[i + 1];
     else if (std::strcmp(argv[i], "--rounds") == 0)
       rounds = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--policies") == 0)
+      selected = std::string(",") + argv[i + 1] + ",";
   }
   if (keys == 0 || lookups == 0 || rounds < 1 || argc % 2 == 0) {
-    std::fprintf(stderr, "usage: bench_rocksdb_filter [--keys N] [--lookups L] [--rounds R] [--dir D]\n");
+    std::fprintf(stderr, "usage: bench_rocksdb_filter [--keys N] [--lookups L] [--rounds R] [--dir D]\n"
+                 "         [--policies ID,...]  (bloom10 ribbon10 fuse8 blocked10 bloom12\n"
+                 "          ribbon12 fuse16 bloom20 ribbon20; the first is the reference)\n");
     return 2;
   }
   using bloomkit_rocksdb::NewFilterPolicy;
   std::vector<Config> configs = {
-      {"rocksdb bloom 10", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(10))},
-      {"rocksdb ribbon 10", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(10, -1))},
-      {"bloomkit fuse8 (10)", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(10))},
-      {"bloomkit blocked 10", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(10, BK_KIND_BLOCKED))},
-      {"rocksdb bloom 12", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(12))},
-      {"rocksdb ribbon 12", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(12, -1))},
-      {"bloomkit fuse16 (20)", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(20))},
-      {"rocksdb bloom 20", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(20))},
-      {"rocksdb ribbon 20", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(20, -1))},
+      {"bloom10", "rocksdb bloom 10", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(10))},
+      {"ribbon10", "rocksdb ribbon 10", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(10, -1))},
+      {"fuse8", "bloomkit fuse8 (10)", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(10))},
+      {"blocked10", "bloomkit blocked 10", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(10, BK_KIND_BLOCKED))},
+      {"bloom12", "rocksdb bloom 12", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(12))},
+      {"ribbon12", "rocksdb ribbon 12", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(12, -1))},
+      {"fuse16", "bloomkit fuse16 (20)", std::shared_ptr<const rocksdb::FilterPolicy>(NewFilterPolicy(20))},
+      {"bloom20", "rocksdb bloom 20", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewBloomFilterPolicy(20))},
+      {"ribbon20", "rocksdb ribbon 20", std::shared_ptr<const rocksdb::FilterPolicy>(rocksdb::NewRibbonFilterPolicy(20, -1))},
   };
+  if (!selected.empty()) {  // keep the listed policies, in the order listed
+    std::vector<Config> chosen;
+    for (size_t start = 1; start < selected.size(); start = selected.find(',', start) + 1) {
+      std::string id = selected.substr(start, selected.find(',', start) - start);
+      auto match = std::find_if(configs.begin(), configs.end(),
+                                [&](const Config& c) { return id == c.id; });
+      if (match == configs.end()) {
+        std::fprintf(stderr, "bench_rocksdb_filter: no policy \"%s\"\n", id.c_str());
+        return 2;
+      }
+      chosen.push_back(*match);
+    }
+    configs = chosen;
+  }
   std::printf("%llu keys (125 bytes each with the value), %llu absent-key lookups, 8 MiB block "
               "cache, no compression\n\n",
               static_cast<unsigned long long>(keys), static_cast<unsigned long long>(lookups));
