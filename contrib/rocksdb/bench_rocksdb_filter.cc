@@ -31,9 +31,9 @@
 //                  not time: the machine's load does not move them.
 //   Get, MultiGet  nanoseconds per absent key, wall clock and the thread's
 //                  CPU time (CLOCK_THREAD_CPUTIME_ID: not counting time
-//                  spent waiting for a core), median of the rounds and half
-//                  their range; and the CPU time in per cent of the first
-//                  policy's in the same round (median and half range), a
+//                  spent waiting for a core), median and extremes of the
+//                  rounds; and the CPU time in per cent of the first
+//                  policy's in the same round (median and extremes), a
 //                  paired comparison that a slow spell lasting a round
 //                  cancels out of
 //   load           seconds to write, flush and compact the N keys, once
@@ -322,10 +322,9 @@ void MeasureAll(std::vector<Bench>* benches, uint64_t keys, uint64_t lookups) {
   }
 }
 
-// The median of the samples and their spread: (max - min) / median, in
-// per cent.
+// The median of the samples and their extremes.
 struct Summary {
-  double median = 0, spread_percent = 0;
+  double median = 0, min = 0, max = 0;
 };
 
 Summary Summarise(std::vector<double> samples) {
@@ -333,15 +332,16 @@ Summary Summarise(std::vector<double> samples) {
   size_t n = samples.size();
   Summary summary;
   summary.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-  summary.spread_percent = 100 * (samples[n - 1] - samples[0]) / summary.median;
+  summary.min = samples[0];
+  summary.max = samples[n - 1];
   return summary;
 }
 
-// "median ±spread%" in a column of `width`.
+// "median [min-max]" in a column of `width`.
 void PrintSummary(const std::vector<double>& samples, int width) {
   Summary summary = Summarise(samples);
-  char text[48];
-  std::snprintf(text, sizeof text, "%.0f ±%.0f%%", summary.median, summary.spread_percent / 2);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f [%.0f-%.0f]", summary.median, summary.min, summary.max);
   std::printf(" %*s", width, text);
 }
 
@@ -373,23 +373,22 @@ std::vector<double> Ratios(const std::vector<double>& samples, const std::vector
 }
 
 void PrintTimeTable(const std::vector<Bench>& benches) {
-  std::printf("\nTimes, ns per absent key: median of %d interleaved rounds ±half the "
-              "range (max - min) in %% of the median;\n"
-              "cpu/ref: the thread CPU time in %% of %s's in the same round, median ±half range:\n",
+  std::printf("\nTimes, ns per absent key: median [min-max] of %d interleaved rounds;\n"
+              "cpu/ref: the thread CPU time in %% of %s's in the same round, median [min-max]:\n",
               rounds, benches[0].config.name);
-  std::printf("%-22s %13s %13s %13s %13s %13s %13s %13s %8s\n", "policy", "Get wall", "Get cpu",
+  std::printf("%-22s %18s %16s %13s %18s %16s %13s %15s %8s\n", "policy", "Get wall", "Get cpu",
               "Get cpu/ref", "MultiGet wall", "MultiGet cpu", "MGet cpu/ref", "build ns/key",
               "load s");
   const Bench& reference = benches[0];
   for (const Bench& bench : benches) {
     std::printf("%-22s", bench.config.name);
-    PrintSummary(bench.get_wall, 13);
-    PrintSummary(bench.get_cpu, 13);
+    PrintSummary(bench.get_wall, 18);
+    PrintSummary(bench.get_cpu, 16);
     PrintSummary(Ratios(bench.get_cpu, reference.get_cpu), 13);
-    PrintSummary(bench.multiget_wall, 13);
-    PrintSummary(bench.multiget_cpu, 13);
+    PrintSummary(bench.multiget_wall, 18);
+    PrintSummary(bench.multiget_cpu, 16);
     PrintSummary(Ratios(bench.multiget_cpu, reference.multiget_cpu), 13);
-    PrintSummary(bench.build, 13);
+    PrintSummary(bench.build, 15);
     std::printf(" %8.2f\n", bench.result.load_seconds);
   }
 }
