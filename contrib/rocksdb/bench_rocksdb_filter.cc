@@ -2,6 +2,7 @@
 // RocksDB's own Bloom and Ribbon filters, inside RocksDB, in one run.
 //
 //   bench_rocksdb_filter [--keys N] [--lookups L] [--rounds R] [--dir D]
+//                        [--policies ID,...]
 //
 // For each policy: a fresh DB under D (default /tmp/bloomkit-rocksdb-bench) is
 // loaded with N keys (default 10^6; "key" + 12 digits, even numbers, in a
@@ -44,7 +45,9 @@
 // The policies: RocksDB's Bloom (NewBloomFilterPolicy) and Ribbon
 // (NewRibbonFilterPolicy, bloom_before_level -1: Ribbon on every level) at
 // 10, 12 and 20 bits per key, and bloomkit's at 10 bits per key (fuse8 and
-// blocked) and 20 (fuse16).  Figures, and what they mean:
+// blocked) and 20 (fuse16); --policies keeps the listed ones, in that
+// order (the first is the reference of the CPU ratios).  Figures, and what
+// they mean:
 // contrib/rocksdb/README.md.
 #include <algorithm>
 #include <chrono>
