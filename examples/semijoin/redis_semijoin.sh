@@ -4,8 +4,8 @@
 # as a file: one process publishes it, another fetches and uses it.
 #
 #   orders side                      Redis                 line-item side
-#   semijoin DIR (local join,                              
-#     writes DIR/orders.bkf)                               
+#   semijoin DIR (local join,
+#     writes DIR/orders.bkf)
 #   redis-cli -x BK.LOAD ──────────> semijoin:orders ────> redis-cli BK.DUMP > orders.bkf
 #                                                          bloomkit query orders.bkf --field 1
 #   BF.RESERVE, BF.MADD ───────────> semijoin:orders:bf <── BF.MEXISTS, 1,000 keys a call
