@@ -575,7 +575,9 @@ static void refresh_offsets(quotient *f, uint64_t x, uint64_t last)
     uint64_t c = x / BLOCK_SLOTS + 1;
     if (c >= f->blocks || c * BLOCK_SLOTS > last)
         return;
-    uint64_t offset = exact_offset(f, c - 1);
+    uint64_t offset = offset_byte(f, c - 1);
+    if (offset == SATURATED)
+        offset = exact_offset(f, c - 1);
     for (; c < f->blocks && c * BLOCK_SLOTS <= last; c++) {
         offset = offset_after(f, c, offset);
         set_offset(f, c, offset);
@@ -938,8 +940,12 @@ static bk_status insert(quotient *f, uint64_t fingerprint, uint64_t delta, bool 
         if (f->used_slots + gap > f->home_slots)
             return BK_EFULL;
         uint64_t at = p.slot + p.found.length;
-        uint64_t last;
-        bk_status status = open_gap(f, at, gap, &last);
+        uint64_t last = at;
+        /* A new quotient whose run would start at its home slot finds that
+         * slot free (earlier runs end before it, later ones start after
+         * it): nothing to move. */
+        bool home_free = !p.occupied && p.slot == p.quotient && gap == 1;
+        bk_status status = home_free ? BK_OK : open_gap(f, at, gap, &last);
         if (status != BK_OK)
             return status;
         if (!p.occupied) {
