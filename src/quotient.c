@@ -89,8 +89,9 @@
  * alpha = n / 2^q, is at most 95% (and, 2^q being a power of two, at
  * least 47.5%); r = ceil(log2(alpha / p)), between 4 and 32.  Bits per key:
  * (r + 2.125) / alpha, plus 1-3% of overflow slots; at 95% load e.g. r = 7
- * (p = 1%): 9.6; r = 10 (0.1%): 12.8 (before the overflow slots) -- against 1.44 log2(1/p) = 9.6 and
- * 14.4 for a Bloom filter; at 47.5% load twice as much.
+ * (p = 1%): 9.6; r = 10 (0.1%): 12.8, before the overflow slots --
+ * against 1.44 log2(1/p) = 9.6 and 14.4 for a Bloom filter; at 47.5% load
+ * twice as much.
  * Without BK_FLAG_AUTO_GROW the filter refuses an insert (BK_EFULL,
  * nothing lost) once its used slots would exceed its home slots, or when
  * the overflow slots run out; with it, the filter doubles (resize) before
@@ -306,8 +307,8 @@ static inline uint64_t runends(const quotient *f, uint64_t block)
 }
 
 /* The stored offset byte of a block: its offset, or SATURATED for 255 or
- * more (the exact value is then found from an earlier block, see
- * anchor_of). */
+ * more (the exact value is then found from an earlier block: the walks'
+ * anchor). */
 static inline unsigned offset_byte(const quotient *f, uint64_t block)
 {
     return block_at(f, block)[16];
