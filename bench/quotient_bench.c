@@ -279,7 +279,6 @@ typedef struct vqf_api {
     void *(*create)(uint64_t nslots);
     bool (*insert)(void *filter, uint64_t hash);
     bool (*contains)(void *filter, uint64_t hash);
-    const char *path;
 } vqf_api;
 
 /* The head of its filter: total_size_in_bytes, key_remainder_bits, ... */
@@ -307,7 +306,6 @@ static void load_vqf(const char *path)
     *(void **)&v->create = symbol(library, "vqf_init");
     *(void **)&v->insert = symbol(library, "vqf_insert");
     *(void **)&v->contains = symbol(library, "vqf_is_present");
-    v->path = path;
 }
 
 /* ns per key (median slice) of a VQF's inserts or queries of [from, to);
