@@ -306,7 +306,7 @@ static void test_clusters_past_255_slots(void **state)
     static model m;
     memset(&m, 0, sizeof m);
     uint64_t seed = 77;
-    /* three piles of 40 quotients holding 400-700 fingerprints each: the
+    /* three piles of 40 quotients holding 450-700 fingerprints each: the
      * first home slots, the middle, and the last ones (spilling into the
      * overflow slots) */
     const uint64_t pile_start[] = { 0, 1500, 4096 - 40 };
