@@ -27,7 +27,7 @@
  * (bk_quotient_resize) against adding its keys to a 2^25 filter, in ns
  * per stored fingerprint.
  *
- *     quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY]
+ *     quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY] [--vqf LIBRARY]...
  *
  * --quick: 2^16 and 2^18 slots and the rebuilds at 2^18 (the smoke test).
  * --cqf: a shared library the user built from the authors' counting
@@ -37,15 +37,25 @@
  * qf_get_total_size_in_bytes and qf_free are timed on the same keys,
  * table size (2^q slots) and remainder width (key bits q + r), one key per
  * call (it has no batch calls).
+ * --vqf (up to twice): a shared library the user built from the authors'
+ * vector quotient filter (github.com/splatlab/vqf; its tag width, 8 or 16
+ * bits, is fixed when it is built, so one library per width), loaded the
+ * same way: vqf_init, vqf_insert and vqf_is_present on the same keys
+ * (which are already random 64-bit words, its expected input) and slot
+ * count, one key per call; a refused insert (a full block: it has no
+ * overflow) is counted and shown, not fatal.  Peers' rows follow ours for
+ * each table, in the same process, so that a busy machine slows both.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bloomkit.h"
 
@@ -217,7 +227,7 @@ static void *symbol(void *library, const char *name)
 {
     void *address = dlsym(library, name);
     if (address == NULL) {
-        fprintf(stderr, "quotient-bench: --cqf: the library has no %s\n", name);
+        fprintf(stderr, "quotient-bench: the library has no %s\n", name);
         exit(2);
     }
     return address;
@@ -261,6 +271,129 @@ static double cqf_pass(void *qf, uint64_t from, uint64_t to, bool insert, uint64
     }
     *hits = found;
     return slices_median(&t);
+}
+
+/* The vector quotient filter's calls (github.com/splatlab/vqf,
+ * include/vqf_filter.h), one library per tag width. */
+typedef struct vqf_api {
+    void *(*create)(uint64_t nslots);
+    bool (*insert)(void *filter, uint64_t hash);
+    bool (*contains)(void *filter, uint64_t hash);
+} vqf_api;
+
+/* The head of its filter: total_size_in_bytes, key_remainder_bits, ... */
+typedef struct vqf_head {
+    uint64_t total_bytes;
+    uint64_t tag_bits;
+} vqf_head;
+
+#define MAX_VQF 2
+static vqf_api vqf[MAX_VQF];
+static size_t vqf_count;
+
+static void load_vqf(const char *path)
+{
+    if (vqf_count == MAX_VQF) {
+        fprintf(stderr, "quotient-bench: --vqf at most %d times\n", MAX_VQF);
+        exit(2);
+    }
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        fprintf(stderr, "quotient-bench: --vqf: %s\n", dlerror());
+        exit(2);
+    }
+    vqf_api *v = &vqf[vqf_count++];
+    *(void **)&v->create = symbol(library, "vqf_init");
+    *(void **)&v->insert = symbol(library, "vqf_insert");
+    *(void **)&v->contains = symbol(library, "vqf_is_present");
+}
+
+/* ns per key (median slice) of a VQF's inserts or queries of [from, to);
+ * *hits gets the queries found, or the inserts refused. */
+static double vqf_pass(const vqf_api *v, void *filter, uint64_t from, uint64_t to, bool insert,
+                       uint64_t *hits)
+{
+    uint64_t counted = 0;
+    slices t = slices_for(to - from);
+    for (uint64_t slice = from; slice < to; slice += SLICE) {
+        uint64_t end = to - slice < SLICE ? to : slice + SLICE;
+        uint64_t begin = now_ns();
+        if (insert)
+            for (uint64_t i = slice; i < end; i++)
+                counted += !v->insert(filter, key_of(i));
+        else
+            for (uint64_t i = slice; i < end; i++)
+                counted += v->contains(filter, key_of(i));
+        t.ns_per_key[t.count++] = (double)(now_ns() - begin) / (double)(end - slice);
+    }
+    *hits = counted;
+    return slices_median(&t);
+}
+
+/* Sends standard output and error to /dev/null while a peer prints its
+ * own messages (the VQF prints its size, and a message per refused
+ * insert); saved[] gets the descriptors to give back to quiet_end. */
+static void quiet_begin(int saved[2])
+{
+    fflush(stdout);
+    fflush(stderr);
+    int null = open("/dev/null", O_WRONLY);
+    for (int fd = 0; fd < 2; fd++) {
+        saved[fd] = dup(STDOUT_FILENO + fd);
+        if (saved[fd] >= 0 && null >= 0)
+            dup2(null, STDOUT_FILENO + fd);
+    }
+    if (null >= 0)
+        close(null);
+}
+
+static void quiet_end(const int saved[2])
+{
+    fflush(stdout);
+    fflush(stderr);
+    for (int fd = 0; fd < 2; fd++)
+        if (saved[fd] >= 0) {
+            dup2(saved[fd], STDOUT_FILENO + fd);
+            close(saved[fd]);
+        }
+}
+
+/* A VQF of 2^log2_slots slots on the same keys: its row (its FPR is its
+ * tag width's, shown measured; refused inserts after the kind's name). */
+static void run_vqf(const vqf_api *v, const spec *s)
+{
+    uint64_t slots = (uint64_t)1 << s->log2_slots;
+    uint64_t keys = (uint64_t)(s->load * (double)slots);
+    uint64_t probes = keys < 4000000 ? keys : 4000000;
+    int saved[2];
+    quiet_begin(saved);
+    void *filter = v->create(slots);
+    if (filter == NULL) {
+        quiet_end(saved);
+        fprintf(stderr, "quotient-bench: vqf_init failed\n");
+        exit(2);
+    }
+    const vqf_head *head = filter;
+    uint64_t refused, hits, found;
+    double insert = vqf_pass(v, filter, 0, keys, true, &refused);
+    quiet_end(saved);
+    double present = vqf_pass(v, filter, 0, probes, false, &found);
+    if (found + refused < probes) {
+        fprintf(stderr, "quotient-bench: the VQF lost keys\n");
+        exit(1);
+    }
+    double absent = vqf_pass(v, filter, ABSENT_BASE, ABSENT_BASE + probes, false, &hits);
+    char name[32];
+    snprintf(name, sizeof name, "VQF%u%s", (unsigned)head->tag_bits, refused ? "!" : "");
+    printf("2^%-2u %4.0f%% %6.3f%%  %-8s %2u %6.2f %8.4f%% %8.1f %8s %8.1f %8s %8.1f %8s",
+           s->log2_slots, 100 * s->load, 100 * s->fpr, name, (unsigned)head->tag_bits,
+           8.0 * (double)head->total_bytes / (double)keys, 100.0 * (double)hits / (double)probes,
+           insert, "-", present, "-", absent, "-");
+    if (refused)
+        printf("  (! %llu inserts refused)", (unsigned long long)refused);
+    printf("\n");
+    fflush(stdout);
+    free(filter);
 }
 
 /* The peer on the same keys, slots and remainder width. */
@@ -323,6 +456,8 @@ static void run_spec(const spec *s)
         bk_filter_free(f);
         if (kinds[k] == BK_KIND_QUOTIENT && cqf_loaded)
             run_cqf(s, st.fingerprint_bits);
+        for (size_t v = 0; kinds[k] == BK_KIND_QUOTIENT && v < vqf_count; v++)
+            run_vqf(&vqf[v], s);
     }
 }
 
@@ -389,6 +524,8 @@ int main(int argc, char **argv)
             rebuild_size = 18;
         } else if (strcmp(argv[i], "--cqf") == 0 && i + 1 < argc) {
             load_cqf(argv[++i]);
+        } else if (strcmp(argv[i], "--vqf") == 0 && i + 1 < argc) {
+            load_vqf(argv[++i]);
         } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
             size_count = 0;
             for (char *p = argv[++i]; *p != '\0' && size_count < 8;) {
@@ -402,7 +539,8 @@ int main(int argc, char **argv)
                 p = *end == ',' ? end + 1 : end;
             }
         } else {
-            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY]\n");
+            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY] "
+                            "[--vqf LIBRARY]...\n");
             return 2;
         }
     }

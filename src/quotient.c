@@ -25,19 +25,25 @@
  *     quotient    = fingerprint >> r        home slot, in [0, 2^q)
  *     remainder   = fingerprint & (2^r - 1)
  *
- * Memory layout: blocks of 64 slots, each 18 + 8r bytes, every word
+ * Memory layout: blocks of 64 slots, each 17 + 8r bytes, every word
  * little-endian (src/endian.h), so the table is the file's payload on any
  * host:
  *
- *     block: [ occupieds u64 | runends u64 | offset u16 | 64 x r-bit remainders ]
- *             bit i = slot i   bit i = slot i             slot i at bits [i r, (i+1) r)
+ *     block: [ occupieds u64 | runends u64 | offset u8 | 64 x r-bit remainders ]
+ *             bit i = slot i   bit i = slot i            slot i at bits [i r, (i+1) r)
  *
- * 2.25 bits of metadata per slot: the paper's 8-bit offset saturates at 255
- * and then needs a slow path that walks back over earlier blocks; clusters
- * longer than 255 slots are common at 95% load in large tables, so the
- * offset is 16 bits and always exact (an insert that would push one past
- * 65,535 -- a pile-up no random key set comes near -- is refused with
- * BK_EFULL, changing nothing).  Runs may spill past the last home slot into
+ * 2.125 bits of metadata per slot.  The offset byte holds min(offset, 255);
+ * 255 means "255 or more", and the exact answer then comes from an anchor:
+ * the nearest earlier block b' whose byte is below 255 (block 0's is
+ * always 0).  The runs of the quotients in [64 b', x) are counted by
+ * popcounts of the occupieds between, and the select starts at
+ * 64 b' + offset[b'] instead -- the same rank and select, over a longer
+ * stretch, so answers stay exact and no cluster length is refused.
+ * With random keys offsets stay far below 255 even at 95% load (the
+ * largest measured: 102, 123 and 151 in tables of 2^20, 2^24 and 2^26
+ * slots), so the fallback serves crowded quotients -- a skewed or hostile
+ * key set, or many large counters -- and costs one compare otherwise.
+ * Runs may spill past the last home slot into
  * 10 sqrt(2^q) (at least 64) overflow slots after it, rounded up to a whole
  * block; the table does not wrap around.
  *
@@ -82,9 +88,10 @@
  * Sizing from (n, p): q = ceil(log2(n / 0.95)), so the load at capacity,
  * alpha = n / 2^q, is at most 95% (and, 2^q being a power of two, at
  * least 47.5%); r = ceil(log2(alpha / p)), between 4 and 32.  Bits per key:
- * (r + 2.25) / alpha, plus 1-3% of overflow slots; at 95% load e.g. r = 7
- * (p = 1%): 9.7; r = 10 (0.1%): 12.9 -- against 1.44 log2(1/p) = 9.6 and
- * 14.4 for a Bloom filter; at 47.5% load twice as much.
+ * (r + 2.125) / alpha, plus 1-3% of overflow slots; at 95% load e.g. r = 7
+ * (p = 1%): 9.6; r = 10 (0.1%): 12.8, before the overflow slots --
+ * against 1.44 log2(1/p) = 9.6 and 14.4 for a Bloom filter; at 47.5% load
+ * twice as much.
  * Without BK_FLAG_AUTO_GROW the filter refuses an insert (BK_EFULL,
  * nothing lost) once its used slots would exceed its home slots, or when
  * the overflow slots run out; with it, the filter doubles (resize) before
@@ -116,8 +123,8 @@
 #define MIN_R BK_QUOTIENT_MIN_REMAINDER_BITS
 #define MAX_R BK_QUOTIENT_MAX_REMAINDER_BITS
 #define BLOCK_SLOTS 64u
-#define HEADER_BYTES 18u   /* occupieds, runends, offset */
-#define MAX_OFFSET 65535u
+#define HEADER_BYTES 17u   /* occupieds, runends, offset */
+#define SATURATED 255u     /* an offset byte meaning "255 or more" */
 #define MAX_DIGITS 16u     /* ceil(64 / MIN_R) */
 #define MAX_ENTRY_SLOTS (4u + MAX_DIGITS)
 #define TAIL_PADDING 8u    /* remainder loads read up to 8 bytes past a block */
@@ -206,7 +213,7 @@ static bool valid_shape(unsigned log2_slots, unsigned remainder_bits)
 }
 
 /* r for a design whose load at capacity is `load`: explicit, or the most
- * that bits_per_key pays for ((r + 2.25) / load bits per key), or the
+ * that bits_per_key pays for ((r + 2.125) / load bits per key), or the
  * fewest giving load 2^-r <= p. */
 static bk_status remainder_bits_for(const bk_params *params, double load, unsigned *out)
 {
@@ -220,7 +227,7 @@ static bk_status remainder_bits_for(const bk_params *params, double load, unsign
     if (params->bits_per_key != 0) {
         if (!(params->bits_per_key > 0) || !isfinite(params->bits_per_key))
             return BK_EINVAL;
-        bits = floor(params->bits_per_key * load - 2.25);
+        bits = floor(params->bits_per_key * load - 2.125);
     } else {
         double fpr = params->fpr == 0 ? 0.01 : params->fpr;
         if (!(fpr > 0 && fpr < 1))
@@ -299,14 +306,17 @@ static inline uint64_t runends(const quotient *f, uint64_t block)
     return load64(block_at(f, block) + 8);
 }
 
-static inline uint64_t offset_of(const quotient *f, uint64_t block)
+/* The stored offset byte of a block: its offset, or SATURATED for 255 or
+ * more (the exact value is then found from an earlier block: the walks'
+ * anchor). */
+static inline unsigned offset_byte(const quotient *f, uint64_t block)
 {
-    return bk_load_le16(block_at(f, block) + 16);
+    return block_at(f, block)[16];
 }
 
 static inline void set_offset(quotient *f, uint64_t block, uint64_t offset)
 {
-    bk_store_le16(block_at(f, block) + 16, (uint16_t)offset);
+    block_at(f, block)[16] = (uint8_t)(offset < SATURATED ? offset : SATURATED);
 }
 
 static inline void put_bit(quotient *f, unsigned word, uint64_t slot, bool on)
@@ -431,6 +441,24 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
  * (at most p when slot p is free: then no run covers it).
  */
 #define DEFINE_WALK(SUFFIX, ATTRIBUTE, RANK, SELECT)                                         \
+    /* The runs of quotients < 64 block end at the runs_before-th runend at \
+     * or after *start (or, when runs_before is 0, right before *start):   \
+     * from the block's own offset, or, when that saturated, from the     \
+     * nearest earlier block whose offset did not (block 0's is 0), the    \
+     * quotients of the blocks between counted into runs_before. */        \
+    ATTRIBUTE static inline uint64_t anchor_##SUFFIX(const quotient *f, uint64_t block,    \
+                                                     uint64_t *runs_before)               \
+    {                                                                                       \
+        unsigned offset = offset_byte(f, block);                                            \
+        *runs_before = 0;                                                                   \
+        if (__builtin_expect(offset == SATURATED, 0))                                       \
+            do {                                                                            \
+                block--;                                                                    \
+                *runs_before += RANK(occupieds(f, block));                                  \
+                offset = offset_byte(f, block);                                             \
+            } while (offset == SATURATED);                                                  \
+        return block * BLOCK_SLOTS + offset;                                                \
+    }                                                                                       \
     ATTRIBUTE static uint64_t select_from_##SUFFIX(const quotient *f, uint64_t start,       \
                                                    uint64_t k)                              \
     {                                                                                       \
@@ -453,10 +481,12 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
         uint64_t block = position / BLOCK_SLOTS;                                            \
         unsigned bit = position % BLOCK_SLOTS;                                              \
         uint64_t below = occupieds(f, block) & (((uint64_t)2 << bit) - 1);                  \
-        uint64_t start = block * BLOCK_SLOTS + offset_of(f, block);                         \
-        if (below == 0)                                                                     \
+        uint64_t runs;                                                                      \
+        uint64_t start = anchor_##SUFFIX(f, block, &runs);                                  \
+        runs += RANK(below);                                                                \
+        if (runs == 0)                                                                      \
             return start;                                                                   \
-        uint64_t end = select_from_##SUFFIX(f, start, RANK(below));                         \
+        uint64_t end = select_from_##SUFFIX(f, start, runs);                                \
         return end == NOWHERE ? NOWHERE : end + 1;                                          \
     }                                                                                       \
     /* The slots [*start, *end] of occupied x's run: one select for the end \
@@ -466,8 +496,9 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
     {                                                                                       \
         uint64_t block = x / BLOCK_SLOTS;                                                   \
         unsigned bit = x % BLOCK_SLOTS;                                                     \
-        uint64_t earlier = RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));          \
-        uint64_t after = block * BLOCK_SLOTS + offset_of(f, block);                         \
+        uint64_t earlier;                                                                   \
+        uint64_t after = anchor_##SUFFIX(f, block, &earlier);                               \
+        earlier += RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));                  \
         if (earlier != 0)                                                                   \
             after = select_from_##SUFFIX(f, after, earlier) + 1;                            \
         *start = after > x ? after : x;                                                     \
@@ -531,11 +562,29 @@ static uint64_t offset_after(const quotient *f, uint64_t c, uint64_t previous_of
     return bound > c * BLOCK_SLOTS ? bound - c * BLOCK_SLOTS : 0;
 }
 
-/* Recomputes the offsets of the blocks starting in (x, last]. */
+/* The exact offset of a block (its stored byte may have saturated). */
+static uint64_t exact_offset(const quotient *f, uint64_t block)
+{
+    if (block == 0)
+        return 0;
+    uint64_t bound = f->walk->end_bound(f, block * BLOCK_SLOTS - 1);
+    return bound > block * BLOCK_SLOTS ? bound - block * BLOCK_SLOTS : 0;
+}
+
+/* Recomputes the offsets of the blocks starting in (x, last], after a
+ * change to the runs of quotients >= x only. */
 static void refresh_offsets(quotient *f, uint64_t x, uint64_t last)
 {
-    for (uint64_t c = x / BLOCK_SLOTS + 1; c < f->blocks && c * BLOCK_SLOTS <= last; c++)
-        set_offset(f, c, offset_after(f, c, offset_of(f, c - 1)));
+    uint64_t c = x / BLOCK_SLOTS + 1;
+    if (c >= f->blocks || c * BLOCK_SLOTS > last)
+        return;
+    uint64_t offset = offset_byte(f, c - 1);
+    if (offset == SATURATED)
+        offset = exact_offset(f, c - 1);
+    for (; c < f->blocks && c * BLOCK_SLOTS <= last; c++) {
+        offset = offset_after(f, c, offset);
+        set_offset(f, c, offset);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -755,17 +804,14 @@ static void writer_put(writer *w, uint64_t fingerprint, uint64_t count)
     f->counted = f->counted + count < count ? UINT64_MAX : f->counted + count;
 }
 
-/* Sets every offset from the runs written; false if one exceeds 16 bits. */
-static bool write_all_offsets(quotient *f)
+/* Sets every offset from the runs written. */
+static void write_all_offsets(quotient *f)
 {
     uint64_t offset = 0;
     for (uint64_t c = 1; c < f->blocks; c++) {
         offset = offset_after(f, c, offset);
-        if (offset > MAX_OFFSET)
-            return false;
         set_offset(f, c, offset);
     }
-    return true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -846,9 +892,9 @@ static uint64_t lookup(const quotient *f, uint64_t fingerprint)
  * Opens `gap` free slots at `at` (x's run or where it starts): the slots
  * from `at` on shift right into the first `gap` free slots after them.
  * BK_EFULL, changing nothing, when the table has too few free slots after
- * `at` or an offset would pass 16 bits.  *last gets the last slot written.
+ * `at`.  *last gets the last slot written.
  */
-static bk_status open_gap(quotient *f, uint64_t x, uint64_t at, unsigned gap, uint64_t *last)
+static bk_status open_gap(quotient *f, uint64_t at, unsigned gap, uint64_t *last)
 {
     uint64_t free_slots[MAX_ENTRY_SLOTS];
     uint64_t from = at;
@@ -859,9 +905,6 @@ static bk_status open_gap(quotient *f, uint64_t x, uint64_t at, unsigned gap, ui
         from = free_slots[j] + 1;
     }
     *last = free_slots[gap - 1];
-    for (uint64_t c = x / BLOCK_SLOTS + 1; c * BLOCK_SLOTS <= *last; c++)
-        if (offset_of(f, c) + gap > MAX_OFFSET)
-            return BK_EFULL;
     for (unsigned j = gap; j-- > 0;) {
         uint64_t low = j == 0 ? at : free_slots[j - 1] + 1;
         move_slots(f, low, low + (gap - j), free_slots[j] - low);
@@ -900,8 +943,12 @@ static bk_status insert(quotient *f, uint64_t fingerprint, uint64_t delta, bool 
         if (f->used_slots + gap > f->home_slots)
             return BK_EFULL;
         uint64_t at = p.slot + p.found.length;
-        uint64_t last;
-        bk_status status = open_gap(f, p.quotient, at, gap, &last);
+        uint64_t last = at;
+        /* A new quotient whose run would start at its home slot finds that
+         * slot free (earlier runs end before it, later ones start after
+         * it): nothing to move. */
+        bool home_free = !p.occupied && p.slot == p.quotient && gap == 1;
+        bk_status status = home_free ? BK_OK : open_gap(f, at, gap, &last);
         if (status != BK_OK)
             return status;
         if (!p.occupied) {
@@ -1032,8 +1079,9 @@ static bk_status lay_out(quotient *into, const quotient *a, const quotient *b)
             has_b = cursor_next(&cb, &fb, &nb);
         }
     }
-    if (w.full || !write_all_offsets(into))
+    if (w.full)
         return BK_EFULL;
+    write_all_offsets(into);
     return BK_OK;
 }
 
@@ -1147,7 +1195,7 @@ static bool table_valid(const quotient *f, const quotient *expected)
         occupied_total += bk_rank64_portable(occupieds(f, b));
         runend_total += bk_rank64_portable(runends(f, b));
     }
-    if (occupied_total != runend_total || offset_of(f, 0) != 0)
+    if (occupied_total != runend_total || offset_byte(f, 0) != 0)
         return false;
     /* Walk the runs: each starts where it must, and unused slots hold 0. */
     uint64_t next_free = 0, used = 0, distinct = 0, counted = 0;
@@ -1182,7 +1230,7 @@ static bool table_valid(const quotient *f, const quotient *expected)
     uint64_t offset = 0;
     for (uint64_t c = 1; c < f->blocks; c++) {
         offset = offset_after(f, c, offset);
-        if (offset != offset_of(f, c))
+        if (offset == NOWHERE || (offset < SATURATED ? offset : SATURATED) != offset_byte(f, c))
             return false;
     }
     return true;
@@ -1199,7 +1247,7 @@ static bool table_valid(const quotient *f, const quotient *expected)
  *    24  f64  target FPR             32  u64  used slots
  *    40  u64  distinct fingerprints  48  u64  sum of counts
  *    56  u32  flags (BK_FLAG_AUTO_GROW or 0)    60  u32  reserved, 0
- * Payload: the blocks, 18 + 8r bytes each, as in memory (see the top).
+ * Payload: the blocks, 17 + 8r bytes each, as in memory (see the top).
  */
 #define QUOTIENT_PARAMS_SIZE 64
 
