@@ -363,11 +363,6 @@ const bk_hasher *bk_filter_hasher(const bk_filter *filter)
     return filter->hasher;
 }
 
-void *bk_filter_object(const bk_filter *filter)
-{
-    return filter == NULL ? NULL : filter->object;
-}
-
 bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len)
 {
     return bk_hash_inline(filter->hasher, key, len);

@@ -1513,7 +1513,7 @@ const bk_kind_ops bk_quotient_ops = {
 
 static quotient *object_of(const bk_filter *filter)
 {
-    return bk_filter_kind(filter) == BK_KIND_QUOTIENT ? bk_filter_object(filter) : NULL;
+    return bk_filter_object_of(filter, BK_KIND_QUOTIENT);
 }
 
 bk_status bk_quotient_get_info(const bk_filter *filter, bk_quotient_info *out)

@@ -58,7 +58,7 @@ static bk_hash hash_of_fingerprint(uint64_t fp, unsigned width, uint64_t *state)
 static uint64_t count_of_hash(const bk_filter *f, bk_hash h)
 {
     uint64_t count = 0;
-    assert_int_equal(bk_filter_ops(f)->count_hash(bk_filter_object(f), h, &count), BK_OK);
+    assert_int_equal(bk_filter_ops(f)->count_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), h, &count), BK_OK);
     return count;
 }
 
@@ -244,7 +244,7 @@ static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_
                 m.count[i]++;
             }
         } else if (op < 9) {
-            bk_status status = bk_filter_ops(f)->remove_hash(bk_filter_object(f), m.hash[i]);
+            bk_status status = bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]);
             if (m.count[i] == 0) {
                 assert_int_equal(status, BK_ENOTFOUND);
             } else {
@@ -254,7 +254,7 @@ static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_
         } else {
             /* remove everything of one fingerprint: runs empty and close */
             while (m.count[i] > 0) {
-                assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object(f), m.hash[i]),
+                assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
                                  BK_OK);
                 m.count[i]--;
             }
@@ -267,7 +267,7 @@ static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_
     /* emptying restores the empty table's bytes */
     for (size_t i = 0; i < m.size; i++)
         while (m.count[i] > 0) {
-            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object(f), m.hash[i]),
+            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
                              BK_OK);
             m.count[i]--;
         }
@@ -348,9 +348,9 @@ static void test_clusters_past_255_slots(void **state)
     free(bytes);
     /* counters inside the piles grow entries and shift the clusters */
     for (size_t i = 0; i < 1650; i += 37) {
-        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object(f), m.hash[i]), BK_OK);
+        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]), BK_OK);
         m.count[i]--;
-        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object(f), m.hash[i + 1]),
+        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i + 1]),
                          BK_OK);
         m.count[i + 1]--;
         for (int t = 0; t < 3; t++) {
@@ -363,7 +363,7 @@ static void test_clusters_past_255_slots(void **state)
     for (size_t step = 0; step < m.size; step++) {
         size_t i = (step * 1237) % m.size;
         while (m.count[i] > 0) {
-            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object(f), m.hash[i]),
+            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
                              BK_OK);
             m.count[i]--;
         }
@@ -402,7 +402,7 @@ static void test_counter_encoding_boundaries(void **state)
         /* slots: 4 + digits for each, far fewer than the count */
         assert_true(info_of(f).used_slots <= 2 * (4 + 16));
         for (uint64_t c = limit; c-- > 0;) {
-            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object(f), a), BK_OK);
+            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), a), BK_OK);
             assert_int_equal(count_of_hash(f, a), c);
             assert_int_equal(count_of_hash(f, b), limit);
         }
@@ -821,7 +821,7 @@ static void test_hostile_files(void **state)
     add_keys(f, 0, 200, 1);
     add_keys(f, 0, 20, 70); /* long counters */
     const bk_kind_ops *ops = bk_filter_ops(f);
-    const void *object = bk_filter_object(f);
+    const void *object = bk_filter_object_of(f, BK_KIND_QUOTIENT);
     size_t params_size = ops->params_size(object);
     size_t payload_size = (size_t)ops->payload_size(object);
     uint8_t *params = malloc(params_size);

@@ -92,12 +92,6 @@ bk_status bk_filter_clear(bk_filter *filter);
 bk_kind bk_filter_kind(const bk_filter *filter);
 const bk_hasher *bk_filter_hasher(const bk_filter *filter);
 
-/* Deprecated, to be removed: the kind's own object (bk_bloom *, ...),
- * owned by the handle, unchecked.  New code uses bk_filter_* and the
- * kind's own calls taking a bk_filter * (its view, its Parquet export,
- * ...), which check the kind. */
-void *bk_filter_object(const bk_filter *filter);
-
 bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len);
 
 bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new);
