@@ -65,8 +65,8 @@ void bench_progress(const char *format, ...) __attribute__((format(printf, 1, 2)
 /* ------------------------------------------------------------------ keys */
 
 typedef enum key_type {
-    KEY_INT64 = 0,  /* 8 bytes: splitmix64 output, native byte order */
-    KEY_STR16 = 1   /* 16 bytes: the same value as 16 lower-case hex digits */
+    KEY_INT64 = 0, /* 8 bytes: splitmix64 output, native byte order */
+    KEY_STR16 = 1  /* 16 bytes: the same value as 16 lower-case hex digits */
 } key_type;
 
 #define KEY_TYPE_COUNT 2
@@ -101,11 +101,11 @@ void key_set_free(key_set *set);
 /* --------------------------------------------------------------- machine */
 
 typedef struct memory_limits {
-    uint64_t bytes;       /* buffer size measured */
-    double dependent_ns;  /* one random line read when each address depends on the last */
-    double independent_ns;/* one random line read when addresses are known ahead */
-    double keyed_ns[2];   /* one key hashed (XXH3-128 of 8 / 16 bytes) and its line read */
-    double huge_mb;       /* of which backed by transparent huge pages (MiB) */
+    uint64_t bytes;        /* buffer size measured */
+    double dependent_ns;   /* one random line read when each address depends on the last */
+    double independent_ns; /* one random line read when addresses are known ahead */
+    double keyed_ns[2];    /* one key hashed (XXH3-128 of 8 / 16 bytes) and its line read */
+    double huge_mb;        /* of which backed by transparent huge pages (MiB) */
 } memory_limits;
 
 /* Measures both read times in a buffer of `bytes` allocated as bloomkit

@@ -137,7 +137,8 @@ int main(int argc, char **argv)
     printf("file: %s, %.3f GiB (created and saved in %.2f s)\n", path,
            (double)st.st_size / (1024.0 * 1024 * 1024), now_seconds() - start);
     printf("adding %d keys per round: wall = begin (lock, map, decode: copy) + add + "
-           "commit (encode, checksums + compare, journal, write, fsync) + free\n", keys);
+           "commit (encode, checksums + compare, journal, write, fsync) + free\n",
+           keys);
     int result = 0;
     for (int round = 0; round < rounds && result == 0; round++) {
         double t[4];

@@ -22,20 +22,11 @@
 
 #define SPLITMIX_GAMMA 0x9e3779b97f4a7c15ULL
 
-const char *key_type_name(key_type type)
-{
-    return type == KEY_INT64 ? "int64" : "str16";
-}
+const char *key_type_name(key_type type) { return type == KEY_INT64 ? "int64" : "str16"; }
 
-size_t key_type_bytes(key_type type)
-{
-    return type == KEY_INT64 ? 8 : 16;
-}
+size_t key_type_bytes(key_type type) { return type == KEY_INT64 ? 8 : 16; }
 
-static uint64_t splitmix64_at(uint64_t index)
-{
-    return bk_mix64((index + 1) * SPLITMIX_GAMMA);
-}
+static uint64_t splitmix64_at(uint64_t index) { return bk_mix64((index + 1) * SPLITMIX_GAMMA); }
 
 static void write_hex16(uint8_t *out, uint64_t value)
 {
@@ -89,7 +80,8 @@ int key_set_sample(key_set *sample, const key_set *source, size_t count)
      * are, so that reading the keys costs the same in both query passes and
      * the timings compare the filter, not the key array's cache misses. */
     for (size_t i = 0; i < count; i++) {
-        const bk_key *from = &source->keys[(size_t)((unsigned __int128)i * source->count / count)];
+        const bk_key *from =
+            &source->keys[(size_t)((unsigned __int128)i * source->count / count)];
         memcpy(sample->bytes + i * width, from->data, width);
         sample->keys[i].data = sample->bytes + i * width;
         sample->keys[i].len = width;

@@ -29,15 +29,9 @@
 #include BENCH_LIBBLOOM_HEADER
 #pragma GCC diagnostic pop
 
-int libbloom_available(void)
-{
-    return 1;
-}
+int libbloom_available(void) { return 1; }
 
-const char *libbloom_version_string(void)
-{
-    return bloom_version();
-}
+const char *libbloom_version_string(void) { return bloom_version(); }
 
 /* Timed in slices, as bloomkit's kinds are (bench.h). */
 static double time_checks(struct bloom *filter, const key_set *keys, uint64_t *hits)
@@ -46,7 +40,8 @@ static double time_checks(struct bloom *filter, const key_set *keys, uint64_t *h
     slice_times_init(&times, keys->count);
     uint64_t found = 0;
     for (size_t start = 0; start < keys->count; start += BENCH_SLICE_KEYS) {
-        size_t end = keys->count - start < BENCH_SLICE_KEYS ? keys->count : start + BENCH_SLICE_KEYS;
+        size_t end = keys->count - start < BENCH_SLICE_KEYS ? keys->count
+                                                            : start + BENCH_SLICE_KEYS;
         uint64_t begin = bench_now_ns();
         for (size_t i = start; i < end; i++)
             found += bloom_check(filter, keys->keys[i].data, (int)keys->keys[i].len) == 1;
@@ -61,7 +56,8 @@ static double time_adds(struct bloom *filter, const key_set *keys)
     slice_times times;
     slice_times_init(&times, keys->count);
     for (size_t start = 0; start < keys->count; start += BENCH_SLICE_KEYS) {
-        size_t end = keys->count - start < BENCH_SLICE_KEYS ? keys->count : start + BENCH_SLICE_KEYS;
+        size_t end = keys->count - start < BENCH_SLICE_KEYS ? keys->count
+                                                            : start + BENCH_SLICE_KEYS;
         uint64_t begin = bench_now_ns();
         for (size_t i = start; i < end; i++)
             bloom_add(filter, keys->keys[i].data, (int)keys->keys[i].len);
@@ -79,7 +75,8 @@ peer_filter *libbloom_build(const key_set *present, double fpr, peer_result *out
     peer_filter *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
         return NULL;
-    if (present->count > 0x7fffffff || bloom_init(&filter->bloom, (int)present->count, fpr) != 0) {
+    if (present->count > 0x7fffffff ||
+        bloom_init(&filter->bloom, (int)present->count, fpr) != 0) {
         free(filter);
         return NULL;
     }
@@ -108,15 +105,9 @@ void libbloom_free(peer_filter *filter)
 }
 #else
 
-int libbloom_available(void)
-{
-    return 0;
-}
+int libbloom_available(void) { return 0; }
 
-const char *libbloom_version_string(void)
-{
-    return "absent";
-}
+const char *libbloom_version_string(void) { return "absent"; }
 
 peer_filter *libbloom_build(const key_set *present, double fpr, peer_result *out)
 {
@@ -130,8 +121,5 @@ void libbloom_query(peer_filter *filter, const key_set *sample, const key_set *a
     (void)filter, (void)sample, (void)absent, (void)out;
 }
 
-void libbloom_free(peer_filter *filter)
-{
-    (void)filter;
-}
+void libbloom_free(peer_filter *filter) { (void)filter; }
 #endif

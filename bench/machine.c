@@ -146,7 +146,8 @@ static uint64_t read_with_distance(const uint64_t *buffer, uint64_t lines, uint6
 
 /* One slice read in stages: a stage's addresses are computed and prefetched
  * STAGES_AHEAD stages before they are read. */
-static uint64_t read_in_stages(const uint64_t *buffer, uint64_t lines, uint64_t seed, size_t from)
+static uint64_t read_in_stages(const uint64_t *buffer, uint64_t lines, uint64_t seed,
+                               size_t from)
 {
     size_t ring[STAGES_AHEAD + 1][STAGE_READS];
     const size_t stages = BENCH_SLICE_KEYS / STAGE_READS;
@@ -223,7 +224,9 @@ static double time_independent(const uint64_t *buffer, uint64_t lines, uint64_t 
             sum += read_in_stages(buffer, lines, seed, done);
         else
             sum += read_with_distance(buffer, lines, seed, done,
-                                      way == READ_PLAIN ? 0 : way == READ_AHEAD_16 ? 16 : 64);
+                                      way == READ_PLAIN      ? 0
+                                      : way == READ_AHEAD_16 ? 16
+                                                             : 64);
         slice_times_add(&times, begin, bench_now_ns(), BENCH_SLICE_KEYS);
     }
     sink += sum;

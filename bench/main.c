@@ -109,7 +109,8 @@ int main(int argc, char **argv)
     }
     char peak[64];
     read_first_match("/proc/self/status", "VmHWM", peak, sizeof peak);
-    printf("\nwall time: %.1f s; peak memory: %s\n", (double)(bench_now_ns() - begin) / 1e9, peak);
+    printf("\nwall time: %.1f s; peak memory: %s\n", (double)(bench_now_ns() - begin) / 1e9,
+           peak);
     if (run.csv != NULL)
         fclose(run.csv);
     run_free(&run);

@@ -261,4 +261,3 @@ int choose_subjects(const options *opts, subject *subjects, size_t *count)
     }
     return 0;
 }
-

@@ -447,7 +447,8 @@ static void run_spec(const spec *s)
         double absent_batch = query(f, ABSENT_BASE, ABSENT_BASE + probes, true, &hits);
         bk_stats st;
         bk_filter_stats(f, &st);
-        printf("2^%-2u %4.0f%% %6.3f%%  %-8s %2u %6.2f %8.4f%% %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f\n",
+        printf("2^%-2u %4.0f%% %6.3f%%  %-8s %2u %6.2f %8.4f%% %8.1f %8.1f %8.1f %8.1f %8.1f "
+               "%8.1f\n",
                s->log2_slots, 100 * s->load, 100 * s->fpr, bk_kind_name(kinds[k]),
                st.fingerprint_bits, (double)st.bits / (double)keys,
                100.0 * (double)hits / (double)probes, insert, insert_batch, present,
@@ -532,7 +533,8 @@ int main(int argc, char **argv)
                 char *end;
                 unsigned long v = strtoul(p, &end, 10);
                 if (end == p || v < 10 || v > 30) {
-                    fprintf(stderr, "quotient-bench: --sizes takes log2 slot counts, 10 to 30\n");
+                    fprintf(stderr,
+                            "quotient-bench: --sizes takes log2 slot counts, 10 to 30\n");
                     return 2;
                 }
                 sizes[size_count++] = (unsigned)v;

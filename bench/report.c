@@ -83,7 +83,8 @@ void report_header(const options *opts, FILE *csv, int pinned_cpu, bool memory_l
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &utc);
     char lines[8][1024];
     int n = 0;
-    snprintf(lines[n++], sizeof lines[0], "bloomkit-bench %s, %s", BLOOMKIT_VERSION_STRING, date);
+    snprintf(lines[n++], sizeof lines[0], "bloomkit-bench %s, %s", BLOOMKIT_VERSION_STRING,
+             date);
     char pinned[64] = "not pinned (the scheduler may move it)";
     if (pinned_cpu >= 0)
         snprintf(pinned, sizeof pinned, "run pinned to CPU %d", pinned_cpu);
@@ -92,7 +93,8 @@ void report_header(const options *opts, FILE *csv, int pinned_cpu, bool memory_l
     snprintf(lines[n++], sizeof lines[0], "kernel: %s %s; transparent huge pages: %s",
              uts.sysname, uts.release, thp);
     snprintf(lines[n++], sizeof lines[0], "compiler: %s; flags: %s", __VERSION__, BENCH_C_FLAGS);
-    snprintf(lines[n++], sizeof lines[0], "libbloom: %s; BLOOMKIT_PORTABLE=%s BLOOMKIT_NO_HUGEPAGE=%s",
+    snprintf(lines[n++], sizeof lines[0],
+             "libbloom: %s; BLOOMKIT_PORTABLE=%s BLOOMKIT_NO_HUGEPAGE=%s",
              libbloom_available() ? libbloom_version_string() : "not built",
              getenv("BLOOMKIT_PORTABLE") ? getenv("BLOOMKIT_PORTABLE") : "(unset)",
              getenv("BLOOMKIT_NO_HUGEPAGE") ? getenv("BLOOMKIT_NO_HUGEPAGE") : "(unset)");

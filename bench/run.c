@@ -104,9 +104,8 @@ static size_t slice_end(size_t start, size_t count, size_t prefix)
 /* Times one form over keys [0, count) in slices: the median ns per key.
  * *hits gets the hits over all of them, *prefix_hits those among the first
  * `prefix` (to compare with the forms that run over those only). */
-static double time_form(const query_form_info *form, const void *queried,
-                        const query_keys *keys, size_t count, size_t prefix, uint64_t *hits,
-                        uint64_t *prefix_hits)
+static double time_form(const query_form_info *form, const void *queried, const query_keys *keys,
+                        size_t count, size_t prefix, uint64_t *hits, uint64_t *prefix_hits)
 {
     slice_times times;
     slice_times_init(&times, count);
@@ -304,7 +303,7 @@ static double median_of(const rep_figures *figs, int count, size_t offset)
 }
 
 #define QUERY_OFFSET(s, f) \
-    (offsetof(rep_figures, query_ns) + sizeof(double) * ((size_t)(s) * QUERY_FORM_COUNT + (f)))
+    (offsetof(rep_figures, query_ns) + sizeof(double) * ((size_t)(s)*QUERY_FORM_COUNT + (f)))
 
 /* A kind under measurement: its filter, alive across the repetitions, and
  * the figures of each repetition. */
@@ -380,8 +379,8 @@ static void finish_kind(kind_run *k, const workload *w)
     bk_filter_free(k->filter);
     k->filter = NULL;
     for (int f = 0; f < INSERT_FORM_COUNT; f++)
-        out->insert_ns[f] = median_of(figs, done, offsetof(rep_figures, insert_ns) +
-                                                      sizeof(double) * (size_t)f);
+        out->insert_ns[f] = median_of(
+            figs, done, offsetof(rep_figures, insert_ns) + sizeof(double) * (size_t)f);
     out->own_read_ns = median_of(figs, done, offsetof(rep_figures, own_read));
     for (int s = 0; s < SIDES; s++) {
         for (int f = 0; f < QUERY_FORM_COUNT; f++) {
@@ -467,8 +466,9 @@ static void finish_libbloom(peer_run *p, const workload *w)
 
 /* ------------------------------------------------------- machine limits */
 
-static const memory_limits no_limits = { .dependent_ns = NAN, .independent_ns = NAN,
-                                         .keyed_ns = { NAN, NAN }, .huge_mb = NAN };
+static const memory_limits no_limits = {
+    .dependent_ns = NAN, .independent_ns = NAN, .keyed_ns = { NAN, NAN }, .huge_mb = NAN
+};
 
 /* The limits for a buffer of `bytes`, measured once per size (sizes within
  * LIMIT_TOLERANCE of one already measured share its figures). */

@@ -113,14 +113,14 @@ typedef enum query_form {
 #define QUERY_FORM_COUNT 7
 
 typedef struct query_form_info {
-    const char *column;  /* table heading after its + or - */
-    int width;           /* table column width */
-    const char *metric;  /* CSV pos_<metric>_ns, neg_<metric>_ns */
-    const char *abbrev;  /* in the ratio columns: "+<abbrev>/rd", "lb/+<abbrev>" */
-    bool through_view;   /* queries the kind's inline view (bench/views.h) */
-    bool every_absent;   /* over all --absent keys (the FPR), not the first --queries */
-    bool per_read;       /* compared with one random line read (x/rd) */
-    bool vs_peer;        /* compared with libbloom's one key per call (lb/x) */
+    const char *column; /* table heading after its + or - */
+    int width;          /* table column width */
+    const char *metric; /* CSV pos_<metric>_ns, neg_<metric>_ns */
+    const char *abbrev; /* in the ratio columns: "+<abbrev>/rd", "lb/+<abbrev>" */
+    bool through_view;  /* queries the kind's inline view (bench/views.h) */
+    bool every_absent;  /* over all --absent keys (the FPR), not the first --queries */
+    bool per_read;      /* compared with one random line read (x/rd) */
+    bool vs_peer;       /* compared with libbloom's one key per call (lb/x) */
     hit_counter count_hits;
 } query_form_info;
 
@@ -170,8 +170,8 @@ typedef struct bench_run {
     const options *opts;
     const subject *subjects;
     size_t subject_count;
-    FILE *csv; /* or NULL */
-    int exit_code; /* 1 once a row is not ok (false negatives, forms disagree) */
+    FILE *csv;                   /* or NULL */
+    int exit_code;               /* 1 once a row is not ok (false negatives, forms disagree) */
     struct run_scratch *scratch; /* run.c's */
 } bench_run;
 

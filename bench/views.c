@@ -33,9 +33,9 @@
 /* hits(view, keys, count, width) with the width a compile-time constant for
  * 8- and 16-byte keys (0: each key's own length), as a caller with
  * fixed-width keys compiles it. */
-#define WITH_CONSTANT_WIDTH(hits, view, keys, count, key_bytes)                          \
-    ((key_bytes) == 8    ? hits(view, keys, count, 8)                                   \
-     : (key_bytes) == 16 ? hits(view, keys, count, 16)                                  \
+#define WITH_CONSTANT_WIDTH(hits, view, keys, count, key_bytes) \
+    ((key_bytes) == 8    ? hits(view, keys, count, 8)           \
+     : (key_bytes) == 16 ? hits(view, keys, count, 16)          \
                          : hits(view, keys, count, 0))
 
 /* The two loops of one view type, as external functions:
@@ -45,29 +45,28 @@
  *   hash_hits(view, hashes, count): `contains_hash` on each hash.
  * The view is copied to a local, so the compiler keeps its fields in
  * registers. */
-#define DEFINE_VIEW_LOOPS(key_hits, hash_hits, member, view_type, contains, contains_hash)   \
-    static BK_ALWAYS_INLINE uint64_t key_hits##_loop(const view_type *view,                 \
-                                                     const bk_key *keys, size_t count,      \
-                                                     size_t key_bytes)                      \
-    {                                                                                        \
-        const view_type local = *view;                                                       \
-        uint64_t hits = 0;                                                                   \
-        for (size_t i = 0; i < count; i++)                                                   \
-            hits += contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);     \
-        return hits;                                                                         \
-    }                                                                                        \
-    uint64_t key_hits(const bench_view *view, const bk_key *keys, size_t count)              \
-    {                                                                                        \
-        return WITH_CONSTANT_WIDTH(key_hits##_loop, &view->member, keys, count,              \
-                                   view->key_bytes);                                         \
-    }                                                                                        \
-    uint64_t hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)          \
-    {                                                                                        \
-        const view_type local = view->member;                                                \
-        uint64_t hits = 0;                                                                   \
-        for (size_t i = 0; i < count; i++)                                                   \
-            hits += contains_hash(&local, hashes[i]);                                        \
-        return hits;                                                                         \
+#define DEFINE_VIEW_LOOPS(key_hits, hash_hits, member, view_type, contains, contains_hash)      \
+    static BK_ALWAYS_INLINE uint64_t key_hits##_loop(const view_type *view, const bk_key *keys, \
+                                                     size_t count, size_t key_bytes)            \
+    {                                                                                           \
+        const view_type local = *view;                                                          \
+        uint64_t hits = 0;                                                                      \
+        for (size_t i = 0; i < count; i++)                                                      \
+            hits += contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);        \
+        return hits;                                                                            \
+    }                                                                                           \
+    uint64_t key_hits(const bench_view *view, const bk_key *keys, size_t count)                 \
+    {                                                                                           \
+        return WITH_CONSTANT_WIDTH(key_hits##_loop, &view->member, keys, count,                 \
+                                   view->key_bytes);                                            \
+    }                                                                                           \
+    uint64_t hash_hits(const bench_view *view, const bk_hash *hashes, size_t count)             \
+    {                                                                                           \
+        const view_type local = view->member;                                                   \
+        uint64_t hits = 0;                                                                      \
+        for (size_t i = 0; i < count; i++)                                                      \
+            hits += contains_hash(&local, hashes[i]);                                           \
+        return hits;                                                                            \
     }
 
 #ifdef SBBF_HITS
@@ -104,8 +103,8 @@ static void choose_loops(bench_view *view)
     (void)cpu; /* unused in a build without the SIMD copies */
     bench_key_loop key_loop;
     bench_hash_loop hash_loop;
-#define SET_LOOPS(kind, copy) (key_loop = bench_##kind##_hits_##copy, \
-                               hash_loop = bench_##kind##_hash_hits_##copy)
+#define SET_LOOPS(kind, copy) \
+    (key_loop = bench_##kind##_hits_##copy, hash_loop = bench_##kind##_hash_hits_##copy)
 #ifdef BENCH_HAVE_AVX2_VIEWS
 #define IF_AVX2_SET_LOOPS(kind) (cpu->avx2 ? (void)SET_LOOPS(kind, avx2) : (void)0)
 #else
@@ -134,9 +133,7 @@ static void choose_loops(bench_view *view)
         SET_LOOPS(sbbf, portable);
         IF_AVX2_SET_LOOPS(sbbf);
         break;
-    default:
-        key_loop = bench_fuse_hits;
-        hash_loop = bench_fuse_hash_hits;
+    default: key_loop = bench_fuse_hits; hash_loop = bench_fuse_hash_hits;
     }
 #undef IF_AVX512_SET_LOOPS
 #undef IF_AVX2_SET_LOOPS
@@ -174,8 +171,7 @@ bool bench_view_bit_array(const bench_view *view, const void **words, uint64_t *
         *words = view->sbbf.words;
         *bytes = view->sbbf.block_count * 32;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 

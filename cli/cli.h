@@ -99,7 +99,7 @@ _Static_assert(OPT_COUNT_OF_IDS <= 64, "options are kept as bits of a uint64_t")
 
 #define OPT_BIT(id) (UINT64_C(1) << (id)) /* a uint64_t mask: up to 64 options */
 /* The options that shape a new filter (create, build, size). */
-#define OPT_DESIGN                                                                          \
+#define OPT_DESIGN                                                                              \
     (OPT_BIT(OPT_CAPACITY) | OPT_BIT(OPT_FPR) | OPT_BIT(OPT_BITS_PER_KEY) | OPT_BIT(OPT_BITS) | \
      OPT_BIT(OPT_HASHES) | OPT_BIT(OPT_KIND) | OPT_BIT(OPT_HASH) | OPT_BIT(OPT_SEED) |          \
      OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_FINGERPRINT_BITS) | OPT_BIT(OPT_EXPANSION) |           \
@@ -109,17 +109,17 @@ _Static_assert(OPT_COUNT_OF_IDS <= 64, "options are kept as bits of a uint64_t")
 
 /* What the command line said, after validation. */
 typedef struct cli_args {
-    bk_params params;          /* design options, as bk_params fields */
-    bool given[OPT_COUNT_OF_IDS]; /* which options appeared */
-    const char *kind_name;     /* --kind (NULL: not given) */
+    bk_params params;                        /* design options, as bk_params fields */
+    bool given[OPT_COUNT_OF_IDS];            /* which options appeared */
+    const char *kind_name;                   /* --kind (NULL: not given) */
     uint8_t secret_key[BK_SECRET_KEY_BYTES]; /* from --key-file */
     bool force, nul, quiet, invert, count_only, json, mmap;
-    uint64_t offset;           /* --offset */
-    bool no_wait;              /* --no-wait: fail instead of waiting for the file's lock */
-    bool prometheus;           /* --prometheus */
-    unsigned field;            /* --field N (1-based; 0: not given) */
-    char field_delimiter;      /* --delimiter C (default '\t') */
-    char **positional;         /* operands, in order (points into argv) */
+    uint64_t offset;      /* --offset */
+    bool no_wait;         /* --no-wait: fail instead of waiting for the file's lock */
+    bool prometheus;      /* --prometheus */
+    unsigned field;       /* --field N (1-based; 0: not given) */
+    char field_delimiter; /* --delimiter C (default '\t') */
+    char **positional;    /* operands, in order (points into argv) */
     int positional_count;
 } cli_args;
 
@@ -240,14 +240,14 @@ void json_number(FILE *out, double value);
  * with -0 (exact bytes, nothing removed).
  */
 typedef struct key_reader {
-    FILE *stream;            /* NULL when the keys are operands */
+    FILE *stream; /* NULL when the keys are operands */
     char delimiter;
     char **operands;
     size_t operand_count, operand_next;
-    char *buffer;            /* stream data, [start, end) not yet consumed */
+    char *buffer; /* stream data, [start, end) not yet consumed */
     size_t capacity, start, end;
     bool end_of_stream;
-    bool failed;             /* a read error (errno_value tells) */
+    bool failed; /* a read error (errno_value tells) */
     int errno_value;
     uint64_t keys_read;
 } key_reader;

@@ -102,10 +102,23 @@ static whole_result parse_whole(const char *text, uint64_t *out)
         return parse_scientific(text, out);
     uint64_t scale = 1;
     switch (*end) {
-    case 'k': case 'K': scale = 1000ull; end++; break;
-    case 'M': scale = 1000000ull; end++; break;
-    case 'G': scale = 1000000000ull; end++; break;
-    case 'T': scale = 1000000000000ull; end++; break;
+    case 'k':
+    case 'K':
+        scale = 1000ull;
+        end++;
+        break;
+    case 'M':
+        scale = 1000000ull;
+        end++;
+        break;
+    case 'G':
+        scale = 1000000000ull;
+        end++;
+        break;
+    case 'T':
+        scale = 1000000000000ull;
+        end++;
+        break;
     default: break;
     }
     if (*end != '\0')
@@ -235,7 +248,7 @@ static int read_key_file(const char *option, const char *path, uint8_t key[BK_SE
 
 typedef struct option_spec {
     cli_option_id id;
-    char short_name;       /* 0: long form only */
+    char short_name; /* 0: long form only */
     const char *long_name;
     bool takes_value;
 } option_spec;
@@ -341,11 +354,13 @@ static int apply_option(cli_args *out, cli_option_id id, const char *option, con
         return parse_unsigned(option, value, 1, 64, &params->fingerprint_bits);
     case OPT_EXPANSION: return parse_at_least_one(option, value, &params->expansion);
     case OPT_TIGHTENING: return parse_fraction(option, value, &params->tightening);
-    case OPT_MAX_FILTERS: return parse_unsigned(option, value, 0, UINT_MAX, &params->max_filters);
+    case OPT_MAX_FILTERS:
+        return parse_unsigned(option, value, 0, UINT_MAX, &params->max_filters);
     case OPT_WINDOW_KEYS: return parse_count(option, value, 1, UINT64_MAX, &params->window_keys);
     case OPT_WINDOW_SECONDS:
         return parse_count(option, value, 1, UINT64_MAX, &params->window_seconds);
-    case OPT_GENERATIONS: return parse_unsigned(option, value, 1, UINT_MAX, &params->generations);
+    case OPT_GENERATIONS:
+        return parse_unsigned(option, value, 1, UINT_MAX, &params->generations);
     case OPT_FORCE: out->force = true; return CLI_OK;
     case OPT_NUL: out->nul = true; return CLI_OK;
     case OPT_QUIET: out->quiet = true; return CLI_OK;
@@ -497,8 +512,8 @@ int cli_check_design(const cli_args *args, bool need_capacity)
 /* ------------------------------------------------------------------------ */
 
 #define KIND_BIT(kind) ((unsigned)(kind) < 32 ? 1u << (kind) : 0u)
-#define SIZED_KINDS                                                                   \
-    (KIND_BIT(BK_KIND_BLOOM) | KIND_BIT(BK_KIND_BLOCKED) | KIND_BIT(BK_KIND_SBBF) |      \
+#define SIZED_KINDS                                                                 \
+    (KIND_BIT(BK_KIND_BLOOM) | KIND_BIT(BK_KIND_BLOCKED) | KIND_BIT(BK_KIND_SBBF) | \
      KIND_BIT(BK_KIND_COUNTING) | KIND_BIT(BK_KIND_CUCKOO))
 
 /* The options that shape only some kinds, and those kinds. */
@@ -543,10 +558,7 @@ static void list_kinds(unsigned kinds, char *buffer, size_t size)
     }
 }
 
-void cli_list_kinds(char *buffer, size_t size)
-{
-    list_kinds(ALL_KINDS, buffer, size);
-}
+void cli_list_kinds(char *buffer, size_t size) { list_kinds(ALL_KINDS, buffer, size); }
 
 int cli_check_kind_options(const cli_args *args, bk_kind kind)
 {
@@ -586,7 +598,8 @@ int cli_check_fpr_reached(const cli_args *args, const bk_filter *filter)
     if (s.target_fpr > asked * FPR_TOLERANCE)
         return cli_error("a %s filter cannot reach -p %g: its false-positive rate is %.3g "
                          "(nothing written; 'bloomkit size -n N -p P' shows what each kind "
-                         "gives)", kind, asked, s.target_fpr);
+                         "gives)",
+                         kind, asked, s.target_fpr);
     if (bk_kind_is_static(s.kind) && s.target_fpr * 2 < asked)
         cli_warning("a %s filter's false-positive rate is fixed at %.3g: -p %g did not size it",
                     kind, s.target_fpr, asked);
@@ -632,11 +645,10 @@ int cli_filter_error(const char *path, const char *doing, bk_status status)
                          saved_errno ? strerror(saved_errno) : bk_strerror(status));
     case BK_EKEY:
         return cli_error("%s: secret key missing or wrong for this filter (give it with "
-                         "--key-file)", name);
-    case BK_ENOMEM:
-        return cli_error("cannot %s %s: out of memory", doing, name);
-    default:
-        return cli_error("%s: %s", name, bk_strerror(status));
+                         "--key-file)",
+                         name);
+    case BK_ENOMEM: return cli_error("cannot %s %s: out of memory", doing, name);
+    default: return cli_error("%s: %s", name, bk_strerror(status));
     }
 }
 
@@ -649,7 +661,8 @@ static int read_stdin(unsigned char **data, size_t *size)
         return cli_error("out of memory");
     for (;;) {
         if (used == capacity) {
-            unsigned char *grown = capacity <= SIZE_MAX / 2 ? realloc(buffer, capacity * 2) : NULL;
+            unsigned char *grown = capacity <= SIZE_MAX / 2 ? realloc(buffer, capacity * 2)
+                                                            : NULL;
             if (grown == NULL) {
                 free(buffer);
                 return cli_error("standard input: out of memory");
@@ -772,7 +785,8 @@ static int inspect_target(const char *path, struct stat *info, bool *exists)
         return cli_error("%s is a directory", path);
     if (!S_ISREG(info->st_mode))
         return cli_error("%s is not a regular file (a device, FIFO or socket): not writing a "
-                         "filter over it", path);
+                         "filter over it",
+                         path);
     return CLI_OK;
 }
 
@@ -802,8 +816,8 @@ int cli_check_output(const cli_args *args, const char *path)
         return cli_error("%s already exists (use --force to replace it)", path);
     if (info.st_nlink > 1)
         return cli_error("%s has %llu hard links: replacing it would leave the other names on "
-                         "the old filter (remove it first)", path,
-                         (unsigned long long)info.st_nlink);
+                         "the old filter (remove it first)",
+                         path, (unsigned long long)info.st_nlink);
     return CLI_OK;
 }
 
@@ -823,7 +837,8 @@ int cli_update_begin(const cli_args *args, const char *path, bk_file_update **up
     bk_status status = bk_file_update_begin(path, &options, !args->no_wait, update, filter);
     if (status == BK_EIO && (errno == EWOULDBLOCK || errno == EAGAIN))
         return cli_error("%s is being changed by another command (it holds the file's lock); "
-                         "not waiting (--no-wait)", path);
+                         "not waiting (--no-wait)",
+                         path);
     if (status == BK_EUNSUPPORTED)
         return cli_error("%s is not a regular file: cannot update it", path);
     if (status != BK_OK)
@@ -896,8 +911,8 @@ void cli_describe_incompatibility(const bk_filter *a, const bk_filter *b, char *
         snprintf(buffer, size, "kinds differ (%s, %s)", bk_kind_name(x.kind),
                  bk_kind_name(y.kind));
     else if (x.bits != y.bits)
-        snprintf(buffer, size, "sizes differ (m = %llu, %llu bits)",
-                 (unsigned long long)x.bits, (unsigned long long)y.bits);
+        snprintf(buffer, size, "sizes differ (m = %llu, %llu bits)", (unsigned long long)x.bits,
+                 (unsigned long long)y.bits);
     else if (x.hashes != y.hashes)
         snprintf(buffer, size, "hash counts differ (k = %u, %u)", x.hashes, y.hashes);
     else if (x.hash_algorithm != y.hash_algorithm)

@@ -98,12 +98,13 @@ static int demo_set_estimates(void)
         bk_filter_free(a);
         return 2;
     }
-    add_range(a, "k", 0, 12000);     /* a = k:0..k:11999 */
-    add_range(b, "k", 8000, 20000);  /* b = k:8000..k:19999, 4,000 shared */
+    add_range(a, "k", 0, 12000);    /* a = k:0..k:11999 */
+    add_range(b, "k", 8000, 20000); /* b = k:8000..k:19999, 4,000 shared */
     bk_set_estimate e;
     bk_filter_estimate_sets(a, b, &e);
     printf("\n4. Two sets of 12,000 keys sharing 4,000, estimated from their filters\n");
-    printf("  |a| %.0f, |b| %.0f, |a u b| %.0f (true 20000), |a n b| %.0f (true 4000), Jaccard %.3f (true 0.200)\n",
+    printf("  |a| %.0f, |b| %.0f, |a u b| %.0f (true 20000), |a n b| %.0f (true 4000), Jaccard "
+           "%.3f (true 0.200)\n",
            e.a, e.b, e.union_size, e.intersection_size, e.jaccard);
     bk_filter_free(a);
     bk_filter_free(b);
@@ -116,12 +117,15 @@ static void demo_second_request(void)
     bk_filter *seen;
     if (bk_filter_create(BK_KIND_BLOOM, &params, &seen) != BK_OK)
         return;
-    const char *requests[] = { "/index.html", "/logo.png", "/index.html", "/about", "/logo.png" };
-    printf("\n5. Cache admission on the second request (add() reports whether the key was new)\n");
+    const char *requests[] = { "/index.html", "/logo.png", "/index.html", "/about",
+                               "/logo.png" };
+    printf(
+        "\n5. Cache admission on the second request (add() reports whether the key was new)\n");
     for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
         bool first_time;
         bk_filter_add(seen, requests[i], strlen(requests[i]), &first_time);
-        printf("  GET %-12s %s\n", requests[i], first_time ? "first request: not cached" : "seen before: admit to cache");
+        printf("  GET %-12s %s\n", requests[i],
+               first_time ? "first request: not cached" : "seen before: admit to cache");
     }
     bk_filter_free(seen);
 }
@@ -185,7 +189,8 @@ static int demo_file_round_trip(void)
         struct stat info;
         if (bk_filter_save(filter, path) == BK_OK && stat(path, &info) == 0) {
             printf("\n6. Saved to a file (%lld bytes: little-endian, checksummed, payload"
-                   " 64-byte aligned), then reopened\n", (long long)info.st_size);
+                   " 64-byte aligned), then reopened\n",
+                   (long long)info.st_size);
             result = compare_reopened(filter, path, false);
             if (result == 0)
                 result = compare_reopened(filter, path, true);
@@ -200,7 +205,8 @@ int cli_demo(int argc, char **argv)
 {
     (void)argv;
     if (argc > 1) {
-        printf("usage: bloomkit demo\n\nRuns the library's main job on an embedded data set and prints what it measured.\n");
+        printf("usage: bloomkit demo\n\nRuns the library's main job on an embedded data set and "
+               "prints what it measured.\n");
         return argc == 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
     }
     bk_params params = { .capacity = DEMO_KEYS, .fpr = 0.01 };

@@ -22,11 +22,11 @@
 
 #include "cli.h"
 
-#define KIND_OPTIONS                                                                       \
-    "kind options: --fingerprint-bits B (cuckoo), --expansion X --tightening R\n"             \
-    "  --max-filters M (scalable), --window-keys N --window-seconds S\n"                      \
-    "  --generations G (window), --remainder-bits R --auto-grow (quotient),\n"           \
-    "  --parquet (sbbf: a power of two bytes up to 128 MiB, the sizes every\n"            \
+#define KIND_OPTIONS                                                              \
+    "kind options: --fingerprint-bits B (cuckoo), --expansion X --tightening R\n" \
+    "  --max-filters M (scalable), --window-keys N --window-seconds S\n"          \
+    "  --generations G (window), --remainder-bits R --auto-grow (quotient),\n"    \
+    "  --parquet (sbbf: a power of two bytes up to 128 MiB, the sizes every\n"    \
     "  Parquet reader accepts)\n"
 
 static const char size_usage[] =
@@ -105,8 +105,8 @@ static void print_size_row(const bk_stats *design)
 {
     double bound = bk_lower_bound_bits(design->target_fpr);
     printf("%-10s %14llu %4u %14llu %9.2f %13.4g %11.2f %6.2f\n", bk_kind_name(design->kind),
-           (unsigned long long)design->bits, design->hashes,
-           (unsigned long long)design->bytes, design->bits_per_key, design->target_fpr, bound,
+           (unsigned long long)design->bits, design->hashes, (unsigned long long)design->bytes,
+           design->bits_per_key, design->target_fpr, bound,
            bound > 0 ? design->bits_per_key / bound : 0.0);
 }
 
@@ -116,9 +116,9 @@ static void print_size_json(const bk_stats *design, bool first)
     printf("%s\n  {\"kind\": ", first ? "" : ",");
     json_string(stdout, bk_kind_name(design->kind));
     printf(", \"static\": %s, \"bits\": %llu, \"hashes\": %u, \"bytes\": %llu, "
-           "\"bits_per_key\": ", bk_kind_is_static(design->kind) ? "true" : "false",
-           (unsigned long long)design->bits, design->hashes,
-           (unsigned long long)design->bytes);
+           "\"bits_per_key\": ",
+           bk_kind_is_static(design->kind) ? "true" : "false", (unsigned long long)design->bits,
+           design->hashes, (unsigned long long)design->bytes);
     json_number(stdout, design->bits_per_key);
     printf(", \"predicted_fpr\": ");
     json_number(stdout, design->target_fpr);
@@ -216,8 +216,7 @@ static void print_summary(const char *path, const bk_filter *filter, const char 
     bk_filter_stats(filter, &s);
     printf("%s: %s %s filter, m = %llu bits (%llu bytes), k = %u, for %llu keys at FPR %.4g\n",
            path, verb, bk_kind_name(s.kind), (unsigned long long)s.bits,
-           (unsigned long long)s.bytes, s.hashes, (unsigned long long)s.capacity,
-           s.target_fpr);
+           (unsigned long long)s.bytes, s.hashes, (unsigned long long)s.capacity, s.target_fpr);
 }
 
 static int create_filter(const cli_args *args, const char *path)
@@ -335,8 +334,8 @@ static int build_filter(const cli_args *args, const char *path)
         cli_check_output(args, path) != CLI_OK)
         return CLI_ERROR;
     key_reader reader;
-    key_reader_init(&reader, args->positional + 1, (size_t)args->positional_count - 1,
-                    args->nul, args->quiet);
+    key_reader_init(&reader, args->positional + 1, (size_t)args->positional_count - 1, args->nul,
+                    args->quiet);
     bk_key *keys = NULL;
     size_t count = 0;
     int result = key_reader_all(&reader, &keys, &count);
@@ -360,9 +359,9 @@ static int build_filter(const cli_args *args, const char *path)
 int cli_build(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv,
-                           OPT_DESIGN | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_NUL),
-                           &args);
+    int result = cli_parse(
+        argc, argv, OPT_DESIGN | OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_NUL),
+        &args);
     if (result < 0)
         return cli_usage(build_usage);
     if (result != CLI_OK)

@@ -63,8 +63,8 @@ static int unreadable_error(const char *path, const bk_filter *filter)
     bk_filter_stats(filter, &s);
     const bk_hasher *hasher = bk_filter_hasher(filter);
     if (hasher->algorithm != BK_HASH_XXH64 || hasher->seed != 0)
-        return cli_error("%s hashes with %s%s: Parquet readers hash with XXH64 and seed 0",
-                         path, bk_hash_algorithm_name(hasher->algorithm),
+        return cli_error("%s hashes with %s%s: Parquet readers hash with XXH64 and seed 0", path,
+                         bk_hash_algorithm_name(hasher->algorithm),
                          hasher->algorithm == BK_HASH_SIPHASH ? "" : " and another seed");
     return cli_error("%s is %llu bytes: Parquet readers need a power of two from 32 B to "
                      "128 MiB (create it with --kind sbbf --parquet)",
@@ -133,7 +133,8 @@ static int skip_to(FILE *in, const char *name, uint64_t offset, unsigned char *b
             return CLI_OK;
     }
     for (uint64_t skipped = 0; skipped < offset;) {
-        size_t chunk = offset - skipped < IMPORT_LIMIT ? (size_t)(offset - skipped) : IMPORT_LIMIT;
+        size_t chunk = offset - skipped < IMPORT_LIMIT ? (size_t)(offset - skipped)
+                                                       : IMPORT_LIMIT;
         size_t got = fread(buffer, 1, chunk, in);
         skipped += got;
         if (got < chunk)
@@ -173,7 +174,8 @@ static int import_error(const char *name, bk_parquet_form form, size_t size, bk_
     switch (status) {
     case BK_EINVAL:
         return cli_error("%s: a Parquet bitset is a multiple of 32 bytes from 32 B to 128 MiB, "
-                         "got %zu bytes (with a BloomFilterHeader first: --header)", name, size);
+                         "got %zu bytes (with a BloomFilterHeader first: --header)",
+                         name, size);
     case BK_ETRUNCATED:
         return cli_error("%s: the Parquet filter ends early (%zu bytes)", name, size);
     case BK_ECORRUPT:
@@ -181,9 +183,9 @@ static int import_error(const char *name, bk_parquet_form form, size_t size, bk_
                          form == BK_PARQUET_WITH_HEADER ? " (check --offset)" : "");
     case BK_EUNSUPPORTED:
         return cli_error("%s: a Parquet filter of an algorithm, hash or compression other "
-                         "than BLOCK, XXHASH and UNCOMPRESSED", name);
-    default:
-        return cli_filter_error(name, "import", status);
+                         "than BLOCK, XXHASH and UNCOMPRESSED",
+                         name);
+    default: return cli_filter_error(name, "import", status);
     }
 }
 

@@ -142,8 +142,7 @@ static void print_family_header(const char *name, const char *help)
     printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-static void print_sample(const char *name, const char *path, const bk_stats *stats,
-                         double value)
+static void print_sample(const char *name, const char *path, const bk_stats *stats, double value)
 {
     printf("%s{file=", name);
     print_label_value(path);

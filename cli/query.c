@@ -285,10 +285,7 @@ static bool has_filters(const bk_stats *s)
 {
     return s->kind == BK_KIND_SCALABLE || s->kind == BK_KIND_WINDOW || s->filters != 0;
 }
-static bool has_fingerprint_bits(const bk_stats *s)
-{
-    return s->fingerprint_bits != 0;
-}
+static bool has_fingerprint_bits(const bk_stats *s) { return s->fingerprint_bits != 0; }
 
 static const char *status_word(const bk_stats *s)
 {
@@ -336,8 +333,10 @@ static void print_sub_filters_json(const bk_filter *filter)
         bk_stats sub;
         if (!sub_filter_stats(filter, i, &sub))
             continue;
-        printf("%s\n    { \"bits\": %llu, \"hashes\": %u, \"capacity\": %llu, \"keys_added\": %llu, "
-               "\"fill_ratio\": ", i ? "," : "", (unsigned long long)sub.bits, sub.hashes,
+        printf("%s\n    { \"bits\": %llu, \"hashes\": %u, \"capacity\": %llu, \"keys_added\": "
+               "%llu, "
+               "\"fill_ratio\": ",
+               i ? "," : "", (unsigned long long)sub.bits, sub.hashes,
                (unsigned long long)sub.capacity, (unsigned long long)sub.keys_added);
         json_number(stdout, sub.fill_ratio);
         printf(", \"target_fpr\": ");
@@ -463,9 +462,8 @@ static void print_info_json(const char *path, const bk_filter *filter, const bk_
 int cli_info(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv,
-                           OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PROMETHEUS),
-                           &args);
+    int result = cli_parse(
+        argc, argv, OPT_BIT(OPT_JSON) | OPT_BIT(OPT_KEY_FILE) | OPT_BIT(OPT_PROMETHEUS), &args);
     if (result < 0)
         return cli_usage(info_usage);
     if (result != CLI_OK)

@@ -57,7 +57,7 @@ typedef struct update_job {
     bk_file_update *update; /* NULL when the filter comes from standard input */
     key_reader reader;
     progress progress;
-    FILE *report;        /* stdout, or stderr when the filter goes to stdout */
+    FILE *report; /* stdout, or stderr when the filter goes to stdout */
 } update_job;
 
 /* Loads the filter and prepares the key reader; CLI_ERROR after a message. */
@@ -114,11 +114,12 @@ static int add_error(const update_job *job, bk_status status)
     switch (status) {
     case BK_EIMMUTABLE:
         return cli_error("%s is a static %s filter: keys cannot be added (rebuild it with "
-                         "'bloomkit build')", name, bk_kind_name(kind));
+                         "'bloomkit build')",
+                         name, bk_kind_name(kind));
     case BK_EFULL:
         return cli_error("%s filled up while adding keys (%llu read so far): nothing "
-                         "written (create it with a larger -n)", name,
-                         (unsigned long long)job->reader.keys_read);
+                         "written (create it with a larger -n)",
+                         name, (unsigned long long)job->reader.keys_read);
     default:
         return cli_error("cannot add to %s: %s (nothing written)", name, bk_strerror(status));
     }
@@ -164,7 +165,8 @@ static int add_keys(update_job *job)
 int cli_add(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv, OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE) |
+    int result = cli_parse(argc, argv,
+                           OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE) |
                                OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_NO_WAIT),
                            &args);
     if (result < 0)
@@ -194,10 +196,12 @@ static int remove_error(const update_job *job, bk_status status)
     const char *name = strcmp(job->path, "-") == 0 ? "standard input" : job->path;
     if (status == BK_EUNSUPPORTED)
         return cli_error("%s is a %s filter, which cannot remove keys (counting, cuckoo "
-                         "and quotient filters can)", name, bk_kind_name(kind));
+                         "and quotient filters can)",
+                         name, bk_kind_name(kind));
     if (status == BK_EIMMUTABLE)
         return cli_error("%s is a static %s filter, which cannot remove keys (rebuild it "
-                         "with 'bloomkit build')", name, bk_kind_name(kind));
+                         "with 'bloomkit build')",
+                         name, bk_kind_name(kind));
     return cli_error("cannot remove from %s: %s (nothing written)", name, bk_strerror(status));
 }
 
@@ -239,7 +243,8 @@ static int remove_keys(update_job *job)
 int cli_remove(int argc, char **argv)
 {
     cli_args args;
-    int result = cli_parse(argc, argv, OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE) |
+    int result = cli_parse(argc, argv,
+                           OPT_BIT(OPT_NUL) | OPT_BIT(OPT_QUIET) | OPT_BIT(OPT_KEY_FILE) |
                                OPT_BIT(OPT_FORCE) | OPT_BIT(OPT_NO_WAIT),
                            &args);
     if (result < 0)

@@ -63,9 +63,10 @@ static void row(bk_kind kind, double bits_per_key, unsigned k, uint64_t keys, ui
     double predicted = kind == BK_KIND_SBBF ? bk_split_block_predicted_fpr(c, 8, 32)
                                             : bk_blocked_predicted_fpr(c, k, 512);
     double classic = bk_predicted_fpr(keys, stats.bits, k);
-    printf("%-8s %6.2f %3u  %9.4f%%  %9.4f%%  %+6.2f%%   %9.4f%%%s\n", bk_kind_name(kind), c, k,
-           100 * measured, 100 * predicted, 100 * (measured / predicted - 1), 100 * classic,
-           kind == BK_KIND_BLOCKED && k == bk_blocked_best_hashes(c, 512) ? "  <- chosen k" : "");
+    printf(
+        "%-8s %6.2f %3u  %9.4f%%  %9.4f%%  %+6.2f%%   %9.4f%%%s\n", bk_kind_name(kind), c, k,
+        100 * measured, 100 * predicted, 100 * (measured / predicted - 1), 100 * classic,
+        kind == BK_KIND_BLOCKED && k == bk_blocked_best_hashes(c, 512) ? "  <- chosen k" : "");
     bk_filter_free(filter);
 }
 

@@ -88,10 +88,7 @@ static double next_uniform(void) /* in (0, 1) */
 #define MIN_SIZE 256u
 #define MAX_SIZE (4u << 20)
 
-static bool is_one_hit(uint64_t id)
-{
-    return id >= ONE_HIT_BASE;
-}
+static bool is_one_hit(uint64_t id) { return id >= ONE_HIT_BASE; }
 
 /* An object's size: log-normal from two hashes of its id (Box-Muller). */
 static uint32_t object_size(uint64_t id)
@@ -227,7 +224,8 @@ static void map_remove(id_map *map, uint64_t id)
          next = (next + 1) & map->mask) {
         size_t home = (size_t)mix64(map->ids[next]) & map->mask;
         /* Move next into the hole unless its home lies in (hole, next]. */
-        bool stays = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next);
+        bool stays = hole <= next ? (home > hole && home <= next)
+                                  : (home > hole || home <= next);
         if (stays)
             continue;
         map->ids[hole] = map->ids[next];
@@ -378,9 +376,9 @@ typedef struct exact_generations {
 
 typedef struct doorkeeper {
     policy kind;
-    bk_filter *filter;        /* window */
-    exact_generations exact;  /* exact */
-    uint64_t window;          /* W */
+    bk_filter *filter;       /* window */
+    exact_generations exact; /* exact */
+    uint64_t window;         /* W */
 } doorkeeper;
 
 static bool doorkeeper_init(doorkeeper *d, policy kind, uint64_t window)
@@ -389,7 +387,8 @@ static bool doorkeeper_init(doorkeeper *d, policy kind, uint64_t window)
     d->kind = kind;
     d->window = window;
     if (kind == POLICY_WINDOW) {
-        bk_params params = { .window_keys = window, .fpr = DOORKEEPER_FPR,
+        bk_params params = { .window_keys = window,
+                             .fpr = DOORKEEPER_FPR,
                              .generations = GENERATIONS };
         return bk_filter_create(BK_KIND_WINDOW, &params, &d->filter) == BK_OK;
     }
@@ -470,8 +469,8 @@ static void check_window_memory(id_map *last_miss, uint64_t id, uint64_t miss_in
     map_put(last_miss, id, miss_index);
 }
 
-static bool simulate(const uint64_t *trace, uint64_t requests, uint64_t cache_bytes,
-                     policy kind, uint64_t window, bool check, result *r)
+static bool simulate(const uint64_t *trace, uint64_t requests, uint64_t cache_bytes, policy kind,
+                     uint64_t window, bool check, result *r)
 {
     memset(r, 0, sizeof *r);
     lru_cache cache;
@@ -518,11 +517,13 @@ static unsigned check_result(const result *r, policy kind, uint64_t requests)
     double bound = mean + 4 * sqrt(mean * (1 - DOORKEEPER_FPR));
     const char *problems[] = {
         r->hits + r->misses != requests ? "hits + misses != requests" : NULL,
-        r->origin_bytes != r->requested_bytes - r->hit_bytes ? "origin != requested - hits" : NULL,
+        r->origin_bytes != r->requested_bytes - r->hit_bytes ? "origin != requested - hits"
+                                                             : NULL,
         r->check_failures ? "the cache overflowed or the window forgot a recent miss" : NULL,
         kind == POLICY_EXACT && r->one_hit_admitted ? "exact admitted a one-hit wonder" : NULL,
         kind == POLICY_WINDOW && (double)r->one_hit_admitted > bound
-            ? "window admitted more one-hit wonders than the binomial bound" : NULL,
+            ? "window admitted more one-hit wonders than the binomial bound"
+            : NULL,
     };
     for (size_t i = 0; i < sizeof problems / sizeof problems[0]; i++)
         if (problems[i] != NULL) {
@@ -543,8 +544,11 @@ static const double cache_fractions[] = { 0.001, 0.003, 0.01, 0.03, 0.1 };
 static int parse_arguments(int argc, char **argv, trace_params *p, const char **data_path,
                            bool *check)
 {
-    *p = (trace_params){ .requests = 10000000, .objects = 1000000, .one_hit_fraction = 0.4,
-                         .zipf_exponent = 0.8, .seed = 1 };
+    *p = (trace_params){ .requests = 10000000,
+                         .objects = 1000000,
+                         .one_hit_fraction = 0.4,
+                         .zipf_exponent = 0.8,
+                         .seed = 1 };
     for (int i = 1; i < argc; i++) {
         const char *option = argv[i];
         if (strcmp(option, "--check") == 0) {
@@ -574,15 +578,17 @@ static int parse_arguments(int argc, char **argv, trace_params *p, const char **
 }
 
 /* One line of the table (percent_sign: "%" for people, "" for gnuplot). */
-static void print_row(FILE *out, const char *percent_sign, double fraction, uint64_t cache_bytes, uint64_t window,
-                      policy kind, const result *r)
+static void print_row(FILE *out, const char *percent_sign, double fraction, uint64_t cache_bytes,
+                      uint64_t window, policy kind, const result *r)
 {
     double requested = (double)r->requested_bytes;
-    fprintf(out, "%6.1f%-1s %9.1f %9" PRIu64 " %-7s %8.4f %8.4f %10.2f %10.2f %11.1f %8" PRIu64 "\n",
-            100 * fraction, percent_sign, (double)cache_bytes / 1048576.0, window, policy_names[kind],
-            (double)r->hits / (double)(r->hits + r->misses), (double)r->hit_bytes / requested,
-            (double)r->origin_bytes / 1e9, (double)r->written_bytes / 1e9,
-            (double)r->doorkeeper_bytes / 1024.0, r->one_hit_admitted);
+    fprintf(out,
+            "%6.1f%-1s %9.1f %9" PRIu64 " %-7s %8.4f %8.4f %10.2f %10.2f %11.1f %8" PRIu64 "\n",
+            100 * fraction, percent_sign, (double)cache_bytes / 1048576.0, window,
+            policy_names[kind], (double)r->hits / (double)(r->hits + r->misses),
+            (double)r->hit_bytes / requested, (double)r->origin_bytes / 1e9,
+            (double)r->written_bytes / 1e9, (double)r->doorkeeper_bytes / 1024.0,
+            r->one_hit_admitted);
 }
 
 int main(int argc, char **argv)
@@ -604,14 +610,16 @@ int main(int argc, char **argv)
     for (uint64_t id = 1; id <= p.objects; id++)
         catalogue_bytes += object_size(id);
     double mean_size = catalogue_bytes / (double)p.objects;
-    printf("trace: %" PRIu64 " requests, seed %" PRIu64 "; %.0f%% one-hit wonders; the rest Zipf "
+    printf("trace: %" PRIu64 " requests, seed %" PRIu64
+           "; %.0f%% one-hit wonders; the rest Zipf "
            "(exponent %.2f) over %" PRIu64 " objects of %.1f GB (mean %.1f KiB; log-normal, "
            "median 16 KiB, sigma 1.2, in [256 B, 4 MiB])\n",
            p.requests, p.seed, 100 * p.one_hit_fraction, p.zipf_exponent, p.objects,
            catalogue_bytes / 1e9, mean_size / 1024);
     printf("doorkeepers: window filter of W misses (4 x the objects the cache holds at the "
            "mean size), g = %d, FPR %.2f; exact: the same %d generations as hash sets of "
-           "64-bit ids\n\n", GENERATIONS, DOORKEEPER_FPR, GENERATIONS);
+           "64-bit ids\n\n",
+           GENERATIONS, DOORKEEPER_FPR, GENERATIONS);
     const char *header = "%7s %9s %9s %-7s %8s %8s %10s %10s %11s %8s\n";
     printf(header, "cache", "MiB", "W", "policy", "hits", "bytehits", "origin GB", "writes GB",
            "keeper KiB", "1-hit in");

@@ -30,10 +30,7 @@ static double estimated_keys(const bk_filter *filter)
     return stats.keys_estimated;
 }
 
-static const char *yes_no(bool value)
-{
-    return value ? "true" : "false";
-}
+static const char *yes_no(bool value) { return value ? "true" : "false"; }
 
 int main(void)
 {

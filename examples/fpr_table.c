@@ -35,7 +35,8 @@ static int trial(int bits_per_key)
         bk_filter_add(filter, key, key_text(key, sizeof key, "user", i), NULL);
     long false_positives = 0;
     for (int i = 0; i < QUERIES; i++)
-        false_positives += bk_filter_contains(filter, key, key_text(key, sizeof key, "guest", i));
+        false_positives += bk_filter_contains(filter, key,
+                                              key_text(key, sizeof key, "guest", i));
     bk_stats stats;
     bk_filter_stats(filter, &stats);
     unsigned k = stats.hashes;

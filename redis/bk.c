@@ -16,10 +16,7 @@
 /* ------------------------------------------------------------------------ */
 
 /* The server clock in seconds, for time windows. */
-static uint64_t server_seconds(void)
-{
-    return (uint64_t)(RedisModule_Milliseconds() / 1000);
-}
+static uint64_t server_seconds(void) { return (uint64_t)(RedisModule_Milliseconds() / 1000); }
 
 /* Parses a kind name; replies and returns false on an unknown one. */
 static bool parse_kind(RedisModuleCtx *ctx, RedisModuleString *arg, bk_kind *kind)
@@ -32,8 +29,9 @@ static bool parse_kind(RedisModuleCtx *ctx, RedisModuleString *arg, bk_kind *kin
         name[len] = '\0';
     }
     if (len >= sizeof name || bk_kind_from_name(name, kind) != BK_OK) {
-        RedisModule_ReplyWithError(ctx, "ERR unknown kind (bloom, blocked, sbbf, counting, cuckoo, xor8, "
-                                        "fuse8, fuse16, fuse8_4, scalable, window)");
+        RedisModule_ReplyWithError(
+            ctx, "ERR unknown kind (bloom, blocked, sbbf, counting, cuckoo, xor8, "
+                 "fuse8, fuse16, fuse8_4, scalable, window)");
         return false;
     }
     return true;
@@ -41,7 +39,8 @@ static bool parse_kind(RedisModuleCtx *ctx, RedisModuleString *arg, bk_kind *kin
 
 /* Options after BK.RESERVE's fpr: EXPANSION x, NONSCALING, WINDOW n,
  * SECONDS s, GENERATIONS g, FINGERPRINT f, SEED s. */
-static bool parse_bk_options(RedisModuleCtx *ctx, RedisModuleString **argv, int at, int argc, bk_params *p)
+static bool parse_bk_options(RedisModuleCtx *ctx, RedisModuleString **argv, int at, int argc,
+                             bk_params *p)
 {
     for (int i = at; i < argc; i++) {
         long long n = 0;
@@ -57,15 +56,18 @@ static bool parse_bk_options(RedisModuleCtx *ctx, RedisModuleString **argv, int 
             p->window_keys = (uint64_t)n;
         else if (has_value && arg_is(argv[i], "SECONDS") && arg_int(argv[i + 1], &n) && n > 0)
             p->window_seconds = (uint64_t)n;
-        else if (has_value && arg_is(argv[i], "GENERATIONS") && arg_int(argv[i + 1], &n) && n > 1 && n < 256)
+        else if (has_value && arg_is(argv[i], "GENERATIONS") && arg_int(argv[i + 1], &n) &&
+                 n > 1 && n < 256)
             p->generations = (unsigned)n;
-        else if (has_value && arg_is(argv[i], "FINGERPRINT") && arg_int(argv[i + 1], &n) && n > 0 && n <= 16)
+        else if (has_value && arg_is(argv[i], "FINGERPRINT") && arg_int(argv[i + 1], &n) &&
+                 n > 0 && n <= 16)
             p->fingerprint_bits = (unsigned)n;
         else if (has_value && arg_is(argv[i], "SEED") && arg_int(argv[i + 1], &n))
             p->seed = (uint64_t)n;
         else {
-            RedisModule_ReplyWithError(ctx, "ERR bad option (EXPANSION x, NONSCALING, WINDOW n, SECONDS s, "
-                                            "GENERATIONS g, FINGERPRINT f, SEED s)");
+            RedisModule_ReplyWithError(
+                ctx, "ERR bad option (EXPANSION x, NONSCALING, WINDOW n, SECONDS s, "
+                     "GENERATIONS g, FINGERPRINT f, SEED s)");
             return false;
         }
         i++;
@@ -85,7 +87,8 @@ static bool open_new_key(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
     return false;
 }
 
-static int install_new(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key, bk_filter *filter)
+static int install_new(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key,
+                       bk_filter *filter)
 {
     bkr_value *value = bkr_value_wrap(BKR_BK, filter);
     if (value == NULL)
@@ -104,7 +107,8 @@ static int bk_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (!parse_kind(ctx, argv[2], &kind))
         return REDISMODULE_OK;
     if (bk_kind_is_static(kind))
-        return RedisModule_ReplyWithError(ctx, "ERR a static kind is built from its items: use BK.BUILD");
+        return RedisModule_ReplyWithError(
+            ctx, "ERR a static kind is built from its items: use BK.BUILD");
     bk_params params;
     memset(&params, 0, sizeof params);
     long long capacity;
@@ -120,14 +124,16 @@ static int bk_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return REDISMODULE_OK;
     bk_filter *filter;
     bk_status status = bk_filter_create(kind, &params, &filter);
-    int rc = status == BK_OK ? install_new(ctx, argv[1], key, filter) : reply_status(ctx, status);
+    int rc = status == BK_OK ? install_new(ctx, argv[1], key, filter)
+                             : reply_status(ctx, status);
     RedisModule_CloseKey(key);
     return rc;
 }
 
 /* The members of the SET `name` as keys (pointing into *reply, which the
  * caller frees).  NULL with an error replied when it is not a set. */
-static bk_key *set_members(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleCallReply **reply, size_t *count)
+static bk_key *set_members(RedisModuleCtx *ctx, RedisModuleString *name,
+                           RedisModuleCallReply **reply, size_t *count)
 {
     *reply = RedisModule_Call(ctx, "SMEMBERS", "s", name);
     if (*reply == NULL || RedisModule_CallReplyType(*reply) != REDISMODULE_REPLY_ARRAY) {
@@ -139,7 +145,8 @@ static bk_key *set_members(RedisModuleCtx *ctx, RedisModuleString *name, RedisMo
     *count = RedisModule_CallReplyLength(*reply);
     bk_key *keys = malloc((*count ? *count : 1) * sizeof *keys);
     for (size_t i = 0; keys != NULL && i < *count; i++)
-        keys[i].data = RedisModule_CallReplyStringPtr(RedisModule_CallReplyArrayElement(*reply, i), &keys[i].len);
+        keys[i].data = RedisModule_CallReplyStringPtr(
+            RedisModule_CallReplyArrayElement(*reply, i), &keys[i].len);
     if (keys == NULL) {
         RedisModule_FreeCallReply(*reply);
         RedisModule_ReplyWithError(ctx, "ERR out of memory");
@@ -168,7 +175,8 @@ static int bk_build(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bk_params params;
     memset(&params, 0, sizeof params);
     params.fpr = 0.01;
-    if (items_at == 5 && (!arg_double(argv[4], &params.fpr) || !(params.fpr > 0 && params.fpr < 1)))
+    if (items_at == 5 &&
+        (!arg_double(argv[4], &params.fpr) || !(params.fpr > 0 && params.fpr < 1)))
         return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
     RedisModuleCallReply *reply = NULL;
     size_t count = (size_t)(argc - items_at);
@@ -182,8 +190,10 @@ static int bk_build(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     int rc = REDISMODULE_OK;
     if (open_new_key(ctx, argv[1], &key)) {
         bk_filter *filter;
-        bk_status status = count == 0 ? BK_EINVAL : bk_filter_build(kind, &params, keys, count, &filter);
-        rc = status == BK_OK ? install_new(ctx, argv[1], key, filter) : reply_status(ctx, status);
+        bk_status status = count == 0 ? BK_EINVAL
+                                      : bk_filter_build(kind, &params, keys, count, &filter);
+        rc = status == BK_OK ? install_new(ctx, argv[1], key, filter)
+                             : reply_status(ctx, status);
         RedisModule_CloseKey(key);
     }
     free(keys);
@@ -198,7 +208,8 @@ static int bk_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (multi ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BK, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BK,
+                                     &key, "ERR not found");
     if (value != NULL) {
         if (multi)
             RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
@@ -209,7 +220,8 @@ static int bk_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             bk_key k = arg_key(argv[i]);
             bool was_new = false;
             bk_status status = value->meta.family == BKR_CF
-                                   ? bkr_cf_add(value, k.data, k.len, (unsigned)config_cf_max_expansions)
+                                   ? bkr_cf_add(value, k.data, k.len,
+                                                (unsigned)config_cf_max_expansions)
                                    : bk_filter_add(newest, k.data, k.len, &was_new);
             if (status != BK_OK) {
                 reply_status(ctx, status);
@@ -273,11 +285,13 @@ static int bk_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BK, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BK,
+                                     &key, "ERR not found");
     if (value != NULL) {
         bk_key k = arg_key(argv[2]);
-        bk_status status = value->meta.family == BKR_CF ? bkr_cf_delete(value, k.data, k.len)
-                                                        : bk_filter_remove(value->filters[0], k.data, k.len);
+        bk_status status = value->meta.family == BKR_CF
+                               ? bkr_cf_delete(value, k.data, k.len)
+                               : bk_filter_remove(value->filters[0], k.data, k.len);
         if (status == BK_OK || status == BK_ENOTFOUND) {
             reply_bool(ctx, status == BK_OK);
             if (status == BK_OK)
@@ -297,7 +311,8 @@ static int bk_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key,
+                                     "ERR not found");
     if (value != NULL) {
         bk_key k = arg_key(argv[2]);
         uint64_t count = bkr_value_count(value, k.data, k.len);
@@ -328,7 +343,8 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key,
+                                     "ERR not found");
     if (value != NULL) {
         bk_stats s = *newest_stats(value);
         reply_map(ctx, 13);
@@ -338,7 +354,8 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         info_int(ctx, "bytes", (long long)value_memory(value));
         info_int(ctx, "bits", (long long)s.bits);
         info_int(ctx, "hashes", s.hashes);
-        info_int(ctx, "filters", value->meta.filter_count > 1 ? value->meta.filter_count : s.filters);
+        info_int(ctx, "filters",
+                 value->meta.filter_count > 1 ? value->meta.filter_count : s.filters);
         info_int(ctx, "keys_added", (long long)s.keys_added);
         info_double(ctx, "keys_estimated", s.keys_estimated);
         info_double(ctx, "fill_ratio", s.fill_ratio);
@@ -346,7 +363,8 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         info_double(ctx, "target_fpr", s.target_fpr);
         info_double(ctx, "current_fpr", s.current_fpr);
         RedisModule_ReplyWithSimpleString(ctx, "status");
-        RedisModule_ReplyWithSimpleString(ctx, bk_fill_status_name(bk_fill_status_from_stats(&s)));
+        RedisModule_ReplyWithSimpleString(ctx,
+                                          bk_fill_status_name(bk_fill_status_from_stats(&s)));
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -377,7 +395,8 @@ static int bk_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 /* Folds one source into *work, which starts as a copy of dest or, when
  * dest is missing, of the first source (folded no further). */
-static bk_status fold_source(bkr_value **work, const bkr_value *dest, const bkr_value *src, bool intersect)
+static bk_status fold_source(bkr_value **work, const bkr_value *dest, const bkr_value *src,
+                             bool intersect)
 {
     if (src->meta.filter_count != 1)
         return BK_EUNSUPPORTED;
@@ -388,7 +407,8 @@ static bk_status fold_source(bkr_value **work, const bkr_value *dest, const bkr_
     }
     if ((*work)->meta.filter_count != 1)
         return BK_EUNSUPPORTED;
-    return (intersect ? bk_filter_intersect : bk_filter_union)((*work)->filters[0], src->filters[0]);
+    return (intersect ? bk_filter_intersect : bk_filter_union)((*work)->filters[0],
+                                                               src->filters[0]);
 }
 
 /* BK.MERGE / BK.INTERSECT dest src...: dest (created as a copy of the
@@ -400,7 +420,8 @@ static int bk_combine(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *dest_key;
     bkr_value *dest;
-    lookup_result found = open_value(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BK, &dest_key, &dest);
+    lookup_result found = open_value(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BK,
+                                     &dest_key, &dest);
     if (found == KEY_WRONGTYPE) {
         RedisModule_CloseKey(dest_key);
         return reply_wrongtype(ctx);
@@ -409,7 +430,8 @@ static int bk_combine(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
     bk_status status = BK_OK;
     for (int i = 2; i < argc && status == BK_OK; i++) {
         RedisModuleKey *src_key;
-        bkr_value *src = open_existing(ctx, argv[i], REDISMODULE_READ, BKR_BK, &src_key, "ERR a source filter does not exist");
+        bkr_value *src = open_existing(ctx, argv[i], REDISMODULE_READ, BKR_BK, &src_key,
+                                       "ERR a source filter does not exist");
         if (src == NULL) {
             RedisModule_CloseKey(src_key);
             bkr_value_free(work);
@@ -423,7 +445,8 @@ static int bk_combine(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
     if (status != BK_OK) {
         bkr_value_free(work);
         rc = status == BK_EINCOMPATIBLE
-                 ? RedisModule_ReplyWithError(ctx, "ERR the filters differ in kind, size or hashing")
+                 ? RedisModule_ReplyWithError(ctx,
+                                              "ERR the filters differ in kind, size or hashing")
                  : reply_status(ctx, status);
     } else {
         install(dest_key, work);
@@ -451,7 +474,8 @@ static int bk_dump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key,
+                                     "ERR not found");
     if (value != NULL) {
         size_t size = 0;
         uint8_t *image = NULL;
@@ -504,22 +528,20 @@ static int bk_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return family_loadchunk(ctx, argv, argc, BKR_BK);
 }
 
-const command_spec bk_commands[] = {
-    { "bk.reserve", bk_reserve, WRITE, 1, 1, 1 },
-    { "bk.build", bk_build, WRITE " getkeys-api", 1, 1, 1 },
-    { "bk.add", bk_add, WRITE " fast", 1, 1, 1 },
-    { "bk.madd", bk_madd, WRITE, 1, 1, 1 },
-    { "bk.exists", bk_exists, READ, 1, 1, 1 },
-    { "bk.mexists", bk_mexists, READ, 1, 1, 1 },
-    { "bk.del", bk_del, "write fast", 1, 1, 1 },
-    { "bk.count", bk_count, READ, 1, 1, 1 },
-    { "bk.info", bk_info, "readonly", 1, 1, 1 },
-    { "bk.card", bk_card, "readonly", 1, 1, 1 },
-    { "bk.merge", bk_merge, WRITE, 1, -1, 1 },
-    { "bk.intersect", bk_intersect, WRITE, 1, -1, 1 },
-    { "bk.dump", bk_dump, "readonly", 1, 1, 1 },
-    { "bk.load", bk_load, WRITE, 1, 1, 1 },
-    { "bk.scandump", bk_scandump, "readonly", 1, 1, 1 },
-    { "bk.loadchunk", bk_loadchunk, WRITE, 1, 1, 1 },
-    { NULL, NULL, NULL, 0, 0, 0 }
-};
+const command_spec bk_commands[] = { { "bk.reserve", bk_reserve, WRITE, 1, 1, 1 },
+                                     { "bk.build", bk_build, WRITE " getkeys-api", 1, 1, 1 },
+                                     { "bk.add", bk_add, WRITE " fast", 1, 1, 1 },
+                                     { "bk.madd", bk_madd, WRITE, 1, 1, 1 },
+                                     { "bk.exists", bk_exists, READ, 1, 1, 1 },
+                                     { "bk.mexists", bk_mexists, READ, 1, 1, 1 },
+                                     { "bk.del", bk_del, "write fast", 1, 1, 1 },
+                                     { "bk.count", bk_count, READ, 1, 1, 1 },
+                                     { "bk.info", bk_info, "readonly", 1, 1, 1 },
+                                     { "bk.card", bk_card, "readonly", 1, 1, 1 },
+                                     { "bk.merge", bk_merge, WRITE, 1, -1, 1 },
+                                     { "bk.intersect", bk_intersect, WRITE, 1, -1, 1 },
+                                     { "bk.dump", bk_dump, "readonly", 1, 1, 1 },
+                                     { "bk.load", bk_load, WRITE, 1, 1, 1 },
+                                     { "bk.scandump", bk_scandump, "readonly", 1, 1, 1 },
+                                     { "bk.loadchunk", bk_loadchunk, WRITE, 1, 1, 1 },
+                                     { NULL, NULL, NULL, 0, 0, 0 } };

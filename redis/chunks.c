@@ -30,19 +30,25 @@ typedef struct dump_words {
     bool end_is_null;
 } dump_words;
 
-static const dump_words bf_words = { BKR_BF, "ERR Second argument must be numeric", "ERR received bad data",
-                                     "ERR not found", "ERR received bad data", false };
-static const dump_words cf_words = { BKR_CF, "Invalid position", "Invalid header", "ERR not found",
-                                     "Invalid header", true };
-static const dump_words bk_words = { BKR_BK, "ERR invalid cursor", "ERR invalid header", "ERR not found",
-                                     "ERR invalid data", false };
+static const dump_words bf_words = { BKR_BF,
+                                     "ERR Second argument must be numeric",
+                                     "ERR received bad data",
+                                     "ERR not found",
+                                     "ERR received bad data",
+                                     false };
+static const dump_words cf_words = { BKR_CF,          "Invalid position", "Invalid header",
+                                     "ERR not found", "Invalid header",   true };
+static const dump_words bk_words = { BKR_BK,          "ERR invalid cursor", "ERR invalid header",
+                                     "ERR not found", "ERR invalid data",   false };
 
-static int scandump_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, const dump_words *words)
+static int scandump_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                           const dump_words *words)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, words->family, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, words->family, &key,
+                                     "ERR not found");
     if (value == NULL) {
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
@@ -50,8 +56,9 @@ static int scandump_common(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
     long long cursor;
     if (!arg_int(argv[2], &cursor) || cursor < 0) {
         RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, words->family == BKR_BF ? "Second argument must be numeric"
-                                                                         : words->bad_cursor);
+        return RedisModule_ReplyWithError(ctx, words->family == BKR_BF
+                                                   ? "Second argument must be numeric"
+                                                   : words->bad_cursor);
     }
     if (cursor == 0 || value->dump == NULL) {
         free(value->dump);
@@ -74,7 +81,8 @@ static int scandump_common(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
         start = previous == 0 ? header_size : (size_t)(previous + SCANDUMP_CHUNK);
         if (previous > value->dump_size || start >= value->dump_size)
             start = value->dump_size;
-        length = value->dump_size - start < SCANDUMP_CHUNK ? value->dump_size - start : SCANDUMP_CHUNK;
+        length = value->dump_size - start < SCANDUMP_CHUNK ? value->dump_size - start
+                                                           : SCANDUMP_CHUNK;
     }
     RedisModule_ReplyWithArray(ctx, 2);
     if (length == 0) {
@@ -95,8 +103,8 @@ static int scandump_common(RedisModuleCtx *ctx, RedisModuleString **argv, int ar
 }
 
 /* Starts a load from a header chunk: a placeholder value, key replaced. */
-static int loadchunk_header(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key, const char *data,
-                            size_t len, const dump_words *words)
+static int loadchunk_header(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key,
+                            const char *data, size_t len, const dump_words *words)
 {
     bkr_header header;
     size_t header_size;
@@ -123,10 +131,12 @@ static int loadchunk_header(RedisModuleCtx *ctx, RedisModuleString *name, RedisM
 }
 
 /* Appends a chunk; the last one turns the placeholder into the value. */
-static int loadchunk_data(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key, bkr_value *pending,
-                          uint64_t offset, const char *data, size_t len, const dump_words *words)
+static int loadchunk_data(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey *key,
+                          bkr_value *pending, uint64_t offset, const char *data, size_t len,
+                          const dump_words *words)
 {
-    if (offset != pending->loading_size || len > pending->loading_expected - pending->loading_size || len == 0)
+    if (offset != pending->loading_size ||
+        len > pending->loading_expected - pending->loading_size || len == 0)
         return RedisModule_ReplyWithError(ctx, words->bad_data);
     uint8_t *grown = realloc(pending->loading, pending->loading_size + len);
     if (grown == NULL)
@@ -150,7 +160,8 @@ static int loadchunk_data(RedisModuleCtx *ctx, RedisModuleString *name, RedisMod
     return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-static int loadchunk_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, const dump_words *words)
+static int loadchunk_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                            const dump_words *words)
 {
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
@@ -159,13 +170,15 @@ static int loadchunk_common(RedisModuleCtx *ctx, RedisModuleString **argv, int a
         return RedisModule_ReplyWithError(ctx, words->bad_cursor);
     size_t len;
     const char *data = RedisModule_StringPtrLen(argv[3], &len);
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
+                                              REDISMODULE_READ | REDISMODULE_WRITE);
     int type = RedisModule_KeyType(key);
     bkr_value *existing = NULL;
     if (type == REDISMODULE_KEYTYPE_MODULE && RedisModule_ModuleTypeGetType(key) == value_type)
         existing = RedisModule_ModuleTypeGetValue(key);
     int rc;
-    if (type != REDISMODULE_KEYTYPE_EMPTY && (existing == NULL || existing->meta.family != words->family))
+    if (type != REDISMODULE_KEYTYPE_EMPTY &&
+        (existing == NULL || existing->meta.family != words->family))
         rc = reply_wrongtype(ctx);
     else if (cursor == 1)
         rc = loadchunk_header(ctx, argv[1], key, data, len, words);

@@ -139,7 +139,8 @@ void reply_map(RedisModuleCtx *ctx, long pairs)
 
 int reply_wrongtype(RedisModuleCtx *ctx)
 {
-    return RedisModule_ReplyWithError(ctx, "WRONGTYPE Operation against a key holding the wrong kind of value");
+    return RedisModule_ReplyWithError(
+        ctx, "WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
 /* An error reply for a library status (BK.* commands). */
@@ -198,19 +199,22 @@ bk_key *items_with_answers(RedisModuleString **argv, int first, int argc, bool *
 }
 
 /* MEXISTS: one answer per item, through the batch queries. */
-void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv, int first, int argc)
+void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv,
+                   int first, int argc)
 {
     bool *answers = NULL;
     bk_key *keys = value != NULL ? items_with_answers(argv, first, argc, &answers) : NULL;
-    if (keys != NULL && bkr_value_contains_batch(value, keys, (size_t)(argc - first), answers) != BK_OK) {
+    if (keys != NULL &&
+        bkr_value_contains_batch(value, keys, (size_t)(argc - first), answers) != BK_OK) {
         free(keys);
         keys = NULL;
     }
     RedisModule_ReplyWithArray(ctx, argc - first);
     for (int i = first; i < argc; i++) {
         bk_key k = arg_key(argv[i]);
-        reply_bool(ctx, value != NULL &&
-                            (keys != NULL ? answers[i - first] : bkr_value_contains(value, k.data, k.len)));
+        reply_bool(ctx,
+                   value != NULL && (keys != NULL ? answers[i - first]
+                                                  : bkr_value_contains(value, k.data, k.len)));
     }
     free(keys);
 }
@@ -222,8 +226,8 @@ void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleStrin
 /* Opens `name`; KEY_OURS when it holds a complete value of `family`
  * (BKR_BK: any family), KEY_WRONGTYPE for any other value (or one that a
  * LOADCHUNK is still filling). */
-lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkr_family family,
-                         RedisModuleKey **key, bkr_value **value)
+lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                         bkr_family family, RedisModuleKey **key, bkr_value **value)
 {
     *key = RedisModule_OpenKey(ctx, name, mode);
     *value = NULL;
@@ -272,7 +276,8 @@ void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
         value->dump_size = 0;
         if (value->crossing_pending) {
             value->crossing_pending = false;
-            RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, CROSSING_EVENT, name);
+            RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_GENERIC, CROSSING_EVENT,
+                                            name);
         }
     }
     RedisModule_ReplicateVerbatim(ctx);
@@ -286,8 +291,8 @@ bkr_value *install(RedisModuleKey *key, bkr_value *value)
 
 /* Opens an existing value for a read that needs it: replies "ERR not
  * found" / WRONGTYPE and returns NULL otherwise. */
-bkr_value *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkr_family family,
-                         RedisModuleKey **key, const char *not_found)
+bkr_value *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                         bkr_family family, RedisModuleKey **key, const char *not_found)
 {
     bkr_value *value;
     lookup_result found = open_value(ctx, name, mode, family, key, &value);
@@ -331,7 +336,8 @@ static void type_rdb_save(RedisModuleIO *io, void *opaque)
         size_t bytes = 0;
         bk_filter_serialized_size(value->filters[i], &bytes);
         uint8_t *image = malloc(bytes ? bytes : 1);
-        if (image == NULL || bk_filter_serialize(value->filters[i], image, bytes, NULL) != BK_OK) {
+        if (image == NULL ||
+            bk_filter_serialize(value->filters[i], image, bytes, NULL) != BK_OK) {
             RedisModule_LogIOError(io, "warning", "bloomkit: cannot encode a filter");
             free(image);
             return;
@@ -351,8 +357,9 @@ static bkr_value *rdb_load_pending(RedisModuleIO *io)
     bkr_header header;
     size_t header_size;
     bkr_value *value = NULL;
-    if (bkr_header_decode(bytes, len, &header, &header_size) == BK_OK && bkr_header_total(&header) == expected &&
-        len <= expected && expected <= SIZE_MAX && (value = calloc(1, sizeof *value)) != NULL) {
+    if (bkr_header_decode(bytes, len, &header, &header_size) == BK_OK &&
+        bkr_header_total(&header) == expected && len <= expected && expected <= SIZE_MAX &&
+        (value = calloc(1, sizeof *value)) != NULL) {
         value->loading = malloc(len);
         if (value->loading == NULL) {
             free(value);
@@ -383,8 +390,9 @@ static bkr_value *rdb_load_value(RedisModuleIO *io)
     bk_filter *filters[BKR_MAX_FILTERS];
     for (uint32_t i = 0; i < header.meta.filter_count; i++) {
         bytes = RedisModule_LoadStringBuffer(io, &len);
-        status = RedisModule_IsIOError(io) || bytes == NULL ? BK_ETRUNCATED
-                                                            : bkr_image_decode(&header, i, bytes, len, &filters[i]);
+        status = RedisModule_IsIOError(io) || bytes == NULL
+                     ? BK_ETRUNCATED
+                     : bkr_image_decode(&header, i, bytes, len, &filters[i]);
         if (bytes != NULL)
             RedisModule_Free(bytes);
         if (status != BK_OK) {
@@ -404,7 +412,9 @@ static void *type_rdb_load(RedisModuleIO *io, int encver)
     uint64_t state = RedisModule_LoadUnsigned(io);
     if (RedisModule_IsIOError(io))
         return NULL;
-    bkr_value *value = state == 0 ? rdb_load_value(io) : state == 1 ? rdb_load_pending(io) : NULL;
+    bkr_value *value = state == 0   ? rdb_load_value(io)
+                       : state == 1 ? rdb_load_pending(io)
+                                    : NULL;
     if (value == NULL) {
         RedisModule_LogIOError(io, "warning", "bloomkit: refused a damaged or hostile filter");
         return NULL;
@@ -414,7 +424,9 @@ static void *type_rdb_load(RedisModuleIO *io, int encver)
 
 static const char *loadchunk_command(bkr_family family)
 {
-    return family == BKR_BF ? "BF.LOADCHUNK" : family == BKR_CF ? "CF.LOADCHUNK" : "BK.LOADCHUNK";
+    return family == BKR_BF   ? "BF.LOADCHUNK"
+           : family == BKR_CF ? "CF.LOADCHUNK"
+                              : "BK.LOADCHUNK";
 }
 
 /* AOF rewrite: the family's LOADCHUNK commands, header first, then chunks
@@ -438,7 +450,8 @@ static void type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *o
     RedisModule_EmitAOF(aof, command, "slb", key, 1LL, (const char *)blob, header_size);
     for (size_t at = header_size; at < size; at += SCANDUMP_CHUNK) {
         size_t length = size - at < SCANDUMP_CHUNK ? size - at : SCANDUMP_CHUNK;
-        RedisModule_EmitAOF(aof, command, "slb", key, (long long)at + 1, (const char *)blob + at, length);
+        RedisModule_EmitAOF(aof, command, "slb", key, (long long)at + 1, (const char *)blob + at,
+                            length);
     }
     if (blob != value->loading)
         free(blob);
@@ -457,7 +470,8 @@ static void type_digest(RedisModuleDigest *digest, void *opaque)
     uint8_t *blob;
     size_t size;
     if (value->loading != NULL) {
-        RedisModule_DigestAddStringBuffer(digest, (const char *)value->loading, value->loading_size);
+        RedisModule_DigestAddStringBuffer(digest, (const char *)value->loading,
+                                          value->loading_size);
     } else if (bkr_value_encode(value, &blob, &size) == BK_OK) {
         RedisModule_DigestAddStringBuffer(digest, (const char *)blob, size);
         free(blob);
@@ -517,17 +531,20 @@ static int parse_module_args(RedisModuleCtx *ctx, RedisModuleString **argv, int 
     for (int i = 0; i < argc; i += 2) {
         bool ok = i + 1 < argc;
         if (ok && arg_is(argv[i], "ERROR_RATE"))
-            ok = arg_double(argv[i + 1], &config_error_rate) && config_error_rate > 0 && config_error_rate < 1;
+            ok = arg_double(argv[i + 1], &config_error_rate) && config_error_rate > 0 &&
+                 config_error_rate < 1;
         else if (ok && arg_is(argv[i], "INITIAL_SIZE"))
             ok = arg_int(argv[i + 1], &config_initial_size) && config_initial_size > 0;
         else if (ok && arg_is(argv[i], "CF_MAX_EXPANSIONS"))
-            ok = arg_int(argv[i + 1], &config_cf_max_expansions) && config_cf_max_expansions >= 1 &&
+            ok = arg_int(argv[i + 1], &config_cf_max_expansions) &&
+                 config_cf_max_expansions >= 1 &&
                  config_cf_max_expansions <= (long long)BKR_MAX_FILTERS;
         else
             ok = false;
         if (!ok) {
-            RedisModule_Log(ctx, "warning", "bloomkit: bad module argument '%s' (expected ERROR_RATE r, "
-                                            "INITIAL_SIZE n or CF_MAX_EXPANSIONS 1..64)",
+            RedisModule_Log(ctx, "warning",
+                            "bloomkit: bad module argument '%s' (expected ERROR_RATE r, "
+                            "INITIAL_SIZE n or CF_MAX_EXPANSIONS 1..64)",
                             RedisModule_StringPtrLen(argv[i], NULL));
             return REDISMODULE_ERR;
         }
@@ -535,7 +552,8 @@ static int parse_module_args(RedisModuleCtx *ctx, RedisModuleString **argv, int 
     return REDISMODULE_OK;
 }
 
-__attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+__attribute__((visibility("default"))) int
+RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
@@ -564,8 +582,8 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const command_spec *tables[] = { redisbloom_commands, bk_commands };
     for (size_t t = 0; t < 2; t++)
         for (const command_spec *c = tables[t]; c->name != NULL; c++)
-            if (RedisModule_CreateCommand(ctx, c->name, c->handler, c->flags, c->first_key, c->last_key,
-                                          c->key_step) != REDISMODULE_OK)
+            if (RedisModule_CreateCommand(ctx, c->name, c->handler, c->flags, c->first_key,
+                                          c->last_key, c->key_step) != REDISMODULE_OK)
                 return REDISMODULE_ERR;
     RedisModule_RegisterInfoFunc(ctx, info_func);
     return REDISMODULE_OK;

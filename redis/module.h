@@ -51,7 +51,8 @@ int reply_wrongtype(RedisModuleCtx *ctx);
 /* "ERR <bk_strerror(status)>". */
 int reply_status(RedisModuleCtx *ctx, bk_status status);
 /* MEXISTS: one boolean per item argv[first..argc) (value may be NULL). */
-void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv, int first, int argc);
+void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv,
+                   int first, int argc);
 
 /* ---- arguments ---- */
 /* Case-insensitive comparison with an upper-case keyword. */
@@ -68,12 +69,12 @@ typedef enum lookup_result { KEY_EMPTY, KEY_OURS, KEY_WRONGTYPE } lookup_result;
 /* Opens `name`; KEY_OURS when it holds a complete value of `family`
  * (BKR_BK: any family), KEY_WRONGTYPE for any other value or a value a
  * LOADCHUNK is still filling.  The caller closes *key. */
-lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkr_family family,
-                         RedisModuleKey **key, bkr_value **value);
+lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                         bkr_family family, RedisModuleKey **key, bkr_value **value);
 /* open_value for a command that needs the value: replies `not_found` or
  * WRONGTYPE and returns NULL otherwise.  The caller closes *key. */
-bkr_value *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode, bkr_family family,
-                         RedisModuleKey **key, const char *not_found);
+bkr_value *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                         bkr_family family, RedisModuleKey **key, const char *not_found);
 /* Sets the key to value (tracked for INFO bloomkit, fill alarm armed). */
 bkr_value *install(RedisModuleKey *key, bkr_value *value);
 /* After a write: drops the caches, sends a design-point event, replicates. */

@@ -111,19 +111,22 @@ static int bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         if (!arg_int(argv[expansion_at + 1], &expansion))
             return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
         if (expansion < 1)
-            return RedisModule_ReplyWithError(ctx, "ERR expansion should be greater or equal to 1");
+            return RedisModule_ReplyWithError(ctx,
+                                              "ERR expansion should be greater or equal to 1");
         if (nonscaling)
             return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
     }
     RedisModuleKey *key;
     bkr_value *value;
-    lookup_result found = open_value(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BF, &key, &value);
+    lookup_result found = open_value(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_BF,
+                                     &key, &value);
     int rc;
     if (found == KEY_WRONGTYPE) {
         rc = reply_wrongtype(ctx);
     } else if (found == KEY_OURS) {
         rc = RedisModule_ReplyWithError(ctx, "ERR item exists");
-    } else if (new_bf(&(bf_options){ (uint64_t)capacity, error_rate, nonscaling ? 0 : (uint64_t)expansion },
+    } else if (new_bf(&(bf_options){ (uint64_t)capacity, error_rate,
+                                     nonscaling ? 0 : (uint64_t)expansion },
                       &value) != BK_OK) {
         rc = RedisModule_ReplyWithError(ctx, "ERR could not create filter");
     } else {
@@ -136,7 +139,8 @@ static int bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 }
 
 /* Adds one item to a BF, replying with its answer (an array element). */
-static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString *item, bool *failed)
+static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString *item,
+                         bool *failed)
 {
     bk_key k = arg_key(item);
     bool was_new = false;
@@ -144,8 +148,9 @@ static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, RedisModuleStrin
     if (status == BK_OK) {
         reply_bool(ctx, was_new);
     } else {
-        RedisModule_ReplyWithError(ctx, value->meta.expansion == 0 ? "ERR non scaling filter is full"
-                                                                    : "ERR filter cannot grow further");
+        RedisModule_ReplyWithError(ctx, value->meta.expansion == 0
+                                            ? "ERR non scaling filter is full"
+                                            : "ERR filter cannot grow further");
         *failed = true;
     }
 }
@@ -153,12 +158,14 @@ static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, RedisModuleStrin
 /* Opens `name` for adding to a value of `family`, creating it with
  * create(options) when missing (unless nocreate).  Replies and returns
  * NULL on an error (WRONGTYPE, "ERR not found", creation failure). */
-static bkr_value *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key,
-                               bkr_family family, bool nocreate,
-                               bk_status (*create)(const void *options, bkr_value **out), const void *options)
+static bkr_value *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name,
+                               RedisModuleKey **key, bkr_family family, bool nocreate,
+                               bk_status (*create)(const void *options, bkr_value **out),
+                               const void *options)
 {
     bkr_value *value;
-    lookup_result found = open_value(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, family, key, &value);
+    lookup_result found = open_value(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, family,
+                                     key, &value);
     if (found == KEY_WRONGTYPE) {
         reply_wrongtype(ctx);
         return NULL;
@@ -176,22 +183,17 @@ static bkr_value *open_for_add(RedisModuleCtx *ctx, RedisModuleString *name, Red
     return install(*key, value);
 }
 
-static bk_status create_bf(const void *options, bkr_value **out)
-{
-    return new_bf(options, out);
-}
+static bk_status create_bf(const void *options, bkr_value **out) { return new_bf(options, out); }
 
-static bk_status create_cf(const void *options, bkr_value **out)
-{
-    return new_cf(options, out);
-}
+static bk_status create_cf(const void *options, bkr_value **out) { return new_cf(options, out); }
 
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
  * first error, as RedisBloom does).  The items are first queried as one
  * batch (hashed and their memory requested ahead): one already present
  * answers 0 without an add, and the adds of the others find their words
  * in the cache.  The answers are those of adding one item after another. */
-static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv, int first, int argc)
+static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,
+                         int first, int argc)
 {
     bool *present = NULL;
     bk_key *keys = argc - first > 1 ? items_with_answers(argv, first, argc, &present) : NULL;
@@ -270,7 +272,8 @@ static int bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                 return RedisModule_ReplyWithError(ctx, "Bad expansion");
             if (expansion < 1)
                 return RedisModule_ReplyWithError(ctx, "Bad argument received");
-        } else if (arg_is(argv[i], "CAPACITY") || arg_is(argv[i], "ERROR") || arg_is(argv[i], "EXPANSION")) {
+        } else if (arg_is(argv[i], "CAPACITY") || arg_is(argv[i], "ERROR") ||
+                   arg_is(argv[i], "EXPANSION")) {
             return RedisModule_WrongArity(ctx);
         } else {
             return RedisModule_ReplyWithError(ctx, "Unknown argument received");
@@ -279,7 +282,8 @@ static int bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (items_at < 0 || items_at >= argc)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bf_options options = { (uint64_t)capacity, error_rate, nonscaling ? 0 : (uint64_t)expansion };
+    bf_options options = { (uint64_t)capacity, error_rate,
+                           nonscaling ? 0 : (uint64_t)expansion };
     bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, nocreate, create_bf, &options);
     if (value != NULL) {
         bf_add_items(ctx, value, argv, items_at, argc);
@@ -291,7 +295,8 @@ static int bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 /* EXISTS/MEXISTS for BF and CF: a missing key or one of another type
  * answers "no", as RedisBloom does. */
-static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bkr_family family, bool multi)
+static int exists_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                         bkr_family family, bool multi)
 {
     if (multi ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
@@ -320,9 +325,11 @@ static int bf_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 static const char *const bf_info_names[] = { "Capacity", "Size", "Number of filters",
                                              "Number of items inserted", "Expansion rate" };
-static const char *const bf_info_words[] = { "CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION" };
+static const char *const bf_info_words[] = { "CAPACITY", "SIZE", "FILTERS", "ITEMS",
+                                             "EXPANSION" };
 
-static void bf_info_field(RedisModuleCtx *ctx, bkr_value *value, const bk_stats *stats, int field)
+static void bf_info_field(RedisModuleCtx *ctx, bkr_value *value, const bk_stats *stats,
+                          int field)
 {
     switch (field) {
     case 0: RedisModule_ReplyWithLongLong(ctx, (long long)stats->capacity); break;
@@ -343,7 +350,8 @@ static int bf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2 && argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BF, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BF, &key,
+                                     "ERR not found");
     if (value != NULL) {
         const bk_stats *stats = newest_stats(value);
         if (argc == 2) {
@@ -383,7 +391,8 @@ static int bf_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (found == KEY_WRONGTYPE) {
         reply_wrongtype(ctx);
     } else {
-        RedisModule_ReplyWithLongLong(ctx, value == NULL ? 0 : (long long)newest_stats(value)->keys_added);
+        RedisModule_ReplyWithLongLong(
+            ctx, value == NULL ? 0 : (long long)newest_stats(value)->keys_added);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -396,14 +405,16 @@ static int bf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BF, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BF, &key,
+                                     "ERR not found");
     if (value != NULL) {
         bk_stats s = *newest_stats(value);
         char line[256];
         RedisModule_ReplyWithArray(ctx, 2);
         snprintf(line, sizeof line, "size:%llu", (unsigned long long)s.keys_added);
         RedisModule_ReplyWithCString(ctx, line);
-        snprintf(line, sizeof line, "bytes:%llu bits:%llu filters:%u capacity:%llu size:%llu ratio:%g",
+        snprintf(line, sizeof line,
+                 "bytes:%llu bits:%llu filters:%u capacity:%llu size:%llu ratio:%g",
                  (unsigned long long)s.bytes, (unsigned long long)s.bits, s.filters,
                  (unsigned long long)s.capacity, (unsigned long long)s.keys_added, s.target_fpr);
         RedisModule_ReplyWithCString(ctx, line);
@@ -436,8 +447,8 @@ static int cf_check_capacity(RedisModuleCtx *ctx, const cf_options *o)
 }
 
 /* One CF.RESERVE option: NAME value within [low, high]. */
-static int cf_option(RedisModuleCtx *ctx, RedisModuleString *value, const char *name, long long low,
-                     long long high, long long *out)
+static int cf_option(RedisModuleCtx *ctx, RedisModuleString *value, const char *name,
+                     long long low, long long high, long long *out)
 {
     char message[96];
     if (!arg_int(value, out)) {
@@ -446,8 +457,9 @@ static int cf_option(RedisModuleCtx *ctx, RedisModuleString *value, const char *
         return REDISMODULE_ERR;
     }
     if (*out < low || *out > high) {
-        snprintf(message, sizeof message, "%s: value must be an integer between %lld and %lld, inclusive.", name,
-                 low, high);
+        snprintf(message, sizeof message,
+                 "%s: value must be an integer between %lld and %lld, inclusive.", name, low,
+                 high);
         RedisModule_ReplyWithError(ctx, message);
         return REDISMODULE_ERR;
     }
@@ -459,7 +471,8 @@ static int cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3 || (argc - 3) % 2 != 0)
         return RedisModule_WrongArity(ctx);
-    cf_options o = { 0, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_MAX_ITERATIONS, CF_DEFAULT_EXPANSION };
+    cf_options o = { 0, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_MAX_ITERATIONS,
+                     CF_DEFAULT_EXPANSION };
     if (!arg_int(argv[2], &o.capacity))
         return RedisModule_ReplyWithError(ctx, "Bad capacity");
     for (int i = 3; i < argc; i += 2) {
@@ -477,7 +490,8 @@ static int cf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         return REDISMODULE_OK;
     RedisModuleKey *key;
     bkr_value *value;
-    lookup_result found = open_value(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_CF, &key, &value);
+    lookup_result found = open_value(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, BKR_CF,
+                                     &key, &value);
     if (found == KEY_WRONGTYPE) {
         reply_wrongtype(ctx);
     } else if (found == KEY_OURS) {
@@ -499,7 +513,8 @@ static int cf_add_one(bkr_value *value, RedisModuleString *item, bool nx)
     bk_key k = arg_key(item);
     if (nx && bkr_value_contains(value, k.data, k.len))
         return 0;
-    return bkr_cf_add(value, k.data, k.len, (unsigned)config_cf_max_expansions) == BK_OK ? 1 : -1;
+    return bkr_cf_add(value, k.data, k.len, (unsigned)config_cf_max_expansions) == BK_OK ? 1
+                                                                                         : -1;
 }
 
 static int cf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool nx)
@@ -507,8 +522,8 @@ static int cf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    cf_options defaults = { CF_DEFAULT_CAPACITY, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_MAX_ITERATIONS,
-                            CF_DEFAULT_EXPANSION };
+    cf_options defaults = { CF_DEFAULT_CAPACITY, CF_DEFAULT_BUCKET_SIZE,
+                            CF_DEFAULT_MAX_ITERATIONS, CF_DEFAULT_EXPANSION };
     bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_CF, false, create_cf, &defaults);
     if (value != NULL) {
         int result = cf_add_one(value, argv[2], nx);
@@ -603,7 +618,8 @@ static int cf_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkr_value *value;
     open_value(ctx, argv[1], REDISMODULE_READ, BKR_CF, &key, &value);
     bk_key k = arg_key(argv[2]);
-    RedisModule_ReplyWithLongLong(ctx, value == NULL ? 0 : (long long)bkr_value_count(value, k.data, k.len));
+    RedisModule_ReplyWithLongLong(
+        ctx, value == NULL ? 0 : (long long)bkr_value_count(value, k.data, k.len));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -633,7 +649,8 @@ static int cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_CF, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_CF, &key,
+                                     "ERR not found");
     if (value != NULL) {
         uint64_t buckets = 0;
         for (uint32_t i = 0; i < value->meta.filter_count; i++) {
@@ -641,12 +658,20 @@ static int cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             bk_filter_stats(value->filters[i], &s);
             buckets += s.fingerprint_bits == 0 ? 0 : s.bits / (4u * s.fingerprint_bits);
         }
-        const char *names[] = { "Size", "Number of buckets", "Number of filters", "Number of items inserted",
-                                "Number of items deleted", "Bucket size", "Expansion rate", "Max iterations" };
-        long long values[] = { (long long)value_memory(value), (long long)buckets,
-                               (long long)value->meta.filter_count, (long long)value->meta.items,
-                               (long long)value->meta.deletes, 4, (long long)value->meta.expansion,
-                               (long long)value->meta.max_iterations };
+        const char *names[] = { "Size",
+                                "Number of buckets",
+                                "Number of filters",
+                                "Number of items inserted",
+                                "Number of items deleted",
+                                "Bucket size",
+                                "Expansion rate",
+                                "Max iterations" };
+        long long values[] = {
+            (long long)value_memory(value),      (long long)buckets,
+            (long long)value->meta.filter_count, (long long)value->meta.items,
+            (long long)value->meta.deletes,      4,
+            (long long)value->meta.expansion,    (long long)value->meta.max_iterations
+        };
         reply_map(ctx, 8);
         for (int f = 0; f < 8; f++) {
             RedisModule_ReplyWithSimpleString(ctx, names[f]);
@@ -663,13 +688,16 @@ static int cf_debug(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_CF, &key, "ERR not found");
+    bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_CF, &key,
+                                     "ERR not found");
     if (value != NULL) {
         char line[256];
-        snprintf(line, sizeof line, "bktsize:4 items:%llu deletes:%llu filters:%u max_iterations:%llu expansion:%llu",
-                 (unsigned long long)value->meta.items, (unsigned long long)value->meta.deletes,
-                 value->meta.filter_count, (unsigned long long)value->meta.max_iterations,
-                 (unsigned long long)value->meta.expansion);
+        snprintf(
+            line, sizeof line,
+            "bktsize:4 items:%llu deletes:%llu filters:%u max_iterations:%llu expansion:%llu",
+            (unsigned long long)value->meta.items, (unsigned long long)value->meta.deletes,
+            value->meta.filter_count, (unsigned long long)value->meta.max_iterations,
+            (unsigned long long)value->meta.expansion);
         RedisModule_ReplyWithCString(ctx, line);
     }
     RedisModule_CloseKey(key);
@@ -703,31 +731,29 @@ static int cf_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return family_loadchunk(ctx, argv, argc, BKR_CF);
 }
 
-const command_spec redisbloom_commands[] = {
-    { "bf.reserve", bf_reserve, WRITE, 1, 1, 1 },
-    { "bf.add", bf_add, WRITE " fast", 1, 1, 1 },
-    { "bf.madd", bf_madd, WRITE, 1, 1, 1 },
-    { "bf.insert", bf_insert, WRITE, 1, 1, 1 },
-    { "bf.exists", bf_exists, READ, 1, 1, 1 },
-    { "bf.mexists", bf_mexists, READ, 1, 1, 1 },
-    { "bf.info", bf_info, READ, 1, 1, 1 },
-    { "bf.card", bf_card, READ, 1, 1, 1 },
-    { "bf.debug", bf_debug, READ, 1, 1, 1 },
-    { "bf.scandump", bf_scandump, "readonly", 1, 1, 1 },
-    { "bf.loadchunk", bf_loadchunk, WRITE, 1, 1, 1 },
-    { "cf.reserve", cf_reserve, WRITE, 1, 1, 1 },
-    { "cf.add", cf_add, WRITE " fast", 1, 1, 1 },
-    { "cf.addnx", cf_addnx, WRITE " fast", 1, 1, 1 },
-    { "cf.insert", cf_insert, WRITE, 1, 1, 1 },
-    { "cf.insertnx", cf_insertnx, WRITE, 1, 1, 1 },
-    { "cf.exists", cf_exists, READ, 1, 1, 1 },
-    { "cf.mexists", cf_mexists, READ, 1, 1, 1 },
-    { "cf.count", cf_count, READ, 1, 1, 1 },
-    { "cf.del", cf_del, "write fast", 1, 1, 1 },
-    { "cf.info", cf_info, READ, 1, 1, 1 },
-    { "cf.debug", cf_debug, READ, 1, 1, 1 },
-    { "cf.compact", cf_compact, "write", 1, 1, 1 },
-    { "cf.scandump", cf_scandump, "readonly", 1, 1, 1 },
-    { "cf.loadchunk", cf_loadchunk, WRITE, 1, 1, 1 },
-    { NULL, NULL, NULL, 0, 0, 0 }
-};
+const command_spec redisbloom_commands[] = { { "bf.reserve", bf_reserve, WRITE, 1, 1, 1 },
+                                             { "bf.add", bf_add, WRITE " fast", 1, 1, 1 },
+                                             { "bf.madd", bf_madd, WRITE, 1, 1, 1 },
+                                             { "bf.insert", bf_insert, WRITE, 1, 1, 1 },
+                                             { "bf.exists", bf_exists, READ, 1, 1, 1 },
+                                             { "bf.mexists", bf_mexists, READ, 1, 1, 1 },
+                                             { "bf.info", bf_info, READ, 1, 1, 1 },
+                                             { "bf.card", bf_card, READ, 1, 1, 1 },
+                                             { "bf.debug", bf_debug, READ, 1, 1, 1 },
+                                             { "bf.scandump", bf_scandump, "readonly", 1, 1, 1 },
+                                             { "bf.loadchunk", bf_loadchunk, WRITE, 1, 1, 1 },
+                                             { "cf.reserve", cf_reserve, WRITE, 1, 1, 1 },
+                                             { "cf.add", cf_add, WRITE " fast", 1, 1, 1 },
+                                             { "cf.addnx", cf_addnx, WRITE " fast", 1, 1, 1 },
+                                             { "cf.insert", cf_insert, WRITE, 1, 1, 1 },
+                                             { "cf.insertnx", cf_insertnx, WRITE, 1, 1, 1 },
+                                             { "cf.exists", cf_exists, READ, 1, 1, 1 },
+                                             { "cf.mexists", cf_mexists, READ, 1, 1, 1 },
+                                             { "cf.count", cf_count, READ, 1, 1, 1 },
+                                             { "cf.del", cf_del, "write fast", 1, 1, 1 },
+                                             { "cf.info", cf_info, READ, 1, 1, 1 },
+                                             { "cf.debug", cf_debug, READ, 1, 1, 1 },
+                                             { "cf.compact", cf_compact, "write", 1, 1, 1 },
+                                             { "cf.scandump", cf_scandump, "readonly", 1, 1, 1 },
+                                             { "cf.loadchunk", cf_loadchunk, WRITE, 1, 1, 1 },
+                                             { NULL, NULL, NULL, 0, 0, 0 } };

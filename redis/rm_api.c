@@ -15,11 +15,11 @@ typedef int (*rm_get_api)(const char *name, void *out);
 int rm_api_resolve(RedisModuleCtx *ctx, const char **missing)
 {
     rm_get_api get_api = *(rm_get_api *)(void *)ctx;
-#define BKR_RESOLVE_CALL(ret, name, args, required)                                    \
+#define BKR_RESOLVE_CALL(ret, name, args, required)                                     \
     if (get_api("RedisModule_" #name, (void *)&RedisModule_##name) != REDISMODULE_OK && \
-        (required)) {                                                                  \
-        *missing = "RedisModule_" #name;                                               \
-        return REDISMODULE_ERR;                                                        \
+        (required)) {                                                                   \
+        *missing = "RedisModule_" #name;                                                \
+        return REDISMODULE_ERR;                                                         \
     }
     BKR_API_CALLS(BKR_RESOLVE_CALL)
 #undef BKR_RESOLVE_CALL

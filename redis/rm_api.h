@@ -99,59 +99,61 @@ typedef struct RedisModuleTypeMethods {
 
 /* X(return type, name, argument list): every call the module resolves.
  * The last column says whether the module can run without it. */
-#define BKR_API_CALLS(X) \
-    X(void, SetModuleAttribs, (RedisModuleCtx *, const char *, int, int), 1) \
-    X(int, IsModuleNameBusy, (const char *), 0) \
-    X(void, SetModuleOptions, (RedisModuleCtx *, int), 1) \
-    X(int, CreateCommand, (RedisModuleCtx *, const char *, RedisModuleCmdFunc, const char *, int, int, int), 1) \
-    X(RedisModuleType *, CreateDataType, (RedisModuleCtx *, const char *, int, RedisModuleTypeMethods *), 1) \
-    X(int, ModuleTypeSetValue, (RedisModuleKey *, RedisModuleType *, void *), 1) \
-    X(RedisModuleType *, ModuleTypeGetType, (RedisModuleKey *), 1) \
-    X(void *, ModuleTypeGetValue, (RedisModuleKey *), 1) \
-    X(RedisModuleKey *, OpenKey, (RedisModuleCtx *, RedisModuleString *, int), 1) \
-    X(void, CloseKey, (RedisModuleKey *), 1) \
-    X(int, KeyType, (RedisModuleKey *), 1) \
-    X(int, DeleteKey, (RedisModuleKey *), 1) \
-    X(int, WrongArity, (RedisModuleCtx *), 1) \
-    X(int, ReplyWithError, (RedisModuleCtx *, const char *), 1) \
-    X(int, ReplyWithSimpleString, (RedisModuleCtx *, const char *), 1) \
-    X(int, ReplyWithLongLong, (RedisModuleCtx *, long long), 1) \
-    X(int, ReplyWithDouble, (RedisModuleCtx *, double), 1) \
-    X(int, ReplyWithArray, (RedisModuleCtx *, long), 1) \
-    X(void, ReplySetArrayLength, (RedisModuleCtx *, long), 1) \
-    X(int, ReplyWithNull, (RedisModuleCtx *), 1) \
-    X(int, ReplyWithStringBuffer, (RedisModuleCtx *, const char *, size_t), 1) \
-    X(int, ReplyWithCString, (RedisModuleCtx *, const char *), 1) \
-    X(int, ReplyWithMap, (RedisModuleCtx *, long), 0) \
-    X(int, ReplyWithBool, (RedisModuleCtx *, int), 0) \
-    X(const char *, StringPtrLen, (const RedisModuleString *, size_t *), 1) \
-    X(int, StringToLongLong, (const RedisModuleString *, long long *), 1) \
-    X(int, StringToDouble, (const RedisModuleString *, double *), 1) \
-    X(int, ReplicateVerbatim, (RedisModuleCtx *), 1) \
-    X(int, GetContextFlags, (RedisModuleCtx *), 1) \
-    X(void, Free, (void *), 1) \
-    X(void, SaveUnsigned, (RedisModuleIO *, uint64_t), 1) \
-    X(uint64_t, LoadUnsigned, (RedisModuleIO *), 1) \
-    X(void, SaveStringBuffer, (RedisModuleIO *, const char *, size_t), 1) \
-    X(char *, LoadStringBuffer, (RedisModuleIO *, size_t *), 1) \
-    X(int, IsIOError, (RedisModuleIO *), 1) \
-    X(void, EmitAOF, (RedisModuleIO *, const char *, const char *, ...), 1) \
-    X(void, DigestAddStringBuffer, (RedisModuleDigest *, const char *, size_t), 1) \
-    X(void, DigestEndSequence, (RedisModuleDigest *), 1) \
-    X(void, Log, (RedisModuleCtx *, const char *, const char *, ...), 1) \
-    X(void, LogIOError, (RedisModuleIO *, const char *, const char *, ...), 1) \
-    X(int, RegisterInfoFunc, (RedisModuleCtx *, RedisModuleInfoFunc), 1) \
-    X(int, InfoAddSection, (RedisModuleInfoCtx *, const char *), 1) \
-    X(int, InfoAddFieldLongLong, (RedisModuleInfoCtx *, const char *, long long), 1) \
+#define BKR_API_CALLS(X)                                                                       \
+    X(void, SetModuleAttribs, (RedisModuleCtx *, const char *, int, int), 1)                   \
+    X(int, IsModuleNameBusy, (const char *), 0)                                                \
+    X(void, SetModuleOptions, (RedisModuleCtx *, int), 1)                                      \
+    X(int, CreateCommand,                                                                      \
+      (RedisModuleCtx *, const char *, RedisModuleCmdFunc, const char *, int, int, int), 1)    \
+    X(RedisModuleType *, CreateDataType,                                                       \
+      (RedisModuleCtx *, const char *, int, RedisModuleTypeMethods *), 1)                      \
+    X(int, ModuleTypeSetValue, (RedisModuleKey *, RedisModuleType *, void *), 1)               \
+    X(RedisModuleType *, ModuleTypeGetType, (RedisModuleKey *), 1)                             \
+    X(void *, ModuleTypeGetValue, (RedisModuleKey *), 1)                                       \
+    X(RedisModuleKey *, OpenKey, (RedisModuleCtx *, RedisModuleString *, int), 1)              \
+    X(void, CloseKey, (RedisModuleKey *), 1)                                                   \
+    X(int, KeyType, (RedisModuleKey *), 1)                                                     \
+    X(int, DeleteKey, (RedisModuleKey *), 1)                                                   \
+    X(int, WrongArity, (RedisModuleCtx *), 1)                                                  \
+    X(int, ReplyWithError, (RedisModuleCtx *, const char *), 1)                                \
+    X(int, ReplyWithSimpleString, (RedisModuleCtx *, const char *), 1)                         \
+    X(int, ReplyWithLongLong, (RedisModuleCtx *, long long), 1)                                \
+    X(int, ReplyWithDouble, (RedisModuleCtx *, double), 1)                                     \
+    X(int, ReplyWithArray, (RedisModuleCtx *, long), 1)                                        \
+    X(void, ReplySetArrayLength, (RedisModuleCtx *, long), 1)                                  \
+    X(int, ReplyWithNull, (RedisModuleCtx *), 1)                                               \
+    X(int, ReplyWithStringBuffer, (RedisModuleCtx *, const char *, size_t), 1)                 \
+    X(int, ReplyWithCString, (RedisModuleCtx *, const char *), 1)                              \
+    X(int, ReplyWithMap, (RedisModuleCtx *, long), 0)                                          \
+    X(int, ReplyWithBool, (RedisModuleCtx *, int), 0)                                          \
+    X(const char *, StringPtrLen, (const RedisModuleString *, size_t *), 1)                    \
+    X(int, StringToLongLong, (const RedisModuleString *, long long *), 1)                      \
+    X(int, StringToDouble, (const RedisModuleString *, double *), 1)                           \
+    X(int, ReplicateVerbatim, (RedisModuleCtx *), 1)                                           \
+    X(int, GetContextFlags, (RedisModuleCtx *), 1)                                             \
+    X(void, Free, (void *), 1)                                                                 \
+    X(void, SaveUnsigned, (RedisModuleIO *, uint64_t), 1)                                      \
+    X(uint64_t, LoadUnsigned, (RedisModuleIO *), 1)                                            \
+    X(void, SaveStringBuffer, (RedisModuleIO *, const char *, size_t), 1)                      \
+    X(char *, LoadStringBuffer, (RedisModuleIO *, size_t *), 1)                                \
+    X(int, IsIOError, (RedisModuleIO *), 1)                                                    \
+    X(void, EmitAOF, (RedisModuleIO *, const char *, const char *, ...), 1)                    \
+    X(void, DigestAddStringBuffer, (RedisModuleDigest *, const char *, size_t), 1)             \
+    X(void, DigestEndSequence, (RedisModuleDigest *), 1)                                       \
+    X(void, Log, (RedisModuleCtx *, const char *, const char *, ...), 1)                       \
+    X(void, LogIOError, (RedisModuleIO *, const char *, const char *, ...), 1)                 \
+    X(int, RegisterInfoFunc, (RedisModuleCtx *, RedisModuleInfoFunc), 1)                       \
+    X(int, InfoAddSection, (RedisModuleInfoCtx *, const char *), 1)                            \
+    X(int, InfoAddFieldLongLong, (RedisModuleInfoCtx *, const char *, long long), 1)           \
     X(int, NotifyKeyspaceEvent, (RedisModuleCtx *, int, const char *, RedisModuleString *), 1) \
-    X(long long, Milliseconds, (void), 1) \
-    X(int, IsKeysPositionRequest, (RedisModuleCtx *), 1) \
-    X(void, KeyAtPos, (RedisModuleCtx *, int), 1) \
-    X(RedisModuleCallReply *, Call, (RedisModuleCtx *, const char *, const char *, ...), 1) \
-    X(int, CallReplyType, (RedisModuleCallReply *), 1) \
-    X(size_t, CallReplyLength, (RedisModuleCallReply *), 1) \
-    X(RedisModuleCallReply *, CallReplyArrayElement, (RedisModuleCallReply *, size_t), 1) \
-    X(const char *, CallReplyStringPtr, (RedisModuleCallReply *, size_t *), 1) \
+    X(long long, Milliseconds, (void), 1)                                                      \
+    X(int, IsKeysPositionRequest, (RedisModuleCtx *), 1)                                       \
+    X(void, KeyAtPos, (RedisModuleCtx *, int), 1)                                              \
+    X(RedisModuleCallReply *, Call, (RedisModuleCtx *, const char *, const char *, ...), 1)    \
+    X(int, CallReplyType, (RedisModuleCallReply *), 1)                                         \
+    X(size_t, CallReplyLength, (RedisModuleCallReply *), 1)                                    \
+    X(RedisModuleCallReply *, CallReplyArrayElement, (RedisModuleCallReply *, size_t), 1)      \
+    X(const char *, CallReplyStringPtr, (RedisModuleCallReply *, size_t *), 1)                 \
     X(void, FreeCallReply, (RedisModuleCallReply *), 1)
 
 #define BKR_DECLARE_CALL(ret, name, args, required) extern ret(*RedisModule_##name) args;

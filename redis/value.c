@@ -109,8 +109,8 @@ bk_filter *bkr_value_newest(const bkr_value *value)
 
 size_t bkr_value_memory(const bkr_value *value)
 {
-    size_t bytes = sizeof *value + value->meta.filter_count * sizeof(bk_filter *) + value->dump_size +
-                   value->loading_size;
+    size_t bytes = sizeof *value + value->meta.filter_count * sizeof(bk_filter *) +
+                   value->dump_size + value->loading_size;
     /* A filter's serialised size is its memory plus a header of a few
      * hundred bytes at most, and costs no pass over the memory (the stats'
      * fill ratio would). */
@@ -255,8 +255,9 @@ bk_status bkr_value_assemble(const bkr_header *header, bk_filter **filters, bkr_
     for (uint32_t i = 0; i < meta->filter_count; i++)
         value->filters[i] = filters[i];
     /* A CF's options must be ones CF.RESERVE accepts. */
-    if (meta->family == BKR_CF && (meta->expansion > 32768 || meta->bucket_size == 0 || meta->bucket_size > 255 ||
-                                   meta->max_iterations == 0 || meta->max_iterations > 65535)) {
+    if (meta->family == BKR_CF &&
+        (meta->expansion > 32768 || meta->bucket_size == 0 || meta->bucket_size > 255 ||
+         meta->max_iterations == 0 || meta->max_iterations > 65535)) {
         bkr_value_free(value);
         return BK_ECORRUPT;
     }
@@ -372,7 +373,8 @@ bool bkr_value_contains(const bkr_value *value, const void *item, size_t len)
     return false;
 }
 
-bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, size_t count, bool *results)
+bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, size_t count,
+                                   bool *results)
 {
     uint32_t links = value->meta.filter_count;
     bool *link_results = links > 1 ? malloc(count ? count : 1) : NULL;

@@ -73,15 +73,15 @@ typedef struct bkr_header {
 
 typedef struct bkr_value {
     bkr_meta meta;
-    bk_filter **filters;        /* meta.filter_count of them, oldest first */
+    bk_filter **filters; /* meta.filter_count of them, oldest first */
     /* Run-time state, never saved. */
-    bool past_design_point;     /* counted in INFO bloomkit */
-    bool crossing_pending;      /* the fill alarm fired: notify after the command */
-    bk_stats newest_stats;      /* bk_filter_stats of the newest filter ... */
-    bool newest_stats_valid;    /* ... until the next write */
-    uint8_t *dump;              /* SCANDUMP's encoding, kept between chunks */
+    bool past_design_point;  /* counted in INFO bloomkit */
+    bool crossing_pending;   /* the fill alarm fired: notify after the command */
+    bk_stats newest_stats;   /* bk_filter_stats of the newest filter ... */
+    bool newest_stats_valid; /* ... until the next write */
+    uint8_t *dump;           /* SCANDUMP's encoding, kept between chunks */
     size_t dump_size;
-    uint8_t *loading;           /* LOADCHUNK bytes received so far (key not usable yet) */
+    uint8_t *loading; /* LOADCHUNK bytes received so far (key not usable yet) */
     size_t loading_size, loading_expected;
     struct bkr_value *prev, *next; /* the module's list of live values (INFO bloomkit) */
 } bkr_value;
@@ -106,7 +106,8 @@ bk_status bkr_header_encode(const bkr_value *value, uint8_t **out, size_t *size)
  * header declares, BK_EMAGIC, BK_EVERSION, BK_ECORRUPT (family, count,
  * sizes), BK_ERANGE (a size above BKR_MAX_FILTER_BYTES).  *header_size
  * receives the header's length. */
-bk_status bkr_header_decode(const void *bytes, size_t size, bkr_header *out, size_t *header_size);
+bk_status bkr_header_decode(const void *bytes, size_t size, bkr_header *out,
+                            size_t *header_size);
 /* Sum of the header and every image: the blob's total length. */
 uint64_t bkr_header_total(const bkr_header *header);
 /* Loads one image for filter `index` of a value described by header,
@@ -134,7 +135,8 @@ bool bkr_value_contains(const bkr_value *value, const void *item, size_t len);
 /* results[i]: true if any link may hold keys[i], through the library's
  * batch queries (hashed and prefetched ahead of the probes).  BK_ENOMEM
  * (results untouched) if a link's scratch array cannot be allocated. */
-bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, size_t count, bool *results);
+bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, size_t count,
+                                   bool *results);
 /* Sum of the links' counts. */
 uint64_t bkr_value_count(const bkr_value *value, const void *item, size_t len);
 /* Deletes one copy, newest link first: BK_OK, BK_ENOTFOUND. */

@@ -10,7 +10,9 @@ packages="$packages redis-server redis-tools python3-redis"
 # Optional: benchmark peer and plots, fuzzing toolchain.
 optional="libbloom-dev gnuplot-nox clang libclang-rt-14-dev"
 # Optional: the RocksDB filter adapter (contrib/rocksdb) and its test.
-optional="$optional librocksdb-dev g++"
+optional="$optional librocksdb-dev"
+# The formatting check of CI (scripts/check-format.sh).
+optional="$optional clang-format-14"
 
 missing=""
 for p in $packages $optional; do

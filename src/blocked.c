@@ -123,7 +123,8 @@ static bk_status design_from_bits(uint64_t capacity, double bits, unsigned hashe
     out->hashes = hashes;
     out->capacity = capacity;
     out->predicted_fpr = bk_blocked_predicted_fpr(
-        (double)blocks * BK_BLOCKED_BLOCK_BITS / (double)capacity, hashes, BK_BLOCKED_BLOCK_BITS);
+        (double)blocks * BK_BLOCKED_BLOCK_BITS / (double)capacity, hashes,
+        BK_BLOCKED_BLOCK_BITS);
     return BK_OK;
 }
 
@@ -185,7 +186,8 @@ static bk_blocked_path best_path(const bk_blocked *filter);
 static void set_round_shifts(bk_blocked *filter)
 {
     for (unsigned lane = 0; lane < BK_BLOCKED_BLOCK_WORDS; lane++)
-        filter->round_shifts[lane] = lane < filter->hashes && lane < BK_BLOCKED_POSITIONS_PER_WORD
+        filter->round_shifts[lane] = lane < filter->hashes &&
+                                             lane < BK_BLOCKED_POSITIONS_PER_WORD
                                          ? BK_BLOCKED_POSITION_BITS * lane
                                          : 0;
 }
@@ -286,7 +288,8 @@ static bk_status clear(bk_blocked *filter)
 /* ------------------------------------------------------------------------ */
 
 /* The block's 512-bit mask of the key's k positions. */
-static inline void build_mask(uint64_t h2, unsigned hashes, uint64_t mask[BK_BLOCKED_BLOCK_WORDS])
+static inline void build_mask(uint64_t h2, unsigned hashes,
+                              uint64_t mask[BK_BLOCKED_BLOCK_WORDS])
 {
     memset(mask, 0, BK_BLOCKED_BLOCK_WORDS * sizeof mask[0]);
     bk_blocked_walk walk = bk_blocked_walk_start(h2);
@@ -384,7 +387,8 @@ static size_t add_batch_portable(bk_blocked *filter, const bk_hash *hashes, size
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 1);
     for (size_t i = 0; i < count; i++) {
         if (i + BK_ADD_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
+            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]),
+                               1);
         if (set_block_portable(bk_blocked_block(filter, hashes[i]), hashes[i].h2, filter->hashes,
                                concurrent)) {
             count_new_key(filter);
@@ -638,7 +642,8 @@ static uint64_t ops_payload_size(const void *object)
 static void ops_write_payload(const void *object, uint8_t *out)
 {
     const bk_blocked *filter = object;
-    bk_store_le64_array(out, filter->words, (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS);
+    bk_store_le64_array(out, filter->words,
+                        (size_t)filter->block_count * BK_BLOCKED_BLOCK_WORDS);
 }
 
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
@@ -747,7 +752,8 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     out->target_fpr = design.predicted_fpr;
     out->bits_per_key = bits / (double)design.capacity;
     out->design_fill_ratio = bk_blocked_expected_fill(
-        (double)design.capacity / (double)design.block_count, design.hashes, BK_BLOCKED_BLOCK_BITS);
+        (double)design.capacity / (double)design.block_count, design.hashes,
+        BK_BLOCKED_BLOCK_BITS);
     out->hash_algorithm = params->hash_algorithm;
     return BK_OK;
 }

@@ -42,11 +42,11 @@ typedef struct bk_blocked_path {
 typedef struct bk_blocked bk_blocked;
 
 struct bk_blocked {
-    uint64_t *words;      /* block_count * 8 words, 64-byte aligned */
+    uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
-    unsigned hashes;      /* k */
-    uint64_t capacity;    /* design n */
-    double target_fpr;    /* predicted FPR at capacity */
+    unsigned hashes;   /* k */
+    uint64_t capacity; /* design n */
+    double target_fpr; /* predicted FPR at capacity */
     uint64_t keys_added;
     bk_hasher hasher;
     unsigned flags;       /* BK_FLAG_* */

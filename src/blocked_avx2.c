@@ -51,7 +51,8 @@ static inline __attribute__((always_inline)) block_mask build_mask(uint64_t h2, 
     return mask;
 }
 
-static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uint64_t h2, unsigned hashes)
+static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uint64_t h2,
+                                                            unsigned hashes)
 {
     block_mask mask = build_mask(h2, hashes);
     __m256i *line = (__m256i *)(void *)block;
@@ -65,12 +66,22 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
 
 /* Single keys: a switch on k reaches the same straight-line code (its jump
  * is predicted, k being fixed per filter). */
-#define CASES(CALL)                                                                     \
-    case 1: return CALL(1);   case 2: return CALL(2);   case 3: return CALL(3);         \
-    case 4: return CALL(4);   case 5: return CALL(5);   case 6: return CALL(6);         \
-    case 7: return CALL(7);   case 8: return CALL(8);   case 9: return CALL(9);         \
-    case 10: return CALL(10); case 11: return CALL(11); case 12: return CALL(12);       \
-    case 13: return CALL(13); case 14: return CALL(14); case 15: return CALL(15);       \
+#define CASES(CALL)           \
+    case 1: return CALL(1);   \
+    case 2: return CALL(2);   \
+    case 3: return CALL(3);   \
+    case 4: return CALL(4);   \
+    case 5: return CALL(5);   \
+    case 6: return CALL(6);   \
+    case 7: return CALL(7);   \
+    case 8: return CALL(8);   \
+    case 9: return CALL(9);   \
+    case 10: return CALL(10); \
+    case 11: return CALL(11); \
+    case 12: return CALL(12); \
+    case 13: return CALL(13); \
+    case 14: return CALL(14); \
+    case 15: return CALL(15); \
     case 16: return CALL(16)
 
 static bool path_set_bits(bk_blocked *filter, bk_hash hash)
@@ -78,7 +89,7 @@ static bool path_set_bits(bk_blocked *filter, bk_hash hash)
     uint64_t *block = bk_blocked_block(filter, hash);
 #define SET(K) set_block(block, hash.h2, K)
     switch (filter->hashes) {
-    CASES(SET);
+        CASES(SET);
     default: return set_block(block, hash.h2, filter->hashes);
     }
 #undef SET
@@ -120,36 +131,39 @@ static bool path_contains_key(const bk_blocked *filter, const void *key, size_t 
  * The add loops, specialised for each k up to 16 (a switch outside the
  * loop picks one) so that the mask is built by straight-line code.
  */
-static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter,
-                                                              const bk_hash *hashes,
-                                                              size_t count, unsigned k)
+static inline __attribute__((always_inline)) size_t
+add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count, unsigned k)
 {
     size_t fresh = 0;
     for (size_t i = 0; i < count && i < BK_ADD_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 1);
     for (size_t i = 0; i < count; i++) {
         if (i + BK_ADD_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
+            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]),
+                               1);
         fresh += set_block(bk_blocked_block(filter, hashes[i]), hashes[i].h2, k);
     }
     return fresh;
 }
 
-#define SPECIALISE(K)                                                                   \
-    static size_t add_batch_##K(bk_blocked *f, const bk_hash *h, size_t n)              \
-    {                                                                                   \
-        return add_batch(f, h, n, K);                                                   \
+#define SPECIALISE(K)                                                      \
+    static size_t add_batch_##K(bk_blocked *f, const bk_hash *h, size_t n) \
+    {                                                                      \
+        return add_batch(f, h, n, K);                                      \
     }
+/* One specialisation per k (a list, not an expression: not for clang-format). */
+/* clang-format off */
 SPECIALISE(1) SPECIALISE(2) SPECIALISE(3) SPECIALISE(4) SPECIALISE(5) SPECIALISE(6)
 SPECIALISE(7) SPECIALISE(8) SPECIALISE(9) SPECIALISE(10) SPECIALISE(11) SPECIALISE(12)
 SPECIALISE(13) SPECIALISE(14) SPECIALISE(15) SPECIALISE(16)
 
 typedef size_t (*add_batch_fn)(bk_blocked *, const bk_hash *, size_t);
+/* clang-format on */
 
 static const add_batch_fn add_batches[17] = {
-    NULL, add_batch_1, add_batch_2, add_batch_3, add_batch_4, add_batch_5, add_batch_6,
-    add_batch_7, add_batch_8, add_batch_9, add_batch_10, add_batch_11, add_batch_12,
-    add_batch_13, add_batch_14, add_batch_15, add_batch_16,
+    NULL,         add_batch_1,  add_batch_2,  add_batch_3,  add_batch_4,  add_batch_5,
+    add_batch_6,  add_batch_7,  add_batch_8,  add_batch_9,  add_batch_10, add_batch_11,
+    add_batch_12, add_batch_13, add_batch_14, add_batch_15, add_batch_16,
 };
 
 static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count)
@@ -163,9 +177,8 @@ static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t c
 
 /* The query batch: k <= 7 (context: the round's slice shifts) is one
  * round; larger k (context: k) loops over rounds. */
-static inline __attribute__((always_inline)) bool probe_one_round(const void *shifts,
-                                                                  const void *block,
-                                                                  const bk_hash *hash)
+static inline __attribute__((always_inline)) bool
+probe_one_round(const void *shifts, const void *block, const bk_hash *hash)
 {
     const __m256i *line = block;
     return bk_blocked_round_test_avx2(_mm256_load_si256(line), _mm256_load_si256(line + 1),

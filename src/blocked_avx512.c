@@ -59,25 +59,23 @@ static bool path_set_bits(bk_blocked *filter, bk_hash hash)
     uint64_t *block = bk_blocked_block(filter, hash);
     switch (filter->hashes) {
 #define SET_CONSTANT_K(K) \
-    case K:               \
-        return set_block(block, hash.h2, K);
+    case K: return set_block(block, hash.h2, K);
         FOR_COMMON_K(SET_CONSTANT_K)
 #undef SET_CONSTANT_K
-    default:
-        return set_block(block, hash.h2, filter->hashes);
+    default: return set_block(block, hash.h2, filter->hashes);
     }
 }
 
-static inline __attribute__((always_inline)) size_t add_batch(bk_blocked *filter,
-                                                              const bk_hash *hashes,
-                                                              size_t count, unsigned k)
+static inline __attribute__((always_inline)) size_t
+add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count, unsigned k)
 {
     size_t fresh = 0;
     for (size_t i = 0; i < count && i < BK_ADD_PREFETCH_DISTANCE; i++)
         __builtin_prefetch(bk_blocked_block(filter, hashes[i]), 1);
     for (size_t i = 0; i < count; i++) {
         if (i + BK_ADD_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
+            __builtin_prefetch(bk_blocked_block(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]),
+                               1);
         fresh += set_block(bk_blocked_block(filter, hashes[i]), hashes[i].h2, k);
     }
     return fresh;
@@ -87,14 +85,11 @@ static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t c
 {
     size_t fresh;
     switch (filter->hashes) {
-#define ADD_CONSTANT_K(K)                            \
-    case K:                                          \
-        fresh = add_batch(filter, hashes, count, K); \
-        break;
+#define ADD_CONSTANT_K(K) \
+    case K: fresh = add_batch(filter, hashes, count, K); break;
         FOR_COMMON_K(ADD_CONSTANT_K)
 #undef ADD_CONSTANT_K
-    default:
-        fresh = add_batch(filter, hashes, count, filter->hashes);
+    default: fresh = add_batch(filter, hashes, count, filter->hashes);
     }
     filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
@@ -136,9 +131,8 @@ static bool path_contains_key(const bk_blocked *filter, const void *key, size_t 
 /* The batch probes.  k <= 7 (context: the round's slice shifts) is one
  * round, in a loop without the rounds' bookkeeping; larger k (context: k)
  * loops over rounds, its last round's shifts computed once per batch. */
-static inline __attribute__((always_inline)) bool probe_one_round(const void *slice_shifts,
-                                                                  const void *block,
-                                                                  const bk_hash *hash)
+static inline __attribute__((always_inline)) bool
+probe_one_round(const void *slice_shifts, const void *block, const bk_hash *hash)
 {
     return bk_blocked_round_test(_mm512_load_si512(block), hash->h2,
                                  _mm512_loadu_si512(slice_shifts));

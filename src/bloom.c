@@ -185,8 +185,8 @@ bk_status bk_bloom_copy(const bk_bloom *filter, bk_bloom **out)
         return BK_EINVAL;
     bk_sizing sizing = sizing_of(filter);
     bk_bloom *copy;
-    bk_status status = bk_bloom_create_from_sizing(&sizing, &filter->hasher,
-                                                   filter->flags, NULL, &copy);
+    bk_status status = bk_bloom_create_from_sizing(&sizing, &filter->hasher, filter->flags, NULL,
+                                                   &copy);
     if (status != BK_OK)
         return status;
     memcpy(copy->words, filter->words, filter->word_count * sizeof(uint64_t));
@@ -359,8 +359,7 @@ bk_status bk_bloom_add(bk_bloom *filter, const void *key, size_t len, bool *was_
  */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define BK_HAVE_BMI2_BUILD 1
-__attribute__((target("bmi2"))) static bool test_bits_bmi2(const bk_bloom *filter,
-                                                            bk_hash hash)
+__attribute__((target("bmi2"))) static bool test_bits_bmi2(const bk_bloom *filter, bk_hash hash)
 {
     return test_bits(filter, hash);
 }
@@ -389,7 +388,8 @@ bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash)
 
 /* Each build's one-key query is a function of its own (BK_NOINLINE,
  * src/cpu.h): bk_bloom_contains only checks and jumps. */
-static BK_NOINLINE bool contains_key_portable(const bk_bloom *filter, const void *key, size_t len)
+static BK_NOINLINE bool contains_key_portable(const bk_bloom *filter, const void *key,
+                                              size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
 }
@@ -554,8 +554,8 @@ void bk_bloom_stats(const bk_bloom *filter, bk_stats *out)
     s.design_fill_ratio = bk_expected_fill(filter->capacity, filter->bits, filter->hashes);
     s.current_fpr = bk_fpr_from_fill(s.fill_ratio, filter->hashes);
     s.bits_per_key = (double)filter->bits / (double)filter->capacity;
-    s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity,
-                                                    filter->bits, filter->hashes);
+    s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity, filter->bits,
+                                                    filter->hashes);
     s.design_point_keys = bk_design_point_keys(filter->capacity, filter->bits, filter->hashes);
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;

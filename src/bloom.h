@@ -13,20 +13,20 @@
 typedef struct bk_bloom bk_bloom;
 
 struct bk_bloom {
-    uint64_t *words;      /* ceil(m/64) words, 64-byte aligned; bits >= m stay 0 */
+    uint64_t *words; /* ceil(m/64) words, 64-byte aligned; bits >= m stay 0 */
     size_t word_count;
-    uint64_t bits;        /* m */
-    unsigned hashes;      /* k */
-    uint64_t capacity;    /* design n */
-    double target_fpr;    /* predicted FPR at capacity */
+    uint64_t bits;     /* m */
+    unsigned hashes;   /* k */
+    uint64_t capacity; /* design n */
+    double target_fpr; /* predicted FPR at capacity */
     uint64_t keys_added;
     bk_hasher hasher;
-    unsigned flags;       /* BK_FLAG_* */
-    bool borrowed;        /* words belong to someone else (a mapped file): read-only */
-    bool use_bmi2;        /* one-key queries take the BMI2 build (bloom.c) */
-    bool use_avx512;      /* one-key queries take the AVX-512 build, and batches past
+    unsigned flags;  /* BK_FLAG_* */
+    bool borrowed;   /* words belong to someone else (a mapped file): read-only */
+    bool use_bmi2;   /* one-key queries take the BMI2 build (bloom.c) */
+    bool use_avx512; /* one-key queries take the AVX-512 build, and batches past
                              the L2 with k <= 8 (bloom.c, gather_batches) */
-    bool exit_early;      /* one-key queries stop after two probes if one is 0
+    bool exit_early; /* one-key queries stop after two probes if one is 0
                              (bloom.c, test_bits: filters > 32 MiB) */
 };
 
@@ -72,8 +72,7 @@ void bk_bloom_stats(const bk_bloom *filter, bk_stats *out);
  * (they must hold ceil(m/64) words, stay valid until bk_bloom_free, and the
  * filter is read-only). */
 bk_status bk_bloom_create_from_sizing(const bk_sizing *sizing, const bk_hasher *hasher,
-                                      unsigned flags, uint64_t *borrowed_words,
-                                      bk_bloom **out);
+                                      unsigned flags, uint64_t *borrowed_words, bk_bloom **out);
 
 /* Whether one-key queries use the BMI2 build of the probe loop (on by
  * default where the CPU has BMI2 and BLOOMKIT_PORTABLE is unset); for tests

@@ -51,8 +51,7 @@ static BK_NOINLINE bool contains_hash_general(const bk_bloom *filter, bk_hash ha
     return test_bits(filter, hash);
 }
 
-static BK_NOINLINE bool contains_key_general(const bk_bloom *filter, const void *key,
-                                             size_t len)
+static BK_NOINLINE bool contains_key_general(const bk_bloom *filter, const void *key, size_t len)
 {
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len));
 }
@@ -66,7 +65,8 @@ bool bk_bloom_avx512_contains_hash(const bk_bloom *filter, bk_hash hash)
 
 bool bk_bloom_avx512_contains(const bk_bloom *filter, const void *key, size_t len)
 {
-    if (!one_round(filter) || filter->hasher.algorithm != BK_HASH_XXH3 || (len != 8 && len != 16))
+    if (!one_round(filter) || filter->hasher.algorithm != BK_HASH_XXH3 ||
+        (len != 8 && len != 16))
         return contains_key_general(filter, key, len);
     bk_hash hash = len == 8 ? bk_hash_xxh3(key, 8, filter->hasher.seed)
                             : bk_hash_xxh3(key, 16, filter->hasher.seed);

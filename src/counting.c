@@ -76,16 +76,16 @@
 #define NIBBLE_LOW_BITS 0x1111111111111111ULL
 
 typedef struct bk_counting {
-    uint8_t *bytes;        /* ceil(m/2) bytes of counters (allocated: padded to 8) */
-    size_t byte_count;     /* ceil(m/2) */
-    size_t alloc_bytes;    /* bytes allocated (0 when borrowed) */
-    uint64_t counters;     /* m */
-    unsigned hashes;       /* k */
-    uint64_t capacity;     /* design n */
-    double target_fpr;     /* predicted FPR at capacity */
-    uint64_t keys_added;   /* adds minus removes */
+    uint8_t *bytes;      /* ceil(m/2) bytes of counters (allocated: padded to 8) */
+    size_t byte_count;   /* ceil(m/2) */
+    size_t alloc_bytes;  /* bytes allocated (0 when borrowed) */
+    uint64_t counters;   /* m */
+    unsigned hashes;     /* k */
+    uint64_t capacity;   /* design n */
+    double target_fpr;   /* predicted FPR at capacity */
+    uint64_t keys_added; /* adds minus removes */
     bk_hasher hasher;
-    bool borrowed;         /* bytes belong to a mapped file: read-only */
+    bool borrowed; /* bytes belong to a mapped file: read-only */
 } bk_counting;
 
 /* ------------------------------------------------------------------------ */
@@ -104,10 +104,7 @@ static inline void counter_set(uint8_t *bytes, uint64_t index, unsigned value)
     *byte = (uint8_t)((*byte & ~(0xfu << shift)) | (value << shift));
 }
 
-static size_t bytes_for_counters(uint64_t counters)
-{
-    return (size_t)((counters + 1) / 2);
-}
+static size_t bytes_for_counters(uint64_t counters) { return (size_t)((counters + 1) / 2); }
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
@@ -459,7 +456,8 @@ static void ops_stats(const void *object, bk_stats *out)
     s.current_fpr = bk_fpr_from_fill(s.fill_ratio, filter->hashes);
     s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity,
                                                     filter->counters, filter->hashes);
-    s.design_point_keys = bk_design_point_keys(filter->capacity, filter->counters, filter->hashes);
+    s.design_point_keys = bk_design_point_keys(filter->capacity, filter->counters,
+                                               filter->hashes);
     s.saturated_counters = census.saturated;
     s.seed = filter->hasher.seed;
     *out = s;
@@ -586,8 +584,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     sizing.capacity = bk_load_le64(params + 16);
     sizing.predicted_fpr = bk_load_le_double(params + 24);
     if (bk_load_le32(params + 12) != BK_COUNTING_COUNTER_BITS || sizing.bits == 0 ||
-        sizing.hashes == 0 || sizing.capacity == 0 ||
-        !bk_stored_fpr_valid(sizing.predicted_fpr))
+        sizing.hashes == 0 || sizing.capacity == 0 || !bk_stored_fpr_valid(sizing.predicted_fpr))
         return BK_ECORRUPT;
     if (check_sizing(&sizing) != BK_OK)
         return BK_ERANGE;

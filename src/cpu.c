@@ -89,8 +89,8 @@ uint64_t bk_popcount_words_shared(const uint64_t *words, size_t count)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("popcnt")))
-static uint64_t popcount_words_hardware(const uint64_t *words, size_t count)
+__attribute__((target("popcnt"))) static uint64_t popcount_words_hardware(const uint64_t *words,
+                                                                          size_t count)
 {
     uint64_t a = 0, b = 0, c = 0, d = 0;
     size_t i = 0;

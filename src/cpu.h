@@ -22,7 +22,7 @@ typedef struct bk_cpu_features {
     /* AVX-512 F, DQ and BW (64-bit multiplies, byte shuffles), with the OS
      * saving its registers: what every AVX-512 path of the library needs */
     bool avx512dqbw;
-    bool bmi2; /* SHRX and friends: shifts by a register count without the flags */
+    bool bmi2;         /* SHRX and friends: shifts by a register count without the flags */
     uint64_t l2_bytes; /* one core's L2 cache as the system reports it (1 MiB if not) */
 } bk_cpu_features;
 

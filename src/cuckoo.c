@@ -91,22 +91,22 @@
 #define KICK_STATE_INCREMENT 0x9e3779b97f4a7c15ULL
 
 struct bk_cuckoo {
-    uint8_t *table;            /* buckets x bucket_bytes bytes */
+    uint8_t *table; /* buckets x bucket_bytes bytes */
     size_t table_bytes;
-    uint64_t buckets;          /* B, any value >= 1 */
-    unsigned fingerprint_bits; /* f: 8, 12 or 16 */
-    unsigned bucket_bytes;     /* 4 f / 8 */
-    uint32_t fingerprint_mask; /* 2^f - 1 */
-    uint64_t slot_lows;        /* 1 in each slot's lowest bit ... */
-    uint64_t slot_highs;       /* ... and in its highest: bucket_has */
-    uint64_t capacity;         /* design n */
-    double target_fpr;         /* predicted FPR at capacity */
-    uint64_t stored;           /* fingerprints in table and stash */
+    uint64_t buckets;           /* B, any value >= 1 */
+    unsigned fingerprint_bits;  /* f: 8, 12 or 16 */
+    unsigned bucket_bytes;      /* 4 f / 8 */
+    uint32_t fingerprint_mask;  /* 2^f - 1 */
+    uint64_t slot_lows;         /* 1 in each slot's lowest bit ... */
+    uint64_t slot_highs;        /* ... and in its highest: bucket_has */
+    uint64_t capacity;          /* design n */
+    double target_fpr;          /* predicted FPR at capacity */
+    uint64_t stored;            /* fingerprints in table and stash */
     uint32_t stash_fingerprint; /* 0: stash empty */
     uint64_t stash_bucket;
-    uint64_t kick_state;       /* splitmix64 counter for the random kicks */
+    uint64_t kick_state; /* splitmix64 counter for the random kicks */
     bk_hasher hasher;
-    bool borrowed;             /* table belongs to a mapped file: read-only */
+    bool borrowed; /* table belongs to a mapped file: read-only */
 };
 
 /* Where a key lives. */
@@ -209,7 +209,8 @@ static bk_status design_from_params(const bk_params *params, cuckoo_design *out)
     }
     if (d.buckets > max_buckets)
         return BK_ERANGE;
-    d.target_fpr = bk_cuckoo_predicted_fpr(design_load(d.capacity, d.buckets), d.fingerprint_bits);
+    d.target_fpr = bk_cuckoo_predicted_fpr(design_load(d.capacity, d.buckets),
+                                           d.fingerprint_bits);
     *out = d;
     return BK_OK;
 }
@@ -233,7 +234,10 @@ static inline void bucket_store(bk_cuckoo *filter, uint64_t bucket, uint64_t wor
     uint8_t *p = filter->table + bucket * filter->bucket_bytes;
     switch (filter->bucket_bytes) {
     case 4: bk_store_le32(p, (uint32_t)word); break;
-    case 6: bk_store_le32(p, (uint32_t)word); bk_store_le16(p + 4, (uint16_t)(word >> 32)); break;
+    case 6:
+        bk_store_le32(p, (uint32_t)word);
+        bk_store_le16(p + 4, (uint16_t)(word >> 32));
+        break;
     default: bk_store_le64(p, word); break;
     }
 }
@@ -269,8 +273,7 @@ static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t f
  * per-slot loop of find_slot mispredicts for present keys, whose slot and
  * bucket are random, and made present keys cost twice as much as absent
  * ones (docs/PERFORMANCE.md). */
-static inline unsigned bucket_has(const bk_cuckoo *filter, uint64_t bucket,
-                                  uint32_t fingerprint)
+static inline unsigned bucket_has(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
 {
     uint64_t x = bucket_load(filter, bucket) ^ (fingerprint * filter->slot_lows);
     return ((x - filter->slot_lows) & ~x & filter->slot_highs) != 0;
@@ -289,7 +292,8 @@ static inline unsigned count_in_bucket(const bk_cuckoo *filter, uint64_t bucket,
 static inline void write_slot(bk_cuckoo *filter, uint64_t bucket, unsigned slot,
                               uint32_t fingerprint)
 {
-    bucket_store(filter, bucket, slot_set(filter, bucket_load(filter, bucket), slot, fingerprint));
+    bucket_store(filter, bucket,
+                 slot_set(filter, bucket_load(filter, bucket), slot, fingerprint));
 }
 
 /* Puts the fingerprint in a free slot of `bucket`; false if it is full. */

@@ -23,35 +23,37 @@ static inline bool bk_host_is_little_endian(void)
 
 static inline void bk_store_le16(uint8_t *p, uint16_t v)
 {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
 }
 
 static inline void bk_store_le32(uint8_t *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static inline void bk_store_le64(uint8_t *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static inline uint16_t bk_load_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
+static inline uint16_t bk_load_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static inline uint32_t bk_load_le32(const uint8_t *p)
 {
     uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+    for (int i = 0; i < 4; i++)
+        v |= (uint32_t)p[i] << (8 * i);
     return v;
 }
 
 static inline uint64_t bk_load_le64(const uint8_t *p)
 {
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
     return v;
 }
 
@@ -77,7 +79,8 @@ static inline void bk_store_le64_array(uint8_t *out, const uint64_t *words, size
         memcpy(out, words, count * 8);
         return;
     }
-    for (size_t i = 0; i < count; i++) bk_store_le64(out + 8 * i, words[i]);
+    for (size_t i = 0; i < count; i++)
+        bk_store_le64(out + 8 * i, words[i]);
 }
 
 static inline void bk_load_le64_array(uint64_t *words, const uint8_t *in, size_t count)
@@ -86,7 +89,8 @@ static inline void bk_load_le64_array(uint64_t *words, const uint8_t *in, size_t
         memcpy(words, in, count * 8);
         return;
     }
-    for (size_t i = 0; i < count; i++) words[i] = bk_load_le64(in + 8 * i);
+    for (size_t i = 0; i < count; i++)
+        words[i] = bk_load_le64(in + 8 * i);
 }
 
 #endif

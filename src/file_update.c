@@ -253,7 +253,7 @@ void bk_file_remove_stale_temporaries(const char *path)
 typedef struct journal {
     uint64_t device, inode, old_size, new_size, pages;
     const uint8_t *old_head, *new_head;
-    const uint8_t *entries;       /* `pages` entries, as on disk */
+    const uint8_t *entries; /* `pages` entries, as on disk */
 } journal;
 
 static uint64_t page_length(uint64_t file_size, uint64_t index)
@@ -517,9 +517,9 @@ bk_status bk_file_old_image(const char *path, const uint8_t *current, size_t cur
 /* ------------------------------------------------------------------------ */
 
 struct bk_file_update {
-    char *path;             /* the file itself, symbolic links followed */
-    int fd;                 /* open read-write, flock(LOCK_EX) held */
-    const uint8_t *mapped;  /* the file as it was loaded (MAP_SHARED, read-only) */
+    char *path;            /* the file itself, symbolic links followed */
+    int fd;                /* open read-write, flock(LOCK_EX) held */
+    const uint8_t *mapped; /* the file as it was loaded (MAP_SHARED, read-only) */
     size_t size;
     bool committed;
 };

@@ -28,7 +28,7 @@ struct bk_filter {
                                * as the two below: adds may be concurrent */
     uint64_t alarm_missed;    /* new keys added while a check ran, for it to count */
     bool alarm_recheck;       /* an add asked for a check while one ran */
-    void *backing;        /* memory the object reads in place (mapped file), or NULL */
+    void *backing;            /* memory the object reads in place (mapped file), or NULL */
     size_t backing_size;
     void (*release_backing)(void *memory, size_t size);
 };
@@ -48,18 +48,9 @@ static inline uint64_t alarm_countdown(const bk_filter *filter)
  * its ops table; nothing else lists the kinds.
  */
 static const bk_kind_ops *const registry[] = {
-    &bk_bloom_ops,
-    &bk_blocked_ops,
-    &bk_sbbf_ops,
-    &bk_counting_ops,
-    &bk_cuckoo_ops,
-    &bk_xor8_ops,
-    &bk_fuse8_ops,
-    &bk_fuse16_ops,
-    &bk_fuse8_4_ops,
-    &bk_scalable_ops,
-    &bk_window_ops,
-    &bk_quotient_ops,
+    &bk_bloom_ops,   &bk_blocked_ops,  &bk_sbbf_ops,   &bk_counting_ops,
+    &bk_cuckoo_ops,  &bk_xor8_ops,     &bk_fuse8_ops,  &bk_fuse16_ops,
+    &bk_fuse8_4_ops, &bk_scalable_ops, &bk_window_ops, &bk_quotient_ops,
 };
 
 #define KIND_COUNT (sizeof registry / sizeof registry[0])
@@ -98,10 +89,7 @@ bk_status bk_kind_from_name(const char *name, bk_kind *out)
     return BK_EKIND;
 }
 
-bool bk_kind_available(bk_kind kind)
-{
-    return bk_kind_ops_for(kind) != NULL;
-}
+bool bk_kind_available(bk_kind kind) { return bk_kind_ops_for(kind) != NULL; }
 
 bool bk_kind_is_static(bk_kind kind)
 {
@@ -134,10 +122,7 @@ void bk_filter_attach_backing(bk_filter *filter, void *memory, size_t size,
     filter->release_backing = release;
 }
 
-const bk_kind_ops *bk_filter_ops(const bk_filter *filter)
-{
-    return filter->ops;
-}
+const bk_kind_ops *bk_filter_ops(const bk_filter *filter) { return filter->ops; }
 
 void *bk_filter_object_of(const bk_filter *filter, bk_kind kind)
 {
@@ -358,10 +343,7 @@ bk_kind bk_filter_kind(const bk_filter *filter)
     return filter == NULL ? BK_KIND_NONE : filter->ops->kind;
 }
 
-const bk_hasher *bk_filter_hasher(const bk_filter *filter)
-{
-    return filter->hasher;
-}
+const bk_hasher *bk_filter_hasher(const bk_filter *filter) { return filter->hasher; }
 
 bk_hash bk_filter_hash(const bk_filter *filter, const void *key, size_t len)
 {
@@ -429,7 +411,8 @@ static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t
 {
     /* Near a fill alarm's next check, key by key so it fires on time. */
     uint64_t countdown = alarm_countdown(filter);
-    bool alarm_due = countdown != 0 && (countdown <= n || filter->ops->past_design_point != NULL);
+    bool alarm_due = countdown != 0 &&
+                     (countdown <= n || filter->ops->past_design_point != NULL);
     *added = 0;
     if (filter->ops->add_hash_batch != NULL && !alarm_due) {
         bk_status status = filter->ops->add_hash_batch(filter->object, hashes, n, added);
@@ -482,8 +465,8 @@ bk_status bk_filter_add_batch(bk_filter *filter, const bk_key *keys, size_t coun
     return add_in_chunks(filter, &source, count, new_count);
 }
 
-bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_len,
-                               size_t count, size_t *new_count)
+bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_len, size_t count,
+                               size_t *new_count)
 {
     if (filter == NULL || !bk_packed_valid(keys, key_len, count))
         return BK_EINVAL;

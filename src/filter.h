@@ -43,18 +43,18 @@
 
 typedef struct bk_kind_ops {
     bk_kind kind;
-    const char *name;       /* as on the command line: "bloom" */
-    bool is_static;         /* built once from a key set; no add */
-    bool concurrent_adds;   /* add may take BK_FLAG_CONCURRENT (static kinds: queries only,
+    const char *name;     /* as on the command line: "bloom" */
+    bool is_static;       /* built once from a key set; no add */
+    bool concurrent_adds; /* add may take BK_FLAG_CONCURRENT (static kinds: queries only,
                              * always concurrent) */
-    unsigned kind_flags;    /* the kind's own BK_FLAG_* it accepts (BK_FLAG_PARQUET_SIZE,
+    unsigned kind_flags;  /* the kind's own BK_FLAG_* it accepts (BK_FLAG_PARQUET_SIZE,
                              * BK_FLAG_AUTO_GROW);
                              * another kind's gives BK_EUNSUPPORTED */
 
     bk_status (*create)(const bk_params *params, void **out);
     /* Static kinds: build from hashes (duplicates allowed). */
-    bk_status (*build)(const bk_params *params, const bk_hasher *hasher,
-                       const bk_hash *hashes, size_t count, void **out);
+    bk_status (*build)(const bk_params *params, const bk_hasher *hasher, const bk_hash *hashes,
+                       size_t count, void **out);
     void (*destroy)(void *filter);
     bk_status (*copy)(const void *filter, void **out);
     bk_status (*clear)(void *filter);
@@ -127,10 +127,7 @@ typedef struct bk_kind_ops {
  * clamp in sizing.c stored for saturated designs (1 + 1.2e-11 at most);
  * such a file still loads and re-serialises to the same bytes.  NaN is
  * refused. */
-static inline bool bk_stored_fpr_valid(double fpr)
-{
-    return fpr >= 0 && fpr <= 1 + 1e-9;
-}
+static inline bool bk_stored_fpr_valid(double fpr) { return fpr >= 0 && fpr <= 1 + 1e-9; }
 
 /* The ops of each kind this build implements. */
 extern const bk_kind_ops bk_bloom_ops;

@@ -41,10 +41,7 @@
 
 static const uint8_t format_magic[8] = { 0x89, 'B', 'K', 'F', '\r', '\n', 0x1a, '\n' };
 
-static uint64_t round_up_64(uint64_t bytes)
-{
-    return (bytes + 63) & ~(uint64_t)63;
-}
+static uint64_t round_up_64(uint64_t bytes) { return (bytes + 63) & ~(uint64_t)63; }
 
 bool bk_format_all_zero(const uint8_t *bytes, size_t count)
 {
@@ -159,7 +156,8 @@ static bk_status hasher_for(const bk_format_header *h, const bk_load_options *op
 static bk_status kind_for(const bk_format_header *h, const bk_load_options *options,
                           const bk_kind_ops **ops)
 {
-    const bk_kind_ops *found = h->kind == BK_KIND_NONE ? NULL : bk_kind_ops_for((bk_kind)h->kind);
+    const bk_kind_ops *found = h->kind == BK_KIND_NONE ? NULL
+                                                       : bk_kind_ops_for((bk_kind)h->kind);
     if (found == NULL || found->read == NULL)
         return BK_EKIND;
     if (options != NULL && options->expected_kind != BK_KIND_NONE &&
@@ -307,7 +305,8 @@ bk_status bk_filter_serialized_size(const bk_filter *filter, size_t *size)
                                   bk_filter_object_of(filter, bk_filter_kind(filter)), size);
 }
 
-bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size, size_t *written)
+bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size,
+                              size_t *written)
 {
     if (filter == NULL || (buffer == NULL && size != 0))
         return BK_EINVAL;

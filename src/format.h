@@ -38,14 +38,13 @@ typedef struct bk_format_header {
     uint64_t seed;
     uint64_t keys_added;
     uint64_t checksum;
-    size_t total_size;    /* header_size + payload_size, known to fit */
+    size_t total_size; /* header_size + payload_size, known to fit */
 } bk_format_header;
 
 /* Steps 1-8 of docs/FORMAT.md on the first `available` bytes of an input
  * (the whole of it or just its start): magic, length of the header, version,
  * reserved fields, hash algorithm, sizes and their overflow. */
-bk_status bk_format_parse_header(const uint8_t *bytes, size_t available,
-                                 bk_format_header *out);
+bk_status bk_format_parse_header(const uint8_t *bytes, size_t available, bk_format_header *out);
 
 /* XXH3-64 of bytes[0..size) with the checksum field (bytes 56..63) read as
  * zero.  size must be at least BK_FORMAT_HEADER_SIZE. */

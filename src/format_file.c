@@ -387,8 +387,8 @@ static int create_temp_beside(const char *path, char **temp_path)
     clock_gettime(CLOCK_REALTIME, &now);
     unsigned long long salt = (unsigned long long)now.tv_nsec;
     for (unsigned attempt = 0; attempt < 100; attempt++) {
-        snprintf(name, room, "%.*s.%ld.%llu.tmp", (int)(base_start + keep), path,
-                 (long)getpid(), salt + attempt);
+        snprintf(name, room, "%.*s.%ld.%llu.tmp", (int)(base_start + keep), path, (long)getpid(),
+                 salt + attempt);
         int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             *temp_path = name;
@@ -500,10 +500,7 @@ bk_status bk_filter_save(const bk_filter *filter, const char *path)
 /* Mapping                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void unmap_backing(void *memory, size_t size)
-{
-    munmap(memory, size);
-}
+static void unmap_backing(void *memory, size_t size) { munmap(memory, size); }
 
 bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_filter **out)
 {
@@ -555,8 +552,8 @@ bk_status bk_filter_map(const char *path, const bk_load_options *options, bk_fil
 /* Verification                                                             */
 /* ------------------------------------------------------------------------ */
 
-static bk_status checksum_stream(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZE],
-                                 size_t total, uint64_t *checksum)
+static bk_status checksum_stream(int fd, const uint8_t head[BK_FORMAT_HEADER_SIZE], size_t total,
+                                 uint64_t *checksum)
 {
     uint8_t *chunk = malloc(IO_CHUNK);
     if (chunk == NULL)

@@ -147,15 +147,9 @@ static bool is_fuse_kind(bk_kind kind)
            kind == BK_KIND_FUSE8_4;
 }
 
-static unsigned fingerprint_bits_of(bk_kind kind)
-{
-    return kind == BK_KIND_FUSE16 ? 16 : 8;
-}
+static unsigned fingerprint_bits_of(bk_kind kind) { return kind == BK_KIND_FUSE16 ? 16 : 8; }
 
-static unsigned arity_of(bk_kind kind)
-{
-    return kind == BK_KIND_FUSE8_4 ? 4 : 3;
-}
+static unsigned arity_of(bk_kind kind) { return kind == BK_KIND_FUSE8_4 ? 4 : 3; }
 
 static uint64_t fingerprint_bytes(bk_kind kind, uint64_t slots)
 {
@@ -204,7 +198,8 @@ static double fuse_size_factor(unsigned arity, uint64_t keys)
 static void fuse_geometry_for(unsigned arity, uint64_t keys, fuse_geometry *g)
 {
     uint32_t length = fuse_segment_length(arity, keys);
-    uint64_t wanted = keys < 2 ? 0 : (uint64_t)llround((double)keys * fuse_size_factor(arity, keys));
+    uint64_t wanted = keys < 2 ? 0
+                               : (uint64_t)llround((double)keys * fuse_size_factor(arity, keys));
     uint64_t segments = (wanted + length - 1) / length;
     uint64_t count = segments > arity - 1 ? segments - (arity - 1) : 1;
     g->arity = arity;
@@ -238,7 +233,8 @@ static bk_status geometry_for(bk_kind kind, uint64_t keys, fuse_geometry *g)
 static ALWAYS_INLINE void slots_of(const fuse_geometry *g, uint64_t hash, bk_kind kind,
                                    uint64_t slot[4])
 {
-    bk_fuse_slots_of(hash, kind, g->segment_count_length, g->segment_length, g->segment_mask, slot);
+    bk_fuse_slots_of(hash, kind, g->segment_count_length, g->segment_length, g->segment_mask,
+                     slot);
 }
 
 static ALWAYS_INLINE bool contains_kind(const bk_fuse *filter, bk_hash hash, bk_kind kind)
@@ -432,33 +428,27 @@ static size_t drop_repeats(uint64_t *sorted, unsigned bucket_bits, const uint32_
  *               so it starts at 64 + s/256 (fuse) or 64 + s/8 (xor) and doubles
  *               (small sets grow it: the tests take that path). */
 typedef struct build_scratch {
-    uint64_t *sorted;        /* the attempt's hashes; then the peel stack */
-    uint8_t *peeled_index;   /* stack: which of the key's slots was its own */
-    uint32_t *bucket_end;    /* bucket_hashes' buckets */
+    uint64_t *sorted;      /* the attempt's hashes; then the peel stack */
+    uint8_t *peeled_index; /* stack: which of the key's slots was its own */
+    uint32_t *bucket_end;  /* bucket_hashes' buckets */
     void *key_block;
     size_t key_block_bytes;
-    size_t key_room;         /* entries of sorted and peeled_index */
+    size_t key_room; /* entries of sorted and peeled_index */
     unsigned bucket_bits;
-    uint64_t *slot_hashes;   /* per slot: xor of the hashes of its keys */
-    uint8_t *slot_keys;      /* per slot: key count and index xor (SLOT_KEY_ONE) */
-    uint32_t *pending;       /* slots left with one key, not yet peeled */
+    uint64_t *slot_hashes; /* per slot: xor of the hashes of its keys */
+    uint8_t *slot_keys;    /* per slot: key count and index xor (SLOT_KEY_ONE) */
+    uint32_t *pending;     /* slots left with one key, not yet peeled */
     size_t pending_room;
-    bool out_of_memory;      /* pending could not grow */
+    bool out_of_memory; /* pending could not grow */
     void *slot_block;
     size_t slot_block_bytes;
-    uint64_t slots;          /* room for this many slots */
-    bool slots_zero;         /* slot_keys and slot_hashes still all zero */
+    uint64_t slots;  /* room for this many slots */
+    bool slots_zero; /* slot_keys and slot_hashes still all zero */
 } build_scratch;
 
-static size_t bucket_count(unsigned bucket_bits)
-{
-    return ((size_t)1 << bucket_bits) + 1;
-}
+static size_t bucket_count(unsigned bucket_bits) { return ((size_t)1 << bucket_bits) + 1; }
 
-static size_t round_up_64(size_t bytes)
-{
-    return (bytes + 63) & ~(size_t)63;
-}
+static size_t round_up_64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
 static size_t key_block_bytes(size_t room, unsigned bucket_bits)
 {
@@ -590,8 +580,8 @@ typedef struct peeler {
     fuse_geometry geometry;
     uint8_t *slot_keys;
     uint64_t *slot_hashes;
-    uint64_t *stack;        /* peeled hashes (s->sorted) */
-    uint8_t *stack_index;   /* which of their slots was their own */
+    uint64_t *stack;      /* peeled hashes (s->sorted) */
+    uint8_t *stack_index; /* which of their slots was their own */
     uint32_t *pending;
     size_t pending_room;
     size_t stacked;
@@ -646,8 +636,14 @@ static ALWAYS_INLINE size_t peel_slot(peeler *p, uint32_t own, size_t top, bk_ki
  */
 static ALWAYS_INLINE size_t peel(const fuse_geometry *g, build_scratch *s, bk_kind kind)
 {
-    peeler p = { *g, s->slot_keys, s->slot_hashes, s->sorted, s->peeled_index,
-                 s->pending, s->pending_room, 0 };
+    peeler p = { *g,
+                 s->slot_keys,
+                 s->slot_hashes,
+                 s->sorted,
+                 s->peeled_index,
+                 s->pending,
+                 s->pending_room,
+                 0 };
     const uint8_t *slot_keys = p.slot_keys;
     for (uint64_t i = p.geometry.slots; i-- > 0;) {
         if ((slot_keys[i] >> 2) != 1)
@@ -677,8 +673,8 @@ static ALWAYS_INLINE void assign(const fuse_geometry *g, const build_scratch *s,
         slots_of(&geometry, h, kind, slot);
         uint64_t own = slot[stack_index[i]];
         /* F[own] is still 0, so xoring it in changes nothing. */
-        uint32_t value =
-            bk_fuse_fingerprint(h, kind) ^ bk_fuse_stored_xor(fingerprints, slot, kind);
+        uint32_t value = bk_fuse_fingerprint(h, kind) ^
+                         bk_fuse_stored_xor(fingerprints, slot, kind);
         if (kind == BK_KIND_FUSE16)
             ((uint16_t *)fingerprints)[own] = (uint16_t)value;
         else
@@ -784,7 +780,8 @@ static void fuse_destroy(void *object)
 {
     bk_fuse *filter = object;
     if (!filter->borrowed)
-        bk_free_zeroed(filter->fingerprints, fingerprint_bytes(filter->kind, filter->geometry.slots));
+        bk_free_zeroed(filter->fingerprints,
+                       fingerprint_bytes(filter->kind, filter->geometry.slots));
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }
@@ -996,8 +993,9 @@ static bk_status read_geometry(bk_kind kind, const uint8_t *params, fuse_geometr
 }
 
 static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_size,
-                           const uint8_t *payload, uint64_t payload_size, const bk_hasher *hasher,
-                           uint64_t keys_added, bool in_place, void **out)
+                           const uint8_t *payload, uint64_t payload_size,
+                           const bk_hasher *hasher, uint64_t keys_added, bool in_place,
+                           void **out)
 {
     if (params_size != FUSE_PARAMS_SIZE || bk_load_le32(params + 44) != 0)
         return BK_ECORRUPT;
@@ -1042,56 +1040,56 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
 
 /* The table of each kind, its kind fixed at compile time in the query,
  * batch, build, design and read functions (one straight-line copy each). */
-#define FUSE_KIND_OPS(suffix, KIND)                                                           \
-    static bool contains_##suffix(const void *f, bk_hash hash)                                \
-    {                                                                                         \
-        return contains_kind(f, hash, KIND);                                                  \
-    }                                                                                         \
-    static bool contains_key_##suffix(const void *f, const void *key, size_t len)             \
-    {                                                                                         \
-        const bk_fuse *fuse = f;                                                              \
-        return contains_kind(fuse, bk_hash_inline(&fuse->hasher, key, len), KIND);            \
-    }                                                                                         \
-    static size_t batch_##suffix(const void *f, const bk_hash *hashes, size_t n, bool *r)     \
-    {                                                                                         \
-        return contains_batch_kind(f, hashes, n, r, KIND);                                    \
-    }                                                                                         \
-    static bk_status build_##suffix(const bk_params *params, const bk_hasher *hasher,         \
-                                    const bk_hash *hashes, size_t n, void **out)              \
-    {                                                                                         \
-        (void)params; /* the handle made the hasher from it */                                \
-        return build_kind(KIND, hasher, hashes, n, out);                                      \
-    }                                                                                         \
-    static bk_status design_##suffix(const bk_params *params, bk_stats *out)                  \
-    {                                                                                         \
-        return design_kind(KIND, params, out);                                                \
-    }                                                                                         \
-    static bk_status read_##suffix(const uint8_t *params, size_t params_size,                 \
-                                   const uint8_t *payload, uint64_t payload_size,             \
-                                   const bk_hasher *hasher, uint64_t keys_added,              \
-                                   bool in_place, void **out)                                 \
-    {                                                                                         \
-        return read_kind(KIND, params, params_size, payload, payload_size, hasher,            \
-                         keys_added, in_place, out);                                          \
-    }                                                                                         \
-    const bk_kind_ops bk_##suffix##_ops = {                                                   \
-        .kind = KIND,                                                                         \
-        .name = #suffix,                                                                      \
-        .is_static = true,                                                                    \
-        .build = build_##suffix,                                                              \
-        .destroy = fuse_destroy,                                                              \
-        .copy = fuse_copy,                                                                    \
-        .hasher = fuse_hasher,                                                                \
-        .contains_hash = contains_##suffix,                                                   \
-        .contains_key = contains_key_##suffix,                                                \
-        .contains_hash_batch = batch_##suffix,                                                \
-        .stats = fuse_stats,                                                                  \
-        .design = design_##suffix,                                                            \
-        .params_size = ops_params_size,                                                       \
-        .write_params = ops_write_params,                                                     \
-        .payload_size = ops_payload_size,                                                     \
-        .write_payload = ops_write_payload,                                                   \
-        .read = read_##suffix,                                                                \
+#define FUSE_KIND_OPS(suffix, KIND)                                                             \
+    static bool contains_##suffix(const void *f, bk_hash hash)                                  \
+    {                                                                                           \
+        return contains_kind(f, hash, KIND);                                                    \
+    }                                                                                           \
+    static bool contains_key_##suffix(const void *f, const void *key, size_t len)               \
+    {                                                                                           \
+        const bk_fuse *fuse = f;                                                                \
+        return contains_kind(fuse, bk_hash_inline(&fuse->hasher, key, len), KIND);              \
+    }                                                                                           \
+    static size_t batch_##suffix(const void *f, const bk_hash *hashes, size_t n, bool *r)       \
+    {                                                                                           \
+        return contains_batch_kind(f, hashes, n, r, KIND);                                      \
+    }                                                                                           \
+    static bk_status build_##suffix(const bk_params *params, const bk_hasher *hasher,           \
+                                    const bk_hash *hashes, size_t n, void **out)                \
+    {                                                                                           \
+        (void)params; /* the handle made the hasher from it */                                  \
+        return build_kind(KIND, hasher, hashes, n, out);                                        \
+    }                                                                                           \
+    static bk_status design_##suffix(const bk_params *params, bk_stats *out)                    \
+    {                                                                                           \
+        return design_kind(KIND, params, out);                                                  \
+    }                                                                                           \
+    static bk_status read_##suffix(const uint8_t *params, size_t params_size,                   \
+                                   const uint8_t *payload, uint64_t payload_size,               \
+                                   const bk_hasher *hasher, uint64_t keys_added, bool in_place, \
+                                   void **out)                                                  \
+    {                                                                                           \
+        return read_kind(KIND, params, params_size, payload, payload_size, hasher, keys_added,  \
+                         in_place, out);                                                        \
+    }                                                                                           \
+    const bk_kind_ops bk_##suffix##_ops = {                                                     \
+        .kind = KIND,                                                                           \
+        .name = #suffix,                                                                        \
+        .is_static = true,                                                                      \
+        .build = build_##suffix,                                                                \
+        .destroy = fuse_destroy,                                                                \
+        .copy = fuse_copy,                                                                      \
+        .hasher = fuse_hasher,                                                                  \
+        .contains_hash = contains_##suffix,                                                     \
+        .contains_key = contains_key_##suffix,                                                  \
+        .contains_hash_batch = batch_##suffix,                                                  \
+        .stats = fuse_stats,                                                                    \
+        .design = design_##suffix,                                                              \
+        .params_size = ops_params_size,                                                         \
+        .write_params = ops_write_params,                                                       \
+        .payload_size = ops_payload_size,                                                       \
+        .write_payload = ops_write_payload,                                                     \
+        .read = read_##suffix,                                                                  \
     };
 
 FUSE_KIND_OPS(xor8, BK_KIND_XOR8)

@@ -21,15 +21,15 @@ typedef struct fuse_geometry {
 } fuse_geometry;
 
 typedef struct bk_fuse {
-    void *fingerprints;    /* s entries of 1 or 2 bytes, 64-byte aligned */
+    void *fingerprints; /* s entries of 1 or 2 bytes, 64-byte aligned */
     fuse_geometry geometry;
-    uint64_t seed;         /* of the attempt that peeled */
-    uint64_t keys;         /* distinct hashes stored */
+    uint64_t seed; /* of the attempt that peeled */
+    uint64_t keys; /* distinct hashes stored */
     bk_kind kind;
     unsigned fingerprint_bits;
-    unsigned attempts;     /* peeling attempts the build took (1 when the first peeled) */
+    unsigned attempts; /* peeling attempts the build took (1 when the first peeled) */
     bk_hasher hasher;
-    bool borrowed;         /* fingerprints belong to a mapped file */
+    bool borrowed; /* fingerprints belong to a mapped file */
 } bk_fuse;
 
 #endif

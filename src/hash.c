@@ -41,16 +41,13 @@
 
 static const char key_id_label[] = "bloomkit secret-key identifier v1";
 
-static inline uint64_t rotl64(uint64_t x, unsigned r)
-{
-    return (x << r) | (x >> (64 - r));
-}
+static inline uint64_t rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
 
 static inline uint64_t load_le64(const uint8_t *p)
 {
-    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-           (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
 }
 
 typedef struct sip_state {
@@ -59,10 +56,20 @@ typedef struct sip_state {
 
 static inline void sip_round(sip_state *s)
 {
-    s->v0 += s->v1; s->v1 = rotl64(s->v1, 13); s->v1 ^= s->v0; s->v0 = rotl64(s->v0, 32);
-    s->v2 += s->v3; s->v3 = rotl64(s->v3, 16); s->v3 ^= s->v2;
-    s->v0 += s->v3; s->v3 = rotl64(s->v3, 21); s->v3 ^= s->v0;
-    s->v2 += s->v1; s->v1 = rotl64(s->v1, 17); s->v1 ^= s->v2; s->v2 = rotl64(s->v2, 32);
+    s->v0 += s->v1;
+    s->v1 = rotl64(s->v1, 13);
+    s->v1 ^= s->v0;
+    s->v0 = rotl64(s->v0, 32);
+    s->v2 += s->v3;
+    s->v3 = rotl64(s->v3, 16);
+    s->v3 ^= s->v2;
+    s->v0 += s->v3;
+    s->v3 = rotl64(s->v3, 21);
+    s->v3 ^= s->v0;
+    s->v2 += s->v1;
+    s->v1 = rotl64(s->v1, 17);
+    s->v1 ^= s->v2;
+    s->v2 = rotl64(s->v2, 32);
 }
 
 static inline void sip_absorb(sip_state *s, uint64_t word)
@@ -146,8 +153,7 @@ bk_status bk_hasher_init(bk_hasher *hasher, bk_hash_algorithm algorithm, uint64_
         h.has_key = true;
         h.seed = bk_secret_key_id(secret_key);
         break;
-    default:
-        return BK_EINVAL;
+    default: return BK_EINVAL;
     }
     *hasher = h;
     return BK_OK;
@@ -175,9 +181,7 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
         out.h2 = h.high64;
         break;
     }
-    case BK_HASH_SIPHASH:
-        out = bk_siphash24_128(hasher->secret_key, key, len);
-        break;
+    case BK_HASH_SIPHASH: out = bk_siphash24_128(hasher->secret_key, key, len); break;
     case BK_HASH_XXH64:
         out.h1 = XXH64(key, len, hasher->seed);
         out.h2 = bk_mix64(out.h1);
@@ -186,8 +190,8 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
     return out;
 }
 
-bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len,
-                         size_t count, bk_hash *hashes)
+bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len, size_t count,
+                         bk_hash *hashes)
 {
     if (hasher == NULL || (hashes == NULL && count != 0) ||
         !bk_packed_valid(keys, key_len, count))

@@ -167,8 +167,7 @@ typedef struct bk_batch_source {
  * read, and requesting the descriptors alone gave nothing clear
  * (docs/PERFORMANCE.md has the figures).
  */
-static inline void bk_source_request_next(const bk_batch_source *source, size_t next,
-                                          size_t n)
+static inline void bk_source_request_next(const bk_batch_source *source, size_t next, size_t n)
 {
     if (source->packed == NULL)
         return;
@@ -192,8 +191,8 @@ static inline const bk_hash *bk_source_hashes(const bk_hasher *hasher,
     if (source->keys != NULL)
         bk_hash_keys(hasher, source->keys + start, n, chunk);
     else
-        bk_hash_packed_keys(hasher, source->packed + start * source->key_len, source->key_len,
-                            n, chunk);
+        bk_hash_packed_keys(hasher, source->packed + start * source->key_len, source->key_len, n,
+                            chunk);
     bk_source_request_next(source, start + n, n);
     return chunk;
 }

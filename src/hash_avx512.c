@@ -112,7 +112,8 @@ static void hash_sixteen(__m512i words_lo, __m512i words_hi, __m512i flip_lo, __
     high = _mm512_add_epi64(high, _mm512_mul_epu32(v, _mm512_set1_epi64(XXH_PRIME32_2 - 1)));
     low = _mm512_xor_si512(low, byte_swap(high));
     __m512i h1 = _mm512_mullo_epi64(low, prime2);
-    __m512i h2 = _mm512_add_epi64(bk_multiply_high_x8(low, prime2), _mm512_mullo_epi64(high, prime2));
+    __m512i h2 = _mm512_add_epi64(bk_multiply_high_x8(low, prime2),
+                                  _mm512_mullo_epi64(high, prime2));
     store_pairs(bk_xxh3_avalanche_x8(h1), bk_xxh3_avalanche_x8(h2), hashes);
 }
 
@@ -181,7 +182,7 @@ static void hash_xxh64(__m512i first, const __m512i *second, uint64_t seed, bk_h
 }
 
 static inline __attribute__((always_inline)) bk_hash one_key(const bk_key *key, uint64_t seed,
-                                                              bool xxh64)
+                                                             bool xxh64)
 {
     return xxh64 ? bk_hash_xxh64(key->data, key->len, seed)
                  : bk_hash_xxh3(key->data, key->len, seed);
@@ -204,9 +205,10 @@ static inline xxh3_flips flips_for(uint64_t seed)
 
 /* Eight keys of `width` (8 or 16) bytes, as words: words_lo holds their
  * first 8 bytes, words_hi (16-byte keys only) their second 8. */
-static inline __attribute__((always_inline)) void
-hash_words(__m512i words_lo, __m512i words_hi, size_t width, uint64_t seed,
-           const xxh3_flips *flips, bk_hash *hashes, bool xxh64)
+static inline __attribute__((always_inline)) void hash_words(__m512i words_lo, __m512i words_hi,
+                                                             size_t width, uint64_t seed,
+                                                             const xxh3_flips *flips,
+                                                             bk_hash *hashes, bool xxh64)
 {
     if (width == 8) {
         if (xxh64)
@@ -257,9 +259,9 @@ void bk_hash_keys_xxh64_avx512(const bk_key *keys, size_t count, uint64_t seed, 
 /* Packed keys (bk_hash_packed): eight 8-byte keys are one 64-byte load;
  * eight 16-byte keys are two, their first and second halves separated by
  * two VPERMT2Q.  No descriptor to read, no word assembled lane by lane. */
-static inline __attribute__((always_inline)) void
-hash_packed(const uint8_t *keys, size_t width, size_t count, uint64_t seed, bk_hash *hashes,
-            bool xxh64)
+static inline __attribute__((always_inline)) void hash_packed(const uint8_t *keys, size_t width,
+                                                              size_t count, uint64_t seed,
+                                                              bk_hash *hashes, bool xxh64)
 {
     const xxh3_flips flips = flips_for(seed);
     const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);

@@ -13,22 +13,17 @@
 /* BLOOMKIT_NO_HUGEPAGE set (to anything) turns the huge page hint into its
  * opposite, so the benchmark can measure what the hint gives.  Read at each
  * large allocation, which is rare. */
-static bool huge_pages_wanted(void)
-{
-    return getenv("BLOOMKIT_NO_HUGEPAGE") == NULL;
-}
+static bool huge_pages_wanted(void) { return getenv("BLOOMKIT_NO_HUGEPAGE") == NULL; }
 
-static size_t round_up_64(size_t bytes)
-{
-    return (bytes + 63) & ~(size_t)63;
-}
+static size_t round_up_64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
 void *bk_alloc_zeroed(size_t bytes)
 {
     if (bytes > SIZE_MAX - 64)
         return NULL;
     if (bytes >= BK_HUGE_THRESHOLD) {
-        void *block = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *block = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                           0);
         if (block == MAP_FAILED)
             return NULL;
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)

@@ -123,11 +123,11 @@
 #define MIN_R BK_QUOTIENT_MIN_REMAINDER_BITS
 #define MAX_R BK_QUOTIENT_MAX_REMAINDER_BITS
 #define BLOCK_SLOTS 64u
-#define HEADER_BYTES 17u   /* occupieds, runends, offset */
-#define SATURATED 255u     /* an offset byte meaning "255 or more" */
-#define MAX_DIGITS 16u     /* ceil(64 / MIN_R) */
+#define HEADER_BYTES 17u /* occupieds, runends, offset */
+#define SATURATED 255u   /* an offset byte meaning "255 or more" */
+#define MAX_DIGITS 16u   /* ceil(64 / MIN_R) */
 #define MAX_ENTRY_SLOTS (4u + MAX_DIGITS)
-#define TAIL_PADDING 8u    /* remainder loads read up to 8 bytes past a block */
+#define TAIL_PADDING 8u /* remainder loads read up to 8 bytes past a block */
 #define NOWHERE UINT64_MAX
 #define PREFETCH_DISTANCE 16 /* batch queries: blocks requested this many keys ahead */
 
@@ -142,22 +142,22 @@ typedef struct walk_ops {
 } walk_ops;
 
 struct bk_quotient {
-    uint8_t *table;        /* blocks x block_bytes, then TAIL_PADDING zero bytes */
-    size_t table_bytes;    /* allocated, padding included */
-    unsigned log2_slots;   /* q */
+    uint8_t *table;          /* blocks x block_bytes, then TAIL_PADDING zero bytes */
+    size_t table_bytes;      /* allocated, padding included */
+    unsigned log2_slots;     /* q */
     unsigned remainder_bits; /* r */
-    uint64_t home_slots;   /* 2^q */
+    uint64_t home_slots;     /* 2^q */
     uint64_t blocks;
-    uint64_t slots;        /* blocks x 64: home slots, then overflow */
-    size_t block_bytes;    /* 18 + 8 r */
+    uint64_t slots;          /* blocks x 64: home slots, then overflow */
+    size_t block_bytes;      /* 18 + 8 r */
     uint64_t remainder_mask; /* 2^r - 1 */
-    uint64_t capacity;     /* design n */
-    double target_fpr;     /* predicted FPR at capacity */
+    uint64_t capacity;       /* design n */
+    double target_fpr;       /* predicted FPR at capacity */
     uint64_t used_slots;
-    uint64_t distinct;     /* entries */
-    uint64_t counted;      /* sum of counts, saturating */
-    unsigned flags;        /* BK_FLAG_AUTO_GROW or 0 */
-    bool read_only;        /* loaded from a mapped file: BK_EIMMUTABLE on writes */
+    uint64_t distinct; /* entries */
+    uint64_t counted;  /* sum of counts, saturating */
+    unsigned flags;    /* BK_FLAG_AUTO_GROW or 0 */
+    bool read_only;    /* loaded from a mapped file: BK_EIMMUTABLE on writes */
     const walk_ops *walk;
     bk_hasher hasher;
 };
@@ -387,9 +387,11 @@ static void move_slots(quotient *f, uint64_t from, uint64_t to, uint64_t count)
         uint64_t source = up ? from + left - 1 : from + done;
         uint64_t target = up ? to + left - 1 : to + done;
         uint64_t room = up ? 1 + (source % BLOCK_SLOTS < target % BLOCK_SLOTS
-                                      ? source % BLOCK_SLOTS : target % BLOCK_SLOTS)
+                                      ? source % BLOCK_SLOTS
+                                      : target % BLOCK_SLOTS)
                            : BLOCK_SLOTS - (source % BLOCK_SLOTS > target % BLOCK_SLOTS
-                                                ? source % BLOCK_SLOTS : target % BLOCK_SLOTS);
+                                                ? source % BLOCK_SLOTS
+                                                : target % BLOCK_SLOTS);
         uint64_t length = room < left ? room : left;
         uint64_t first_source = up ? source + 1 - length : source;
         uint64_t first_target = up ? target + 1 - length : target;
@@ -440,71 +442,71 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
  * end_bound(p): one past the last slot used by the runs of quotients <= p
  * (at most p when slot p is free: then no run covers it).
  */
-#define DEFINE_WALK(SUFFIX, ATTRIBUTE, RANK, SELECT)                                         \
+#define DEFINE_WALK(SUFFIX, ATTRIBUTE, RANK, SELECT)                                      \
     /* The runs of quotients < 64 block end at the runs_before-th runend at \
      * or after *start (or, when runs_before is 0, right before *start):   \
      * from the block's own offset, or, when that saturated, from the     \
      * nearest earlier block whose offset did not (block 0's is 0), the    \
-     * quotients of the blocks between counted into runs_before. */        \
-    ATTRIBUTE static inline uint64_t anchor_##SUFFIX(const quotient *f, uint64_t block,    \
+     * quotients of the blocks between counted into runs_before. */             \
+    ATTRIBUTE static inline uint64_t anchor_##SUFFIX(const quotient *f, uint64_t block,   \
                                                      uint64_t *runs_before)               \
-    {                                                                                       \
-        unsigned offset = offset_byte(f, block);                                            \
-        *runs_before = 0;                                                                   \
-        if (__builtin_expect(offset == SATURATED, 0))                                       \
-            do {                                                                            \
-                block--;                                                                    \
-                *runs_before += RANK(occupieds(f, block));                                  \
-                offset = offset_byte(f, block);                                             \
-            } while (offset == SATURATED);                                                  \
-        return block * BLOCK_SLOTS + offset;                                                \
-    }                                                                                       \
-    ATTRIBUTE static uint64_t select_from_##SUFFIX(const quotient *f, uint64_t start,       \
-                                                   uint64_t k)                              \
-    {                                                                                       \
-        uint64_t block = start / BLOCK_SLOTS;                                               \
-        if (block >= f->blocks)                                                             \
-            return NOWHERE;                                                                 \
-        uint64_t word = runends(f, block) & (~(uint64_t)0 << (start % BLOCK_SLOTS));        \
-        for (;;) {                                                                          \
-            uint64_t ones = RANK(word);                                                     \
-            if (ones >= k)                                                                  \
-                return block * BLOCK_SLOTS + SELECT(word, (unsigned)(k - 1));               \
-            k -= ones;                                                                      \
-            if (++block >= f->blocks)                                                       \
-                return NOWHERE;                                                             \
-            word = runends(f, block);                                                       \
-        }                                                                                   \
-    }                                                                                       \
-    ATTRIBUTE static uint64_t end_bound_##SUFFIX(const quotient *f, uint64_t position)      \
-    {                                                                                       \
-        uint64_t block = position / BLOCK_SLOTS;                                            \
-        unsigned bit = position % BLOCK_SLOTS;                                              \
-        uint64_t below = occupieds(f, block) & (((uint64_t)2 << bit) - 1);                  \
-        uint64_t runs;                                                                      \
-        uint64_t start = anchor_##SUFFIX(f, block, &runs);                                  \
-        runs += RANK(below);                                                                \
-        if (runs == 0)                                                                      \
-            return start;                                                                   \
-        uint64_t end = select_from_##SUFFIX(f, start, runs);                                \
-        return end == NOWHERE ? NOWHERE : end + 1;                                          \
-    }                                                                                       \
+    {                                                                                     \
+        unsigned offset = offset_byte(f, block);                                          \
+        *runs_before = 0;                                                                 \
+        if (__builtin_expect(offset == SATURATED, 0))                                     \
+            do {                                                                          \
+                block--;                                                                  \
+                *runs_before += RANK(occupieds(f, block));                                \
+                offset = offset_byte(f, block);                                           \
+            } while (offset == SATURATED);                                                \
+        return block * BLOCK_SLOTS + offset;                                              \
+    }                                                                                     \
+    ATTRIBUTE static uint64_t select_from_##SUFFIX(const quotient *f, uint64_t start,     \
+                                                   uint64_t k)                            \
+    {                                                                                     \
+        uint64_t block = start / BLOCK_SLOTS;                                             \
+        if (block >= f->blocks)                                                           \
+            return NOWHERE;                                                               \
+        uint64_t word = runends(f, block) & (~(uint64_t)0 << (start % BLOCK_SLOTS));      \
+        for (;;) {                                                                        \
+            uint64_t ones = RANK(word);                                                   \
+            if (ones >= k)                                                                \
+                return block * BLOCK_SLOTS + SELECT(word, (unsigned)(k - 1));             \
+            k -= ones;                                                                    \
+            if (++block >= f->blocks)                                                     \
+                return NOWHERE;                                                           \
+            word = runends(f, block);                                                     \
+        }                                                                                 \
+    }                                                                                     \
+    ATTRIBUTE static uint64_t end_bound_##SUFFIX(const quotient *f, uint64_t position)    \
+    {                                                                                     \
+        uint64_t block = position / BLOCK_SLOTS;                                          \
+        unsigned bit = position % BLOCK_SLOTS;                                            \
+        uint64_t below = occupieds(f, block) & (((uint64_t)2 << bit) - 1);                \
+        uint64_t runs;                                                                    \
+        uint64_t start = anchor_##SUFFIX(f, block, &runs);                                \
+        runs += RANK(below);                                                              \
+        if (runs == 0)                                                                    \
+            return start;                                                                 \
+        uint64_t end = select_from_##SUFFIX(f, start, runs);                              \
+        return end == NOWHERE ? NOWHERE : end + 1;                                        \
+    }                                                                                     \
     /* The slots [*start, *end] of occupied x's run: one select for the end \
-     * of the run before it, then the next runend. */                                       \
-    ATTRIBUTE static void run_of_##SUFFIX(const quotient *f, uint64_t x, uint64_t *start,  \
-                                          uint64_t *end)                                    \
-    {                                                                                       \
-        uint64_t block = x / BLOCK_SLOTS;                                                   \
-        unsigned bit = x % BLOCK_SLOTS;                                                     \
-        uint64_t earlier;                                                                   \
-        uint64_t after = anchor_##SUFFIX(f, block, &earlier);                               \
-        earlier += RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));                  \
-        if (earlier != 0)                                                                   \
-            after = select_from_##SUFFIX(f, after, earlier) + 1;                            \
-        *start = after > x ? after : x;                                                     \
-        *end = next_bit(f, 1, *start, f->slots - 1);                                        \
-    }                                                                                       \
-    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,       \
+     * of the run before it, then the next runend. */             \
+    ATTRIBUTE static void run_of_##SUFFIX(const quotient *f, uint64_t x, uint64_t *start, \
+                                          uint64_t *end)                                  \
+    {                                                                                     \
+        uint64_t block = x / BLOCK_SLOTS;                                                 \
+        unsigned bit = x % BLOCK_SLOTS;                                                   \
+        uint64_t earlier;                                                                 \
+        uint64_t after = anchor_##SUFFIX(f, block, &earlier);                             \
+        earlier += RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));                \
+        if (earlier != 0)                                                                 \
+            after = select_from_##SUFFIX(f, after, earlier) + 1;                          \
+        *start = after > x ? after : x;                                                   \
+        *end = next_bit(f, 1, *start, f->slots - 1);                                      \
+    }                                                                                     \
+    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,     \
                                             run_of_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
@@ -768,7 +770,7 @@ static bool cursor_next(cursor *c, uint64_t *fingerprint, uint64_t *count)
 /* ------------------------------------------------------------------------ */
 
 typedef struct writer {
-    quotient *f;           /* empty, of the target shape */
+    quotient *f; /* empty, of the target shape */
     uint64_t next_free;
     uint64_t last_quotient;
     bool any;
@@ -824,9 +826,9 @@ typedef struct place {
     uint64_t value;
     bool occupied;
     uint64_t run_start;
-    uint64_t run_end;   /* when occupied */
-    uint64_t slot;      /* of the entry, or where a new one goes */
-    entry found;        /* count 0: not stored */
+    uint64_t run_end; /* when occupied */
+    uint64_t slot;    /* of the entry, or where a new one goes */
+    entry found;      /* count 0: not stored */
 } place;
 
 /* The run of the fingerprint's quotient and, in it, its entry or the slot
@@ -1304,8 +1306,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     unsigned flags = bk_load_le32(params + 56);
     if (d.log2_slots > BK_QUOTIENT_MAX_LOG2_SLOTS || d.remainder_bits < MIN_R ||
         d.remainder_bits > MAX_R || (flags & ~BK_FLAG_AUTO_GROW) != 0 ||
-        bk_load_le32(params + 60) != 0 || d.capacity == 0 ||
-        !bk_stored_fpr_valid(d.target_fpr))
+        bk_load_le32(params + 60) != 0 || d.capacity == 0 || !bk_stored_fpr_valid(d.target_fpr))
         return BK_ECORRUPT;
     if (d.blocks != blocks_for(d.log2_slots) ||
         payload_size != d.blocks * (HEADER_BYTES + 8u * d.remainder_bits) ||
@@ -1406,7 +1407,8 @@ static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t 
     bk_status status = f->read_only ? BK_EIMMUTABLE : BK_OK;
     for (size_t i = 0; i < count && status == BK_OK; i++) {
         if (i + PREFETCH_DISTANCE < count) {
-            uint64_t ahead = fingerprint_of(f, hashes[i + PREFETCH_DISTANCE]) >> f->remainder_bits;
+            uint64_t ahead = fingerprint_of(f, hashes[i + PREFETCH_DISTANCE]) >>
+                             f->remainder_bits;
             __builtin_prefetch(block_at(f, ahead / BLOCK_SLOTS), 1);
         }
         bool was_new = false;
@@ -1439,7 +1441,8 @@ static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes,
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
         if (i + PREFETCH_DISTANCE < count) {
-            uint64_t ahead = fingerprint_of(f, hashes[i + PREFETCH_DISTANCE]) >> f->remainder_bits;
+            uint64_t ahead = fingerprint_of(f, hashes[i + PREFETCH_DISTANCE]) >>
+                             f->remainder_bits;
             __builtin_prefetch(block_at(f, ahead / BLOCK_SLOTS), 0);
         }
         bool hit = ops_contains_hash(object, hashes[i]);
@@ -1554,10 +1557,11 @@ bk_status bk_quotient_merge(const bk_filter *a, const bk_filter *b, bk_filter **
     if (status != BK_OK)
         return status;
     uint64_t sum = fa->capacity + fb->capacity < fa->capacity ? UINT64_MAX
-                                                               : fa->capacity + fb->capacity;
+                                                              : fa->capacity + fb->capacity;
     if (sum > result->capacity) {
         result->capacity = sum;
-        result->target_fpr = predicted_fpr((double)sum, result->log2_slots + result->remainder_bits);
+        result->target_fpr = predicted_fpr((double)sum,
+                                           result->log2_slots + result->remainder_bits);
     }
     status = bk_filter_wrap(&bk_quotient_ops, result, out);
     if (status != BK_OK)

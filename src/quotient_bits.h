@@ -58,7 +58,7 @@ __attribute__((target("popcnt"))) static inline unsigned bk_rank64_hardware(uint
 }
 
 __attribute__((target("bmi,bmi2"))) static inline unsigned bk_select64_hardware(uint64_t w,
-                                                                               unsigned k)
+                                                                                unsigned k)
 {
     if (k >= 64)
         return 64;

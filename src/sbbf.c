@@ -95,8 +95,8 @@ typedef struct sbbf_design {
 
 static double predicted_fpr(uint64_t block_count, uint64_t capacity)
 {
-    return bk_split_block_predicted_fpr(
-        (double)block_count * SBBF_BLOCK_BITS / (double)capacity, SBBF_HASHES, BK_SBBF_WORD_BITS);
+    return bk_split_block_predicted_fpr((double)block_count * SBBF_BLOCK_BITS / (double)capacity,
+                                        SBBF_HASHES, BK_SBBF_WORD_BITS);
 }
 
 /* The smallest power of two >= blocks (blocks <= 2^32). */
@@ -477,16 +477,17 @@ static void sbbf_stats(const void *object, bk_stats *out)
     s.keys_added = __atomic_load_n(&filter->keys_added, __ATOMIC_RELAXED); /* adds may run */
     s.fill_ratio = (double)bits_set(filter) / bits;
     s.keys_estimated = estimate_from_fill(filter->block_count, s.fill_ratio);
-    s.design_fill_ratio =
-        bk_split_block_expected_fill((double)filter->capacity / blocks, BK_SBBF_WORD_BITS);
+    s.design_fill_ratio = bk_split_block_expected_fill((double)filter->capacity / blocks,
+                                                       BK_SBBF_WORD_BITS);
     s.current_fpr = s.keys_estimated > 0
                         ? bk_split_block_predicted_fpr(bits / s.keys_estimated, SBBF_HASHES,
                                                        BK_SBBF_WORD_BITS)
                         : 0.0;
     s.bits_per_key = bits / (double)filter->capacity;
-    s.past_design_point =
-        s.fill_ratio > bk_split_block_expected_fill(
-                           (double)filter->capacity * BK_DESIGN_MARGIN / blocks, BK_SBBF_WORD_BITS);
+    s.past_design_point = s.fill_ratio >
+                          bk_split_block_expected_fill(
+                              (double)filter->capacity * BK_DESIGN_MARGIN / blocks,
+                              BK_SBBF_WORD_BITS);
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;
     *out = s;
@@ -659,17 +660,27 @@ static bk_status filter_from_bitset(const uint8_t *bitset, uint64_t blocks, uint
  */
 
 enum thrift_type {
-    THRIFT_STOP = 0, THRIFT_TRUE = 1, THRIFT_FALSE = 2, THRIFT_BYTE = 3, THRIFT_I16 = 4,
-    THRIFT_I32 = 5, THRIFT_I64 = 6, THRIFT_DOUBLE = 7, THRIFT_BINARY = 8, THRIFT_LIST = 9,
-    THRIFT_SET = 10, THRIFT_MAP = 11, THRIFT_STRUCT = 12
+    THRIFT_STOP = 0,
+    THRIFT_TRUE = 1,
+    THRIFT_FALSE = 2,
+    THRIFT_BYTE = 3,
+    THRIFT_I16 = 4,
+    THRIFT_I32 = 5,
+    THRIFT_I64 = 6,
+    THRIFT_DOUBLE = 7,
+    THRIFT_BINARY = 8,
+    THRIFT_LIST = 9,
+    THRIFT_SET = 10,
+    THRIFT_MAP = 11,
+    THRIFT_STRUCT = 12
 };
 
 #define THRIFT_MAX_DEPTH 8
 #define HEADER_MAX_BYTES 20 /* field byte, 5-byte varint, 3 x 4 union bytes, stop */
 
 /* The header's three unions, each holding field 1, an empty struct. */
-static const uint8_t header_unions[12] = { 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00,
-                                           0x1c, 0x1c, 0x00, 0x00 };
+static const uint8_t header_unions[12] = { 0x1c, 0x1c, 0x00, 0x00, 0x1c, 0x1c,
+                                           0x00, 0x00, 0x1c, 0x1c, 0x00, 0x00 };
 
 /* Writes the header for a bitset of `num_bytes` (< 2^31) into out (at
  * least HEADER_MAX_BYTES); returns its length. */
@@ -730,10 +741,7 @@ static bk_status read_varint(thrift_reader *r, unsigned max_bits, uint64_t *out)
     return BK_OK;
 }
 
-static int64_t unzigzag(uint64_t value)
-{
-    return (int64_t)(value >> 1) ^ -(int64_t)(value & 1);
-}
+static int64_t unzigzag(uint64_t value) { return (int64_t)(value >> 1) ^ -(int64_t)(value & 1); }
 
 /* The next field's type and id (type THRIFT_STOP at the struct's end);
  * *last_id is the previous field's id, updated. */

@@ -24,7 +24,7 @@ struct bk_sbbf {
     uint64_t keys_added;
     bk_hasher hasher;
     unsigned flags;
-    bool borrowed;        /* words belong to a mapped file: read-only */
+    bool borrowed; /* words belong to a mapped file: read-only */
     bool use_avx2;
 };
 

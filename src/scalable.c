@@ -83,14 +83,14 @@
 struct bk_scalable {
     bk_bloom *filters[BK_SCALABLE_MAX_FILTERS]; /* oldest first */
     unsigned filter_count;
-    unsigned max_filters;     /* 1 .. BK_SCALABLE_MAX_FILTERS */
+    unsigned max_filters;      /* 1 .. BK_SCALABLE_MAX_FILTERS */
     uint64_t initial_capacity; /* n0 */
-    double target_fpr;        /* p: bound on the chain's FPR */
-    double expansion;         /* s */
-    double tightening;        /* r */
+    double target_fpr;         /* p: bound on the chain's FPR */
+    double expansion;          /* s */
+    double tightening;         /* r */
     uint64_t keys_added;
     bk_hasher hasher;
-    bool read_only;           /* sub-filters read a mapped file in place */
+    bool read_only; /* sub-filters read a mapped file in place */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -155,7 +155,8 @@ static bk_status check_params(const bk_params *params, chain_params *out)
     c.expansion = params->expansion == 0 ? BK_SCALABLE_DEFAULT_EXPANSION : params->expansion;
     c.tightening = params->tightening == 0 ? BK_SCALABLE_DEFAULT_TIGHTENING : params->tightening;
     c.max_filters = params->max_filters == 0 ? BK_SCALABLE_MAX_FILTERS : params->max_filters;
-    if (!(c.target_fpr > 0 && c.target_fpr < 1) || !(c.expansion >= 1 && c.expansion <= MAX_EXPANSION) ||
+    if (!(c.target_fpr > 0 && c.target_fpr < 1) ||
+        !(c.expansion >= 1 && c.expansion <= MAX_EXPANSION) ||
         !(c.tightening > 0 && c.tightening < 1) || c.max_filters > BK_SCALABLE_MAX_FILTERS)
         return BK_EINVAL;
     *out = c;
@@ -649,8 +650,7 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     filter->keys_added = keys_added;
     filter->read_only = in_place;
     for (unsigned i = 0; i < count; i++) {
-        status = read_sub_filter(&records[i], payload, hasher, in_place,
-                                 &filter->filters[i]);
+        status = read_sub_filter(&records[i], payload, hasher, in_place, &filter->filters[i]);
         if (status != BK_OK) {
             ops_destroy(filter);
             return status;
@@ -677,7 +677,8 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     if (status != BK_OK)
         return status;
     bk_sizing sizing;
-    status = level_sizing(c.initial_capacity, c.target_fpr, c.expansion, c.tightening, 0, &sizing);
+    status = level_sizing(c.initial_capacity, c.target_fpr, c.expansion, c.tightening, 0,
+                          &sizing);
     if (status != BK_OK)
         return status;
     memset(out, 0, sizeof *out);

@@ -165,8 +165,8 @@ bool bk_fill_past_design_point(double fill_ratio, uint64_t capacity, uint64_t bi
     return fill_ratio > -expm1(-(double)hashes * keys / (double)bits);
 }
 
-void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
-                      uint64_t bits_set_b, uint64_t bits_set_union, bk_set_estimate *out)
+void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a, uint64_t bits_set_b,
+                      uint64_t bits_set_union, bk_set_estimate *out)
 {
     bk_set_estimate e;
     e.a = bk_estimate_keys(bits, hashes, bits_set_a);
@@ -286,11 +286,11 @@ static double blocked_clear_probability(unsigned hashes, unsigned block_bits)
 #define BLOCKED_EXACT_MAX_BLOCK_BITS 4096u
 
 typedef struct block_model {
-    unsigned probes;        /* k */
-    double block_bits;      /* B */
-    double clear;           /* s: one key leaves a given bit clear */
-    bool exact;             /* E[(X/B)^k] rather than the Jensen form */
-    unsigned most_distinct; /* min(k, B): D_k(j) = 0 beyond it */
+    unsigned probes;                               /* k */
+    double block_bits;                             /* B */
+    double clear;                                  /* s: one key leaves a given bit clear */
+    bool exact;                                    /* E[(X/B)^k] rather than the Jensen form */
+    unsigned most_distinct;                        /* min(k, B): D_k(j) = 0 beyond it */
     double distinct[BLOCKED_EXACT_MAX_HASHES + 1]; /* D_k(j) */
 } block_model;
 
@@ -498,10 +498,7 @@ static double excess(const fpr_model *model, double bits_per_key, double log_fpr
 /* The bits per key a classic filter needs at its best (real) k:
  * FPR = e^{-c (ln 2)^2}.  Blocks and whole k only add false positives, so
  * no blocked design reaches `fpr` with fewer. */
-static double classic_bits_per_key(double fpr)
-{
-    return -log(fpr) / (LN2 * LN2);
-}
+static double classic_bits_per_key(double fpr) { return -log(fpr) / (LN2 * LN2); }
 
 /* Smallest c >= low with FPR(c) <= fpr (the FPR falls as c grows), to
  * within `precision` of c, or `low` itself if it already reaches fpr;
@@ -518,8 +515,8 @@ static double classic_bits_per_key(double fpr)
  * Measured at FPRs from 30% to 0.01%: 7-9 model evaluations for the split
  * block and 11-12 for the two blocked searches (up to 16 at 1e-12),
  * against 28-30 and 41-44 when each search halved from [0.5, 1024]. */
-static bk_status search_bits_per_key(const fpr_model *model, double fpr, double low, double limit,
-                                     double precision, double *out)
+static bk_status search_bits_per_key(const fpr_model *model, double fpr, double low,
+                                     double limit, double precision, double *out)
 {
     if (low > limit)
         return BK_ERANGE; /* low is below the answer */
@@ -588,8 +585,8 @@ bk_status bk_blocked_bits_per_key_for_fpr(double fpr, unsigned block_bits, doubl
     if (status != BK_OK)
         return status;
     fpr_model exact = { block_bits, best_hashes(estimate, block_bits, true), true, false };
-    status = search_bits_per_key(&exact, fpr, estimate * 0.98,
-                                 BLOCKED_MAX_BITS_PER_KEY, 1e-6, bits_per_key);
+    status = search_bits_per_key(&exact, fpr, estimate * 0.98, BLOCKED_MAX_BITS_PER_KEY, 1e-6,
+                                 bits_per_key);
     if (status != BK_OK)
         return status;
     if (hashes != NULL)
@@ -637,7 +634,8 @@ double bk_blocked_estimate_keys(uint64_t blocks, unsigned hashes, unsigned block
 {
     if (hashes == 0 || block_bits == 0)
         return 0.0;
-    return keys_from_fill(blocks, block_bits, fill_ratio, -expm1(hashes * log1p(-1.0 / block_bits)));
+    return keys_from_fill(blocks, block_bits, fill_ratio,
+                          -expm1(hashes * log1p(-1.0 / block_bits)));
 }
 
 double bk_split_block_estimate_keys(uint64_t blocks, unsigned word_bits, double fill_ratio)

@@ -10,7 +10,8 @@ const char *bk_strerror(bk_status status)
     case BK_EINVAL: return "invalid argument";
     case BK_ERANGE: return "size out of range";
     case BK_ENOMEM: return "out of memory";
-    case BK_EINCOMPATIBLE: return "filters are incompatible (kind, size, hashes, hash algorithm or seed differ)";
+    case BK_EINCOMPATIBLE:
+        return "filters are incompatible (kind, size, hashes, hash algorithm or seed differ)";
     case BK_EFULL: return "filter is full";
     case BK_ENOTFOUND: return "key not found";
     case BK_EIMMUTABLE: return "filter is read-only";

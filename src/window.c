@@ -82,17 +82,17 @@
 struct bk_window {
     bk_bloom *generations[BK_WINDOW_MAX_GENERATIONS]; /* ring slots */
     uint64_t epochs[BK_WINDOW_MAX_GENERATIONS];       /* epoch held, or EMPTY_EPOCH */
-    unsigned generation_count; /* g */
-    bool timed;                /* clock = caller's seconds, else insertion index */
-    uint64_t length;           /* L: W insertions or T seconds */
-    uint64_t span;             /* S = ceil(L / (g-1)) */
-    uint64_t capacity;         /* n: distinct keys per window */
-    double target_fpr;         /* p */
-    bool started;              /* an event has set the clock */
-    uint64_t clock;            /* clock value of the latest event */
+    unsigned generation_count;                        /* g */
+    bool timed;        /* clock = caller's seconds, else insertion index */
+    uint64_t length;   /* L: W insertions or T seconds */
+    uint64_t span;     /* S = ceil(L / (g-1)) */
+    uint64_t capacity; /* n: distinct keys per window */
+    double target_fpr; /* p */
+    bool started;      /* an event has set the clock */
+    uint64_t clock;    /* clock value of the latest event */
     uint64_t keys_added;
     bk_hasher hasher;
-    bool read_only;            /* generations read a mapped file in place */
+    bool read_only; /* generations read a mapped file in place */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -134,7 +134,8 @@ static bk_status design_window(const bk_params *params, window_design *out)
                                                   : params->generations;
     d.target_fpr = params->fpr == 0 ? 0.01 : params->fpr;
     if (d.capacity == 0 || d.generation_count < 2 ||
-        d.generation_count > BK_WINDOW_MAX_GENERATIONS || !(d.target_fpr > 0 && d.target_fpr < 1))
+        d.generation_count > BK_WINDOW_MAX_GENERATIONS ||
+        !(d.target_fpr > 0 && d.target_fpr < 1))
         return BK_EINVAL;
     d.span = d.length / (d.generation_count - 1) + (d.length % (d.generation_count - 1) != 0);
     d.generation_capacity = generation_capacity(d.capacity, d.span, d.length);
@@ -190,7 +191,8 @@ static bk_status ops_create(const bk_params *params, void **out)
     if (filter == NULL)
         return BK_ENOMEM;
     for (unsigned i = 0; i < d.generation_count; i++) {
-        status = bk_bloom_create_from_sizing(&d.sizing, &hasher, 0, NULL, &filter->generations[i]);
+        status = bk_bloom_create_from_sizing(&d.sizing, &hasher, 0, NULL,
+                                             &filter->generations[i]);
         if (status != BK_OK) {
             ops_destroy(filter);
             return status;
@@ -209,7 +211,8 @@ static bk_status ops_copy(const void *object, void **out)
         return BK_ENOMEM;
     *copy = *filter;
     copy->read_only = false;
-    bk_status status = bk_bloom_array_copy(filter->generations, filter->generation_count, copy->generations);
+    bk_status status = bk_bloom_array_copy(filter->generations, filter->generation_count,
+                                           copy->generations);
     if (status != BK_OK) {
         copy->generation_count = 0;
         ops_destroy(copy);

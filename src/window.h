@@ -10,9 +10,9 @@
 
 typedef struct bk_window bk_window;
 
-bool bk_window_is_timed(const bk_window *filter);     /* window in seconds */
-uint64_t bk_window_span(const bk_window *filter);     /* S = ceil(L / (g-1)) */
-uint64_t bk_window_horizon(const bk_window *filter);  /* g S: age beyond which keys are gone */
+bool bk_window_is_timed(const bk_window *filter);    /* window in seconds */
+uint64_t bk_window_span(const bk_window *filter);    /* S = ceil(L / (g-1)) */
+uint64_t bk_window_horizon(const bk_window *filter); /* g S: age beyond which keys are gone */
 
 /* Whether generation `index` alone holds the hash (false out of range). */
 bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index, bk_hash hash);

@@ -78,8 +78,7 @@ static inline bk_status union_new(const bk_filter *a, const bk_filter *b, bk_fil
 {
     return combined_new(a, b, true, out);
 }
-static inline bk_status intersection_new(const bk_filter *a, const bk_filter *b,
-                                         bk_filter **out)
+static inline bk_status intersection_new(const bk_filter *a, const bk_filter *b, bk_filter **out)
 {
     return combined_new(a, b, false, out);
 }

@@ -21,8 +21,8 @@ bool avx2_blocked_view_contains(const struct bk_blocked_view *view, const void *
     return bk_blocked_view_contains(view, key, len);
 }
 
-bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
-                                                size_t len)
+bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view,
+                                                const void *key, size_t len)
 {
     return blocked_view_contains_constant_length(view, key, len);
 }
@@ -33,9 +33,9 @@ bool avx2_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash
 }
 
 
-
 void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4])
 {
-    _mm256_storeu_si256((__m256i *)(void *)out,
-                        bk_xxh3_avalanche_x4(_mm256_loadu_si256((const __m256i *)(const void *)in)));
+    _mm256_storeu_si256(
+        (__m256i *)(void *)out,
+        bk_xxh3_avalanche_x4(_mm256_loadu_si256((const __m256i *)(const void *)in)));
 }

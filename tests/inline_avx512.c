@@ -13,8 +13,8 @@ bool avx512_bloom_view_contains(const struct bk_bloom_view *view, const void *ke
     return bk_bloom_view_contains(view, key, len);
 }
 
-bool avx512_bloom_view_contains_constant_length(const struct bk_bloom_view *view, const void *key,
-                                                size_t len)
+bool avx512_bloom_view_contains_constant_length(const struct bk_bloom_view *view,
+                                                const void *key, size_t len)
 {
     return bloom_view_contains_constant_length(view, key, len);
 }
@@ -39,13 +39,14 @@ void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8])
     _mm512_storeu_si512(out, bk_probe_hashes_x8(hash, first));
 }
 
-bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len)
+bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void *key,
+                                  size_t len)
 {
     return bk_blocked_view_contains(view, key, len);
 }
 
-bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
-                                                  size_t len)
+bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view,
+                                                  const void *key, size_t len)
 {
     return blocked_view_contains_constant_length(view, key, len);
 }
@@ -54,5 +55,3 @@ bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_ha
 {
     return bk_blocked_view_contains_hash(view, hash);
 }
-
-

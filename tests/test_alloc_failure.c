@@ -60,10 +60,10 @@ int __real_madvise(void *address, size_t length, int advice);
 
 static struct {
     bool armed;
-    bool persistent;    /* fail every allocation from the n-th on, not only the n-th */
-    long countdown;     /* allocations still let through */
-    bool injected;      /* a failure was injected since arming */
-    long live_blocks;   /* heap blocks the library holds */
+    bool persistent;  /* fail every allocation from the n-th on, not only the n-th */
+    long countdown;   /* allocations still let through */
+    bool injected;    /* a failure was injected since arming */
+    long live_blocks; /* heap blocks the library holds */
     long long live_map_bytes;
 } faults;
 
@@ -440,7 +440,8 @@ static bool holds_a_prefix(const bk_filter *filter, size_t added)
         scratch_free(now);
         bool was_new = false;
         if (i < KEYS)
-            assert_int_equal(bk_filter_add(reference, keys[i].data, keys[i].len, &was_new), BK_OK);
+            assert_int_equal(bk_filter_add(reference, keys[i].data, keys[i].len, &was_new),
+                             BK_OK);
         reference_added += was_new;
     }
     scratch_free(expected);

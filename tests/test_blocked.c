@@ -219,7 +219,10 @@ static size_t batch_query(const void *f, const bk_hash *hashes, size_t count, bo
     return bk_filter_contains_hash_batch(f, hashes, count, results);
 }
 
-static bool single_query(const void *f, bk_hash hash) { return bk_filter_contains_hash(f, hash); }
+static bool single_query(const void *f, bk_hash hash)
+{
+    return bk_filter_contains_hash(f, hash);
+}
 
 /* Batches of every length from 0 to past twice the prefetch ring
  * (src/prefetch.h: the steady loop, the last D keys, batches shorter than
@@ -281,7 +284,9 @@ static void check_one_key_queries(probe_path path)
     for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
         for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
             const uint64_t blocks = 37;
-            bk_params p = { .capacity = 2000, .bits = blocks * 512, .hashes = ks[j],
+            bk_params p = { .capacity = 2000,
+                            .bits = blocks * 512,
+                            .hashes = ks[j],
                             .hash_algorithm = algorithms[a] };
             if (algorithms[a] == BK_HASH_SIPHASH)
                 p.secret_key = secret;
@@ -492,7 +497,8 @@ static double reference_blocked_fpr(double bits_per_key, unsigned k, unsigned bl
         pmf *= lambda / (i + 1);
         for (unsigned probe = 0; probe < k; probe++) {
             for (unsigned x = block_bits; x >= 1; x--)
-                set[x] = set[x] * x / block_bits + set[x - 1] * (block_bits - x + 1) / block_bits;
+                set[x] = set[x] * x / block_bits +
+                         set[x - 1] * (block_bits - x + 1) / block_bits;
             set[0] = 0.0;
         }
     }
@@ -508,9 +514,12 @@ static double reference_blocked_fpr(double bits_per_key, unsigned k, unsigned bl
 static void test_exact_model_matches_reference(void **state)
 {
     (void)state;
-    const struct { double c; unsigned k, block_bits; } cases[] = {
-        { 10, 6, 512 },  { 16, 11, 512 }, { 40, 16, 512 }, { 80, 24, 512 },  { 100, 21, 512 },
-        { 100, 40, 512 }, { 4, 3, 512 },  { 9, 6, 4096 }, { 17.32, 58, 2 }, { 5.7, 61, 8 },
+    const struct {
+        double c;
+        unsigned k, block_bits;
+    } cases[] = {
+        { 10, 6, 512 },   { 16, 11, 512 }, { 40, 16, 512 }, { 80, 24, 512 },  { 100, 21, 512 },
+        { 100, 40, 512 }, { 4, 3, 512 },   { 9, 6, 4096 },  { 17.32, 58, 2 }, { 5.7, 61, 8 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double model = bk_blocked_predicted_fpr(cases[i].c, cases[i].k, cases[i].block_bits);
@@ -592,7 +601,10 @@ static void test_bad_params_rejected(void **state)
 {
     (void)state;
     bk_filter *out = (bk_filter *)0x1;
-    struct { bk_params p; bk_status expected; } cases[] = {
+    struct {
+        bk_params p;
+        bk_status expected;
+    } cases[] = {
         { { .capacity = 0 }, BK_EINVAL },
         { { .capacity = 10, .fpr = 1.0 }, BK_EINVAL },
         { { .capacity = 10, .fpr = NAN }, BK_EINVAL },
@@ -607,7 +619,8 @@ static void test_bad_params_rejected(void **state)
         { { .capacity = 10, .hash_algorithm = BK_HASH_SIPHASH }, BK_EKEY },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &cases[i].p, &out), cases[i].expected);
+        assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, &cases[i].p, &out),
+                         cases[i].expected);
         assert_ptr_equal(out, (bk_filter *)0x1);
     }
     assert_int_equal(bk_filter_create(BK_KIND_BLOCKED, NULL, &out), BK_EINVAL);
@@ -725,14 +738,19 @@ static void test_format_hooks_round_trip(void **state)
     assert_int_equal(bk_filter_clear(g), BK_EIMMUTABLE);
     bk_filter_free(g);
     /* each inconsistency is refused before anything is allocated */
-    struct { size_t offset; unsigned width; uint64_t value; bk_status expected; } damage[] = {
-        { 12, 4, 256, BK_ECORRUPT },                  /* block bits not 512 */
-        { 8, 4, 0, BK_ECORRUPT },                     /* k = 0 */
-        { 8, 4, BK_MAX_HASHES + 1, BK_ERANGE },       /* k too large */
-        { 0, 8, 0, BK_ECORRUPT },                     /* no blocks */
-        { 0, 8, 21, BK_ECORRUPT },                    /* payload too short for 21 blocks */
-        { 0, 8, ((uint64_t)1 << 47) + 1, BK_ERANGE }, /* beyond BK_MAX_BITS */
-        { 16, 8, 0, BK_ECORRUPT },                    /* capacity 0 */
+    struct {
+        size_t offset;
+        unsigned width;
+        uint64_t value;
+        bk_status expected;
+    } damage[] = {
+        { 12, 4, 256, BK_ECORRUPT },                   /* block bits not 512 */
+        { 8, 4, 0, BK_ECORRUPT },                      /* k = 0 */
+        { 8, 4, BK_MAX_HASHES + 1, BK_ERANGE },        /* k too large */
+        { 0, 8, 0, BK_ECORRUPT },                      /* no blocks */
+        { 0, 8, 21, BK_ECORRUPT },                     /* payload too short for 21 blocks */
+        { 0, 8, ((uint64_t)1 << 47) + 1, BK_ERANGE },  /* beyond BK_MAX_BITS */
+        { 16, 8, 0, BK_ECORRUPT },                     /* capacity 0 */
         { 24, 8, 0x7ff8000000000000ULL, BK_ECORRUPT }, /* FPR NaN */
         { 24, 8, 0x4000000000000000ULL, BK_ECORRUPT }, /* FPR 2.0 */
     };
@@ -742,14 +760,14 @@ static void test_format_hooks_round_trip(void **state)
         for (unsigned byte = 0; byte < damage[i].width; byte++)
             bad[damage[i].offset + byte] = (uint8_t)(damage[i].value >> (8 * byte));
         object = (void *)0x1;
-        assert_int_equal(ops->read(bad, 32, payload, payload_size, bk_filter_hasher(f), 0, false,
-                                   &object),
-                         damage[i].expected);
+        assert_int_equal(
+            ops->read(bad, 32, payload, payload_size, bk_filter_hasher(f), 0, false, &object),
+            damage[i].expected);
         assert_ptr_equal(object, (void *)0x1);
     }
-    assert_int_equal(ops->read(params, 31, payload, payload_size, bk_filter_hasher(f), 0, false,
-                               &object),
-                     BK_ECORRUPT);
+    assert_int_equal(
+        ops->read(params, 31, payload, payload_size, bk_filter_hasher(f), 0, false, &object),
+        BK_ECORRUPT);
     assert_int_equal(ops->read(params, 32, payload, payload_size - 64, bk_filter_hasher(f), 0,
                                false, &object),
                      BK_ECORRUPT);
@@ -771,7 +789,8 @@ static void test_portable_environment(void **state)
         assert_false(bk_blocked_uses_simd(blocked_of(f)));
         assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_AVX2), BK_EUNSUPPORTED);
         assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_AVX512), BK_EUNSUPPORTED);
-        assert_int_equal(bk_sbbf_set_simd(bk_filter_object_of(g, BK_KIND_SBBF), true), BK_EUNSUPPORTED);
+        assert_int_equal(bk_sbbf_set_simd(bk_filter_object_of(g, BK_KIND_SBBF), true),
+                         BK_EUNSUPPORTED);
     }
     assert_int_equal(bk_blocked_set_path(NULL, BK_BLOCKED_PORTABLE), BK_EINVAL);
     assert_int_equal(bk_blocked_set_path(blocked_of(f), BK_BLOCKED_PORTABLE), BK_OK);

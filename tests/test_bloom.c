@@ -110,14 +110,18 @@ static void test_no_false_negatives_many_shapes(void **state)
 {
     (void)state;
     /* m deliberately not a power of two, k from 1 to 16, several hashers. */
-    const struct { uint64_t keys, bits; unsigned hashes; } shapes[] = {
-        { 1, 1, 1 },        { 10, 7, 1 },         { 1000, 9973, 1 },   { 1000, 9973, 7 },
+    const struct {
+        uint64_t keys, bits;
+        unsigned hashes;
+    } shapes[] = {
+        { 1, 1, 1 },        { 10, 7, 1 },          { 1000, 9973, 1 }, { 1000, 9973, 7 },
         { 5000, 33331, 3 }, { 20000, 191777, 13 }, { 777, 4099, 16 }, { 100000, 958506, 7 },
     };
     uint8_t secret[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1 };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         for (int algorithm = 0; algorithm < 3; algorithm++) {
-            bk_params p = { .capacity = shapes[i].keys, .bits = shapes[i].bits,
+            bk_params p = { .capacity = shapes[i].keys,
+                            .bits = shapes[i].bits,
                             .hashes = shapes[i].hashes,
                             .hash_algorithm = (bk_hash_algorithm)algorithm,
                             .seed = algorithm == BK_HASH_SIPHASH ? 0 : i,
@@ -161,8 +165,7 @@ static void test_hash_forms_match_key_forms(void **state)
         assert_int_equal(bk_filter_add_hash(by_hash, h, NULL), BK_OK);
         assert_true(bk_filter_contains_hash(by_key, h));
     }
-    assert_memory_equal(words_of(by_key), words_of(by_hash),
-                        word_count_of(by_key) * 8);
+    assert_memory_equal(words_of(by_key), words_of(by_hash), word_count_of(by_key) * 8);
     bk_filter_free(by_key);
     bk_filter_free(by_hash);
 }
@@ -234,12 +237,15 @@ static void measure_fpr(bk_hash_algorithm algorithm, double bits_per_key, uint64
                         uint64_t queries)
 {
     uint8_t secret[16] = { 0x42, 1, 2, 3 };
-    bk_params p = { .capacity = keys, .bits_per_key = bits_per_key, .hash_algorithm = algorithm,
+    bk_params p = { .capacity = keys,
+                    .bits_per_key = bits_per_key,
+                    .hash_algorithm = algorithm,
                     .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
     bk_filter *f = make_filter(&p);
     add_keys(f, 100, 0, keys);
     uint64_t false_positives = count_present(f, 200, 0, queries);
-    assert_fpr_within_bound(false_positives, queries, keys, stats_of(f).bits, stats_of(f).hashes);
+    assert_fpr_within_bound(false_positives, queries, keys, stats_of(f).bits,
+                            stats_of(f).hashes);
     bk_filter_free(f);
 }
 
@@ -294,7 +300,8 @@ static void test_count_estimates_within_two_percent(void **state)
          * all set already (a false positive at the time) is not counted. */
         assert_true(s.keys_added <= loaded);
         double expected_missed = (double)loaded * s.current_fpr;
-        assert_true((double)(loaded - s.keys_added) <= expected_missed + 4 * sqrt(expected_missed) + 1);
+        assert_true((double)(loaded - s.keys_added) <=
+                    expected_missed + 4 * sqrt(expected_missed) + 1);
     }
     bk_filter_free(f);
 }
@@ -309,7 +316,7 @@ static void test_design_point_reported_past_capacity(void **state)
     bk_filter_stats(f, &s);
     assert_false(s.past_design_point);
     assert_true(fabs(s.fill_ratio - s.design_fill_ratio) < 0.01); /* about half the bits */
-    add_keys(f, 500, 50000, 60000); /* 20% past capacity */
+    add_keys(f, 500, 50000, 60000);                               /* 20% past capacity */
     assert_true(stats_of(f).past_design_point);
     bk_filter_stats(f, &s);
     assert_true(s.past_design_point);
@@ -412,7 +419,8 @@ static void test_incompatible_filters_refused(void **state)
     keyed_a.hash_algorithm = keyed_b.hash_algorithm = BK_HASH_SIPHASH;
     keyed_a.secret_key = secret_a;
     keyed_b.secret_key = secret_b;
-    const bk_params *others[] = { &other_bits, &other_hashes, &other_seed, &other_algorithm, &keyed_a };
+    const bk_params *others[] = { &other_bits, &other_hashes, &other_seed, &other_algorithm,
+                                  &keyed_a };
     bk_filter *a = make_filter(&base);
     add_keys(a, 900, 0, 500);
     bk_filter *snapshot = NULL;
@@ -485,7 +493,10 @@ static void test_bad_parameters_rejected(void **state)
 {
     (void)state;
     uint8_t secret[16] = { 0 };
-    const struct { bk_params params; bk_status expected; } cases[] = {
+    const struct {
+        bk_params params;
+        bk_status expected;
+    } cases[] = {
         { { .capacity = 0, .fpr = 0.01 }, BK_EINVAL },
         { { .capacity = 100, .fpr = 1.0 }, BK_EINVAL },
         { { .capacity = 100, .fpr = -0.1 }, BK_EINVAL },

@@ -52,7 +52,7 @@ static double pipelined_bits_per_key(void)
 }
 
 static bk_filter *new_filter(uint64_t capacity, double bits_per_key, unsigned hashes,
-                            unsigned flags)
+                             unsigned flags)
 {
     bk_params p = { .capacity = capacity, .flags = flags };
     if (hashes != 0) {
@@ -69,8 +69,7 @@ static bk_filter *new_filter(uint64_t capacity, double bits_per_key, unsigned ha
 static void assert_same_bits(const bk_filter *a, const bk_filter *b)
 {
     assert_int_equal(word_count_of(a), word_count_of(b));
-    assert_memory_equal(words_of(a), words_of(b),
-                        word_count_of(a) * sizeof(uint64_t));
+    assert_memory_equal(words_of(a), words_of(b), word_count_of(a) * sizeof(uint64_t));
     assert_int_equal(stats_of(a).keys_added, stats_of(b).keys_added);
 }
 
@@ -102,7 +101,8 @@ static void check_batch_add_matches_single(unsigned hashes, double bits_per_key,
             key_new += fresh;
             bk_hash hashes_of[1000];
             for (size_t i = 0; i < n; i++)
-                hashes_of[i] = bk_filter_hash(by_hash, keys[start + i].data, keys[start + i].len);
+                hashes_of[i] = bk_filter_hash(by_hash, keys[start + i].data,
+                                              keys[start + i].len);
             assert_int_equal(bk_filter_add_hash_batch(by_hash, hashes_of, n, &fresh), BK_OK);
             hash_new += fresh;
             start += n;
@@ -192,8 +192,11 @@ static void check_key_lengths_agree(unsigned hashes, bk_hash_algorithm algorithm
     enum { PER_LENGTH = 100 };
     /* m = 750 k: the 900 keys added fill 70% of the bits, so a probe
      * skipped or misplaced changes many absent keys' answers */
-    bk_params p = { .capacity = 1000, .bits = 750 * (uint64_t)hashes, .hashes = hashes,
-                    .hash_algorithm = algorithm, .seed = 12345,
+    bk_params p = { .capacity = 1000,
+                    .bits = 750 * (uint64_t)hashes,
+                    .hashes = hashes,
+                    .hash_algorithm = algorithm,
+                    .seed = 12345,
                     .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
     bk_filter *filter;
     assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &filter), BK_OK);
@@ -231,7 +234,8 @@ static void test_exit_early_by_size(void **state)
     (void)state;
     bk_filter *small = new_filter(1000, 10, 0, 0);
     assert_false(bloom_of(small)->exit_early);
-    bk_params p = { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 64 * 8, .hashes = 3,
+    bk_params p = { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 64 * 8,
+                    .hashes = 3,
                     .capacity = 1000 };
     bk_filter *big = NULL;
     assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &big), BK_OK);
@@ -290,7 +294,7 @@ static void check_queries_agree(unsigned hashes, double bits_per_key)
             hashes_of[i] = bk_filter_hash(filter, keys[i].data, keys[i].len);
         size_t found = bk_filter_contains_batch(filter, keys, KEY_COUNT, batch_results);
         size_t found_hash = bk_filter_contains_hash_batch(filter, hashes_of, KEY_COUNT,
-                                                         hash_results);
+                                                          hash_results);
         assert_int_equal(found, found_hash);
         size_t counted = 0;
         for (size_t i = 0; i < KEY_COUNT; i++) {

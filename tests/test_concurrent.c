@@ -73,7 +73,7 @@ typedef struct shared {
     bk_filter *filter;
     kind_view view;
     bool batched;
-    uint64_t finished[WRITERS];   /* keys of writer w whose add returned */
+    uint64_t finished[WRITERS]; /* keys of writer w whose add returned */
     int writers_done;
     uint64_t false_negatives;
     uint64_t checks;
@@ -135,8 +135,9 @@ static void *reader_main(void *argument)
             uint64_t probes[2] = { finished - 1, (rng >> 33) % finished };
             for (int p = 0; p < 2; p++) {
                 uint64_t value = key_of(w, probes[p]);
-                misses += arg->through_view ? !view_contains(&s->view, &value, sizeof value)
-                                            : !bk_filter_contains(s->filter, &value, sizeof value);
+                misses += arg->through_view
+                              ? !view_contains(&s->view, &value, sizeof value)
+                              : !bk_filter_contains(s->filter, &value, sizeof value);
                 checks++;
             }
         }
@@ -153,7 +154,8 @@ static void hammer(const char *kind_name, bool batched, uint64_t bits)
 {
     bk_kind kind;
     assert_int_equal(bk_kind_from_name(kind_name, &kind), BK_OK);
-    bk_params params = { .capacity = WRITERS * KEYS_PER_WRITER, .fpr = 0.01,
+    bk_params params = { .capacity = WRITERS * KEYS_PER_WRITER,
+                         .fpr = 0.01,
                          .flags = BK_FLAG_CONCURRENT };
     if (bits != 0) {
         params.bits = bits;
@@ -201,17 +203,41 @@ static void hammer(const char *kind_name, bool batched, uint64_t bits)
  * filter take the AVX-512 gather build on CPUs that have it. */
 #define BIGGER_THAN_L2_BITS ((uint64_t)64 << 20)
 
-static void test_bloom_single_adds(void **state) { (void)state; hammer("bloom", false, 0); }
-static void test_bloom_batch_adds(void **state) { (void)state; hammer("bloom", true, 0); }
+static void test_bloom_single_adds(void **state)
+{
+    (void)state;
+    hammer("bloom", false, 0);
+}
+static void test_bloom_batch_adds(void **state)
+{
+    (void)state;
+    hammer("bloom", true, 0);
+}
 static void test_big_bloom_single_adds(void **state)
 {
     (void)state;
     hammer("bloom", false, BIGGER_THAN_L2_BITS);
 }
-static void test_blocked_single_adds(void **state) { (void)state; hammer("blocked", false, 0); }
-static void test_blocked_batch_adds(void **state) { (void)state; hammer("blocked", true, 0); }
-static void test_sbbf_single_adds(void **state) { (void)state; hammer("sbbf", false, 0); }
-static void test_sbbf_batch_adds(void **state) { (void)state; hammer("sbbf", true, 0); }
+static void test_blocked_single_adds(void **state)
+{
+    (void)state;
+    hammer("blocked", false, 0);
+}
+static void test_blocked_batch_adds(void **state)
+{
+    (void)state;
+    hammer("blocked", true, 0);
+}
+static void test_sbbf_single_adds(void **state)
+{
+    (void)state;
+    hammer("sbbf", false, 0);
+}
+static void test_sbbf_batch_adds(void **state)
+{
+    (void)state;
+    hammer("sbbf", true, 0);
+}
 
 /* ------------------------------------------------------------------------ */
 /* The fill alarm under concurrent adds: it fires exactly once              */
@@ -220,8 +246,8 @@ static void test_sbbf_batch_adds(void **state) { (void)state; hammer("sbbf", tru
 typedef struct alarm_shared {
     bk_filter *filter;
     bool batched;
-    unsigned fired;            /* atomic */
-    bk_fill_status status;     /* written by the one alarm call */
+    unsigned fired;        /* atomic */
+    bk_fill_status status; /* written by the one alarm call */
 } alarm_shared;
 
 typedef struct alarm_writer {
@@ -293,10 +319,26 @@ static void alarm_once(const char *kind_name, bool batched)
     }
 }
 
-static void test_bloom_alarm_fires_once(void **state) { (void)state; alarm_once("bloom", false); }
-static void test_bloom_batch_alarm_fires_once(void **state) { (void)state; alarm_once("bloom", true); }
-static void test_blocked_alarm_fires_once(void **state) { (void)state; alarm_once("blocked", false); }
-static void test_sbbf_batch_alarm_fires_once(void **state) { (void)state; alarm_once("sbbf", true); }
+static void test_bloom_alarm_fires_once(void **state)
+{
+    (void)state;
+    alarm_once("bloom", false);
+}
+static void test_bloom_batch_alarm_fires_once(void **state)
+{
+    (void)state;
+    alarm_once("bloom", true);
+}
+static void test_blocked_alarm_fires_once(void **state)
+{
+    (void)state;
+    alarm_once("blocked", false);
+}
+static void test_sbbf_batch_alarm_fires_once(void **state)
+{
+    (void)state;
+    alarm_once("sbbf", true);
+}
 
 int main(void)
 {

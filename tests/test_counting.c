@@ -52,7 +52,10 @@ static bk_stats stats_of(const bk_filter *f)
     return s;
 }
 
-static uint64_t counters_of(const bk_filter *f) { return stats_of(f).bits / BK_COUNTING_COUNTER_BITS; }
+static uint64_t counters_of(const bk_filter *f)
+{
+    return stats_of(f).bits / BK_COUNTING_COUNTER_BITS;
+}
 static unsigned hashes_of(const bk_filter *f) { return stats_of(f).hashes; }
 static uint64_t keys_added_of(const bk_filter *f) { return stats_of(f).keys_added; }
 static uint64_t saturated_of(const bk_filter *f) { return stats_of(f).saturated_counters; }
@@ -561,8 +564,8 @@ static bk_filter *roundtrip_hooks(const bk_filter *f, bool in_place, uint8_t **p
     assert_non_null(payload);
     ops->write_payload(object, payload);
     void *back = NULL;
-    *status_out = ops->read(params, params_size, payload, payload_size,
-                            ops->hasher(object), keys_added_of(f), in_place, &back);
+    *status_out = ops->read(params, params_size, payload, payload_size, ops->hasher(object),
+                            keys_added_of(f), in_place, &back);
     *payload_out = payload;
     bk_filter *handle = NULL;
     if (*status_out == BK_OK)
@@ -620,7 +623,11 @@ static void test_format_hooks(void **state)
     ops->write_payload(object, payload);
     void *back = NULL;
     const bk_hasher *h = ops->hasher(object);
-    struct { size_t offset; uint8_t value; bk_status expected; } cases[] = {
+    struct {
+        size_t offset;
+        uint8_t value;
+        bk_status expected;
+    } cases[] = {
         { 0, 0x00, BK_ECORRUPT },  /* m changes: payload size contradicts */
         { 8, 0x00, BK_ECORRUPT },  /* k = 0 */
         { 12, 8, BK_ECORRUPT },    /* counter width 8 */
@@ -639,16 +646,22 @@ static void test_format_hooks(void **state)
             assert_null(back);
     }
     memcpy(params, good, sizeof params);
-    params[8] = 0; params[9] = 1; /* k = 256 */
-    assert_int_equal(ops->read(params, 32, payload, payload_size, h, 0, false, &back), BK_ERANGE);
-    params[8] = 3; params[9] = 0;
+    params[8] = 0;
+    params[9] = 1; /* k = 256 */
+    assert_int_equal(ops->read(params, 32, payload, payload_size, h, 0, false, &back),
+                     BK_ERANGE);
+    params[8] = 3;
+    params[9] = 0;
     params[7] = 0x40; /* m = 2^62 + ...: beyond BK_MAX_BITS / 4 */
-    assert_int_equal(ops->read(params, 32, payload, payload_size, h, 0, false, &back), BK_ERANGE);
-    assert_int_equal(ops->read(good, 31, payload, payload_size, h, 0, false, &back), BK_ECORRUPT);
+    assert_int_equal(ops->read(params, 32, payload, payload_size, h, 0, false, &back),
+                     BK_ERANGE);
+    assert_int_equal(ops->read(good, 31, payload, payload_size, h, 0, false, &back),
+                     BK_ECORRUPT);
     assert_int_equal(ops->read(good, 32, payload, payload_size - 1, h, 0, false, &back),
                      BK_ECORRUPT);
     payload[payload_size - 1] |= 0x10; /* the unused nibble of odd m */
-    assert_int_equal(ops->read(good, 32, payload, payload_size, h, 0, false, &back), BK_ECORRUPT);
+    assert_int_equal(ops->read(good, 32, payload, payload_size, h, 0, false, &back),
+                     BK_ECORRUPT);
     assert_null(back);
     free(payload);
     bk_filter_free(f);
@@ -661,8 +674,9 @@ static void test_format_roundtrip(void **state)
     (void)state;
     static const uint8_t secret[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
     bk_params plain = { .capacity = 500, .bits = 4001, .hashes = 5, .seed = 3 };
-    bk_params keyed = { .capacity = 500, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                        .secret_key = secret };
+    bk_params keyed = {
+        .capacity = 500, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret
+    };
     const bk_params *cases[] = { &plain, &keyed };
     char key[32];
     for (int c = 0; c < 2; c++) {
@@ -674,7 +688,8 @@ static void test_format_roundtrip(void **state)
         for (int i = 0; i < 20; i++)
             bk_filter_add(f, "key:1", 5, NULL);
         for (uint64_t i = 0; i < 400; i += 3)
-            assert_int_equal(bk_filter_remove(f, key, key_of(key, sizeof key, "key:", i)), BK_OK);
+            assert_int_equal(bk_filter_remove(f, key, key_of(key, sizeof key, "key:", i)),
+                             BK_OK);
         bk_stats s;
         bk_filter_stats(f, &s);
         assert_true(s.saturated_counters > 0);
@@ -706,11 +721,18 @@ static void test_format_roundtrip(void **state)
 /* Golden files (tests/golden.h, tests/data/): the format and the algorithm
  * pinned, on every host. */
 static const bk_golden goldens[] = {
-    { "counting-xxh3.bkf", BK_KIND_COUNTING, { .capacity = 200, .bits = 1999, .hashes = 5 },
-      200, 3, 2000 },
-    { "counting-xxh64-saturated.bkf", BK_KIND_COUNTING,
+    { "counting-xxh3.bkf",
+      BK_KIND_COUNTING,
+      { .capacity = 200, .bits = 1999, .hashes = 5 },
+      200,
+      3,
+      2000 },
+    { "counting-xxh64-saturated.bkf",
+      BK_KIND_COUNTING,
       { .capacity = 20, .bits = 61, .hashes = 4, .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
-      200, 7, 500 },
+      200,
+      7,
+      500 },
 };
 
 #define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])

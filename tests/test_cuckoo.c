@@ -49,7 +49,10 @@ static uint64_t slots_of(const bk_filter *f)
     return s.bits / s.fingerprint_bits;
 }
 
-static uint64_t buckets_of(const bk_filter *f) { return slots_of(f) / BK_CUCKOO_SLOTS_PER_BUCKET; }
+static uint64_t buckets_of(const bk_filter *f)
+{
+    return slots_of(f) / BK_CUCKOO_SLOTS_PER_BUCKET;
+}
 static uint64_t keys_added_of(const bk_filter *f) { return stats_of(f).keys_added; }
 static bool stash_occupied(const bk_filter *f) { return stats_of(f).stash_occupied; }
 static double load_factor_of(const bk_filter *f) { return stats_of(f).load_factor; }
@@ -65,8 +68,10 @@ static const bk_cuckoo *object_of(const bk_filter *f)
 /* A filter of exactly `buckets` buckets of `bits`-bit fingerprints. */
 static bk_filter *make_exact(uint64_t buckets, unsigned bits, uint64_t seed)
 {
-    bk_params p = { .capacity = buckets * 4, .bits = buckets * 4 * bits,
-                    .fingerprint_bits = bits, .seed = seed };
+    bk_params p = { .capacity = buckets * 4,
+                    .bits = buckets * 4 * bits,
+                    .fingerprint_bits = bits,
+                    .seed = seed };
     bk_filter *f = NULL;
     assert_int_equal(bk_filter_create(BK_KIND_CUCKOO, &p, &f), BK_OK);
     assert_int_equal(buckets_of(f), buckets);
@@ -210,8 +215,11 @@ static void test_fingerprint_never_zero(void **state)
 static void test_sizing(void **state)
 {
     (void)state;
-    struct { double fpr; unsigned bits; } cases[] = {
-        { 0.03, 8 }, { 0.0295, 8 }, { 0.029, 12 }, { 0.01, 12 },
+    struct {
+        double fpr;
+        unsigned bits;
+    } cases[] = {
+        { 0.03, 8 },   { 0.0295, 8 },  { 0.029, 12 },  { 0.01, 12 },
         { 0.002, 12 }, { 0.0018, 16 }, { 0.0002, 16 },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -691,16 +699,20 @@ static void test_format_hooks(void **state)
 
         /* Contradictions, each refused with its code. */
         const bk_hasher *h = ops->hasher(object);
-        struct { size_t offset; uint8_t value; bk_status expected; } cases[] = {
-            { 0, 38, BK_ECORRUPT },   /* buckets: payload size contradicts */
-            { 0, 0, BK_ECORRUPT },    /* zero buckets */
-            { 8, 10, BK_ECORRUPT },   /* fingerprint width 10 */
-            { 12, 8, BK_ECORRUPT },   /* 8 slots per bucket */
-            { 16, 0, BK_ECORRUPT },   /* capacity 0 */
-            { 31, 0xff, BK_ECORRUPT },/* target FPR NaN */
-            { 32, 37, BK_ECORRUPT },  /* stash bucket out of range */
-            { 44, 1, BK_ECORRUPT },   /* reserved */
-            { 7, 0x10, BK_ERANGE },   /* buckets 2^60+: beyond BK_MAX_BITS */
+        struct {
+            size_t offset;
+            uint8_t value;
+            bk_status expected;
+        } cases[] = {
+            { 0, 38, BK_ECORRUPT },    /* buckets: payload size contradicts */
+            { 0, 0, BK_ECORRUPT },     /* zero buckets */
+            { 8, 10, BK_ECORRUPT },    /* fingerprint width 10 */
+            { 12, 8, BK_ECORRUPT },    /* 8 slots per bucket */
+            { 16, 0, BK_ECORRUPT },    /* capacity 0 */
+            { 31, 0xff, BK_ECORRUPT }, /* target FPR NaN */
+            { 32, 37, BK_ECORRUPT },   /* stash bucket out of range */
+            { 44, 1, BK_ECORRUPT },    /* reserved */
+            { 7, 0x10, BK_ERANGE },    /* buckets 2^60+: beyond BK_MAX_BITS */
         };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             uint8_t bad[56];
@@ -713,13 +725,19 @@ static void test_format_hooks(void **state)
         }
         uint8_t bad[56];
         memcpy(bad, params, 56);
-        bad[40] = 0; bad[41] = 0; bad[42] = 0; bad[43] = 0; /* stash empty but bucket set */
+        bad[40] = 0;
+        bad[41] = 0;
+        bad[42] = 0;
+        bad[43] = 0; /* stash empty but bucket set */
         bad[32] = 5;
         void *back = NULL;
-        assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back), BK_ECORRUPT);
+        assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back),
+                         BK_ECORRUPT);
         memcpy(bad, params, 56);
-        bad[41] = 0xff; bad[42] = 0xff; /* stash fingerprint beyond 2^f */
-        assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back), BK_ECORRUPT);
+        bad[41] = 0xff;
+        bad[42] = 0xff; /* stash fingerprint beyond 2^f */
+        assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back),
+                         BK_ECORRUPT);
         assert_int_equal(ops->read(params, 55, payload, size, h, accepted, false, &back),
                          BK_ECORRUPT);
         assert_int_equal(ops->read(params, 56, payload, size - 1, h, accepted, false, &back),
@@ -746,7 +764,8 @@ static void test_format_roundtrip(void **state)
             assert_int_equal(bk_filter_create(BK_KIND_CUCKOO, &p, &f), BK_OK);
             uint64_t keys = full ? 400 : 250;
             for (uint64_t i = 0; i < keys; i++) {
-                bk_status status = bk_filter_add(f, key, key_of(key, sizeof key, "key:", i), NULL);
+                bk_status status = bk_filter_add(f, key, key_of(key, sizeof key, "key:", i),
+                                                 NULL);
                 assert_true(status == BK_OK || (full && status == BK_EFULL));
             }
             assert_int_equal(stash_occupied(f), full);
@@ -764,9 +783,11 @@ static void test_format_roundtrip(void **state)
             /* The loaded filter continues exactly as the original would. */
             for (uint64_t i = 0; i < 40; i++) {
                 size_t len = key_of(key, sizeof key, "key:", i * 7);
-                assert_int_equal(bk_filter_remove(back, key, len), bk_filter_remove(f, key, len));
+                assert_int_equal(bk_filter_remove(back, key, len),
+                                 bk_filter_remove(f, key, len));
                 len = key_of(key, sizeof key, "more:", i);
-                assert_int_equal(bk_filter_add(back, key, len, NULL), bk_filter_add(f, key, len, NULL));
+                assert_int_equal(bk_filter_add(back, key, len, NULL),
+                                 bk_filter_add(f, key, len, NULL));
             }
             size_t size2, size3;
             uint8_t *after_back = bk_rt_serialize(back, &size2);
@@ -785,13 +806,27 @@ static void test_format_roundtrip(void **state)
 /* Golden files (tests/golden.h, tests/data/): the format and the algorithm
  * pinned, on every host. */
 static const bk_golden goldens[] = {
-    { "cuckoo12-stash.bkf", BK_KIND_CUCKOO,
-      { .capacity = 100, .bits = 29 * 4 * 12, .fingerprint_bits = 12, .seed = 7 }, 200, 0, 2000 },
-    { "cuckoo8-removed.bkf", BK_KIND_CUCKOO,
-      { .capacity = 300, .bits = 83 * 4 * 8, .fingerprint_bits = 8 }, 300, 4, 2000 },
-    { "cuckoo16-seeded.bkf", BK_KIND_CUCKOO,
-      { .capacity = 100, .bits = 27 * 4 * 16, .fingerprint_bits = 16,
-        .seed = 0x9e3779b97f4a7c15ULL }, 90, 5, 2000 },
+    { "cuckoo12-stash.bkf",
+      BK_KIND_CUCKOO,
+      { .capacity = 100, .bits = 29 * 4 * 12, .fingerprint_bits = 12, .seed = 7 },
+      200,
+      0,
+      2000 },
+    { "cuckoo8-removed.bkf",
+      BK_KIND_CUCKOO,
+      { .capacity = 300, .bits = 83 * 4 * 8, .fingerprint_bits = 8 },
+      300,
+      4,
+      2000 },
+    { "cuckoo16-seeded.bkf",
+      BK_KIND_CUCKOO,
+      { .capacity = 100,
+        .bits = 27 * 4 * 16,
+        .fingerprint_bits = 16,
+        .seed = 0x9e3779b97f4a7c15ULL },
+      90,
+      5,
+      2000 },
 };
 
 #define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])

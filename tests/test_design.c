@@ -36,20 +36,22 @@ static bool set_field(bk_params *p, int field, int choice)
     static const double bits_per_key[] = { 0, 10, 0.5, -3, INFINITY };
     static const uint64_t bits[] = { 0, 1000, 1, 64 };
     static const unsigned hashes[] = { 0, 5, 1, 40 };
-    static const unsigned algorithms[] = { BK_HASH_XXH3, BK_HASH_SIPHASH, BK_HASH_XXH64, 3, 200 };
-    static const unsigned flags[] = { 0, BK_FLAG_CONCURRENT, BK_FLAG_PARQUET_SIZE, BK_FLAG_AUTO_GROW, 0x8,
-                                      0x80000000u };
+    static const unsigned algorithms[] = { BK_HASH_XXH3, BK_HASH_SIPHASH, BK_HASH_XXH64, 3,
+                                           200 };
+    static const unsigned flags[] = {
+        0, BK_FLAG_CONCURRENT, BK_FLAG_PARQUET_SIZE, BK_FLAG_AUTO_GROW, 0x8, 0x80000000u
+    };
     static const unsigned fingerprints[] = { 0, 8, 12, 16, 9, 32 };
     static const double expansions[] = { 0, 2, 1, 0.5, 1e6 };
     static const double tightenings[] = { 0, 0.5, 0.99, 1.0, -1 };
     static const unsigned max_filters[] = { 0, 1, 3, 64, 65 };
     static const uint64_t windows[] = { 0, 100, 1, 3 };
     static const unsigned generations[] = { 0, 2, 4, 1, 64, 65 };
-#define PICK(array, target)                                                                   \
-    do {                                                                                      \
-        if (choice >= (int)(sizeof array / sizeof array[0]))                                  \
-            return false;                                                                     \
-        (target) = array[choice];                                                             \
+#define PICK(array, target)                                  \
+    do {                                                     \
+        if (choice >= (int)(sizeof array / sizeof array[0])) \
+            return false;                                    \
+        (target) = array[choice];                            \
     } while (0)
     switch (field) {
     case 0: PICK(capacities, p->capacity); break;

@@ -207,7 +207,8 @@ static uint8_t *torn_between(const uint8_t *old, const uint8_t *new_bytes, size_
     unsigned changed = 0;
     for (size_t page = 0; page * PAGE < size; page++) {
         size_t length = size - page * PAGE < PAGE ? size - page * PAGE : PAGE;
-        if (memcmp(old + page * PAGE, new_bytes + page * PAGE, length) != 0 && changed++ % 2 == 0)
+        if (memcmp(old + page * PAGE, new_bytes + page * PAGE, length) != 0 &&
+            changed++ % 2 == 0)
             memcpy(torn + page * PAGE, new_bytes + page * PAGE, length);
     }
     assert_true(changed >= 4);
@@ -454,8 +455,7 @@ static void test_non_regular_files(void **state)
     assert_int_equal(mkfifo(fifo, 0600), 0);
     assert_int_equal(bk_filter_map(fifo, NULL, &filter), BK_EUNSUPPORTED);
     bk_file_update *update;
-    assert_int_equal(bk_file_update_begin(fifo, NULL, false, &update, &filter),
-                     BK_EUNSUPPORTED);
+    assert_int_equal(bk_file_update_begin(fifo, NULL, false, &update, &filter), BK_EUNSUPPORTED);
     uint8_t *bytes;
     size_t size;
     bk_filter *small = old_filter(&bytes, &size);

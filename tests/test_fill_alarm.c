@@ -24,8 +24,8 @@ static size_t make_key(char *buffer, const char *prefix, unsigned i)
 typedef struct alarm_log {
     unsigned calls;
     bk_fill_status status;
-    uint64_t keys_at_call;  /* stats.keys_added when it fired */
-    unsigned add_index;     /* the caller's index of the add in progress */
+    uint64_t keys_at_call; /* stats.keys_added when it fired */
+    unsigned add_index;    /* the caller's index of the add in progress */
     const unsigned *current_add;
     bk_filter *filter;
 } alarm_log;

@@ -38,7 +38,8 @@ static int make_keys(void **state)
         return -1;
     for (size_t i = 0; i < KEYS + ABSENT; i++) {
         keys[i].data = text[i];
-        keys[i].len = (size_t)snprintf(text[i], sizeof text[i], "%s:%zu", i < KEYS ? "in" : "out", i);
+        keys[i].len = (size_t)snprintf(text[i], sizeof text[i], "%s:%zu",
+                                       i < KEYS ? "in" : "out", i);
     }
     return 0;
 }
@@ -182,7 +183,8 @@ static void test_every_kind_finds_its_keys(void **state)
         assert_int_equal(present, KEYS + false_positives);
         /* FPR at most 1% (all kinds are sized for it or better): 4 sigma above */
         if (false_positives > ABSENT * 0.01 + 4 * sqrt(ABSENT * 0.01))
-            fail_msg("%s: %zu false positives in %d", bk_kind_name(every_kind[i]), false_positives, ABSENT);
+            fail_msg("%s: %zu false positives in %d", bk_kind_name(every_kind[i]),
+                     false_positives, ABSENT);
         bk_stats stats;
         bk_filter_stats(filter, &stats);
         assert_int_equal(stats.kind, every_kind[i]);
@@ -202,7 +204,9 @@ static void test_batch_lengths_match_single_queries(void **state)
 {
     (void)state;
     static bool batch[KEYS + ABSENT];
-    const size_t lengths[] = { 0, 1, 5, 15, 16, 17, 47, 48, 49, 63, 64, 65, 127, 128, 129, 1001 };
+    const size_t lengths[] = {
+        0, 1, 5, 15, 16, 17, 47, 48, 49, 63, 64, 65, 127, 128, 129, 1001
+    };
     for (size_t i = 0; i < KIND_COUNT; i++) {
         bk_filter *filter = filter_of(every_kind[i]);
         for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
@@ -238,13 +242,13 @@ static void test_hash_batches_match_key_batches(void **state)
             size_t first = KEYS - lengths[l] / 2;
             size_t present = bk_filter_contains_batch(filter, keys + first, lengths[l], by_key);
             memset(by_hash, 0, sizeof by_hash);
-            assert_int_equal(bk_filter_contains_hash_batch(filter, hashes + first, lengths[l],
-                                                           by_hash),
-                             present);
+            assert_int_equal(
+                bk_filter_contains_hash_batch(filter, hashes + first, lengths[l], by_hash),
+                present);
             assert_memory_equal(by_key, by_hash, lengths[l]);
-            assert_int_equal(bk_filter_contains_hash_batch(filter, hashes + first, lengths[l],
-                                                           NULL),
-                             present);
+            assert_int_equal(
+                bk_filter_contains_hash_batch(filter, hashes + first, lengths[l], NULL),
+                present);
         }
         bk_filter_free(filter);
     }
@@ -398,10 +402,11 @@ static void test_build_hashes_matches_build(void **state)
         for (size_t j = 0; j < DUPLICATED; j++)
             hashes[j] = bk_hash_key(&hasher, with_duplicates[j].data, with_duplicates[j].len);
         bk_filter *by_key, *by_hash;
-        assert_int_equal(bk_filter_build(every_kind[i], &params, with_duplicates, DUPLICATED,
-                                         &by_key), BK_OK);
-        assert_int_equal(bk_filter_build_hashes(every_kind[i], &params, hashes, DUPLICATED,
-                                                &by_hash), BK_OK);
+        assert_int_equal(
+            bk_filter_build(every_kind[i], &params, with_duplicates, DUPLICATED, &by_key),
+            BK_OK);
+        assert_int_equal(
+            bk_filter_build_hashes(every_kind[i], &params, hashes, DUPLICATED, &by_hash), BK_OK);
         size_t key_size, hash_size;
         uint8_t *key_bytes = serialized(by_key, &key_size);
         uint8_t *hash_bytes = serialized(by_hash, &hash_size);
@@ -545,11 +550,12 @@ static void test_build_packed_matches_build(void **state)
         make_packed_keys(widths[w]);
         for (size_t i = 0; i < KIND_COUNT; i++)
             for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
-                bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01,
-                                     .window_keys = PACKED_KEYS, .seed = 7 };
+                bk_params params = {
+                    .capacity = PACKED_KEYS, .fpr = 0.01, .window_keys = PACKED_KEYS, .seed = 7
+                };
                 bk_filter *by_key = NULL, *by_packed = NULL;
-                bk_status built = bk_filter_build(every_kind[i], &params, packed_keys,
-                                                  counts[c], &by_key);
+                bk_status built = bk_filter_build(every_kind[i], &params, packed_keys, counts[c],
+                                                  &by_key);
                 assert_int_equal(bk_filter_build_packed(every_kind[i], &params, packed_bytes,
                                                         widths[w], counts[c], &by_packed),
                                  built);
@@ -578,9 +584,11 @@ static void test_build_packed_refusals(void **state)
     assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, NULL, values, 8, 4, &out), BK_EINVAL);
     assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, values, 8, 4, NULL),
                      BK_EINVAL);
-    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, NULL, 8, 4, &out), BK_EINVAL);
-    assert_int_equal(bk_filter_build_packed(BK_KIND_BLOOM, &params, values, SIZE_MAX / 2, 4, &out),
+    assert_int_equal(bk_filter_build_packed(BK_KIND_FUSE8, &params, NULL, 8, 4, &out),
                      BK_EINVAL);
+    assert_int_equal(
+        bk_filter_build_packed(BK_KIND_BLOOM, &params, values, SIZE_MAX / 2, 4, &out),
+        BK_EINVAL);
     assert_int_equal(bk_filter_build_packed(BK_KIND_BLOOM, &params, values, 1, SIZE_MAX, &out),
                      BK_ERANGE);
     bk_params bad_flags = { .capacity = 100, .fpr = 0.01, .flags = 1u << 30 };
@@ -608,7 +616,9 @@ static void test_add_packed_matches_add_batch(void **state)
         for (size_t i = 0; i < kinds_count; i++) {
             if (bk_kind_is_static(kinds[i]))
                 continue;
-            bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01, .window_keys = PACKED_KEYS };
+            bk_params params = { .capacity = PACKED_KEYS,
+                                 .fpr = 0.01,
+                                 .window_keys = PACKED_KEYS };
             if (bits[b] != 0)
                 params = (bk_params){ .capacity = PACKED_KEYS, .bits = bits[b], .hashes = 8 };
             bk_filter *by_key, *by_packed;
@@ -617,9 +627,9 @@ static void test_add_packed_matches_add_batch(void **state)
             size_t fresh_key = 0, fresh_packed = 0;
             assert_int_equal(bk_filter_add_batch(by_key, packed_keys, PACKED_KEYS, &fresh_key),
                              BK_OK);
-            assert_int_equal(bk_filter_add_packed(by_packed, packed_bytes, 8, PACKED_KEYS,
-                                                  &fresh_packed),
-                             BK_OK);
+            assert_int_equal(
+                bk_filter_add_packed(by_packed, packed_bytes, 8, PACKED_KEYS, &fresh_packed),
+                BK_OK);
             assert_int_equal(fresh_key, fresh_packed);
             assert_true(fresh_key > PACKED_KEYS * 9 / 10);
             assert_same_bytes(by_key, by_packed);
@@ -652,7 +662,8 @@ static void test_packed_batches_at_the_end_of_a_mapping(void **state)
         uint8_t *at_end = guard - bytes;
         memcpy(at_end, packed_bytes, bytes);
         for (size_t i = 0; i < KIND_COUNT; i++) {
-            bk_params params = { .capacity = PACKED_KEYS, .fpr = 0.01,
+            bk_params params = { .capacity = PACKED_KEYS,
+                                 .fpr = 0.01,
                                  .window_keys = PACKED_KEYS };
             bk_filter *filter;
             if (bk_kind_is_static(every_kind[i])) {
@@ -661,16 +672,14 @@ static void test_packed_batches_at_the_end_of_a_mapping(void **state)
                     BK_OK);
             } else {
                 assert_int_equal(bk_filter_create(every_kind[i], &params, &filter), BK_OK);
-                assert_int_equal(bk_filter_add_packed(filter, at_end, widths[w], PACKED_KEYS,
-                                                      NULL),
-                                 BK_OK);
+                assert_int_equal(
+                    bk_filter_add_packed(filter, at_end, widths[w], PACKED_KEYS, NULL), BK_OK);
             }
-            assert_int_equal(bk_filter_contains_packed(filter, at_end, widths[w], PACKED_KEYS,
-                                                       NULL),
-                             PACKED_KEYS);
-            assert_int_equal(bk_filter_contains_packed(filter, guard - 8 * widths[w], widths[w],
-                                                       8, NULL),
-                             8);
+            assert_int_equal(
+                bk_filter_contains_packed(filter, at_end, widths[w], PACKED_KEYS, NULL),
+                PACKED_KEYS);
+            assert_int_equal(
+                bk_filter_contains_packed(filter, guard - 8 * widths[w], widths[w], 8, NULL), 8);
             bk_filter_free(filter);
         }
     }

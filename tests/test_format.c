@@ -167,11 +167,21 @@ static void test_roundtrip_bloom_variants(void **state)
     (void)state;
     /* Empty; m not a multiple of 64; a seed; XXH64; one bit. */
     bk_params empty = { .capacity = 100, .fpr = 0.01 };
-    bk_params odd = { .capacity = 300, .bits = 4099, .hashes = 3, .seed = 0xfeedfacecafebeefULL };
-    bk_params xxh64 = { .capacity = 300, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64, .seed = 7 };
+    bk_params odd = {
+        .capacity = 300, .bits = 4099, .hashes = 3, .seed = 0xfeedfacecafebeefULL
+    };
+    bk_params xxh64 = {
+        .capacity = 300, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64, .seed = 7
+    };
     bk_params one_bit = { .capacity = 1, .bits = 1, .hashes = 1 };
-    const struct { const bk_params *params; size_t keys; } cases[] = {
-        { &empty, 0 }, { &odd, 300 }, { &xxh64, 300 }, { &one_bit, 1 },
+    const struct {
+        const bk_params *params;
+        size_t keys;
+    } cases[] = {
+        { &empty, 0 },
+        { &odd, 300 },
+        { &xxh64, 300 },
+        { &one_bit, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bk_filter *filter = make_bloom(cases[i].params, cases[i].keys);
@@ -183,8 +193,9 @@ static void test_roundtrip_bloom_variants(void **state)
 static void test_roundtrip_bloom_siphash(void **state)
 {
     (void)state;
-    bk_params p = { .capacity = 2000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                    .secret_key = test_key };
+    bk_params p = {
+        .capacity = 2000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = test_key
+    };
     bk_filter *filter = make_bloom(&p, 2000);
     bk_roundtrip_check(filter, test_key, 4000);
     bk_filter_free(filter);
@@ -268,15 +279,15 @@ static void test_layout_matches_spec(void **state)
     static const uint8_t magic[8] = { 0x89, 0x42, 0x4B, 0x46, 0x0D, 0x0A, 0x1A, 0x0A };
     assert_int_equal(size, 256);
     assert_memory_equal(b, magic, 8);
-    assert_int_equal(bk_load_le16(b + 8), 1);                  /* version */
-    assert_int_equal(bk_load_le16(b + 10), BK_KIND_BLOOM);     /* kind */
-    assert_int_equal(bk_load_le32(b + 12), 128);               /* header_size */
-    assert_int_equal(bk_load_le64(b + 16), 128);               /* payload_size */
+    assert_int_equal(bk_load_le16(b + 8), 1);              /* version */
+    assert_int_equal(bk_load_le16(b + 10), BK_KIND_BLOOM); /* kind */
+    assert_int_equal(bk_load_le32(b + 12), 128);           /* header_size */
+    assert_int_equal(bk_load_le64(b + 16), 128);           /* payload_size */
     assert_int_equal(b[24], BK_HASH_XXH3);
     assert_int_equal(b[25] | b[26] | b[27], 0);
-    assert_int_equal(bk_load_le32(b + 28), 32);                /* params_size */
-    assert_int_equal(bk_load_le64(b + 32), 0);                 /* seed */
-    assert_int_equal(bk_load_le64(b + 40), 60);                /* keys_added */
+    assert_int_equal(bk_load_le32(b + 28), 32); /* params_size */
+    assert_int_equal(bk_load_le64(b + 32), 0);  /* seed */
+    assert_int_equal(bk_load_le64(b + 40), 60); /* keys_added */
     assert_int_equal(bk_load_le64(b + 48), 0);
     /* checksum: XXH3-64 of the file with the field zeroed */
     uint8_t copy[256];
@@ -309,10 +320,7 @@ static void test_layout_matches_spec(void **state)
 /* Big-endian misreads                                                      */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t swap64(uint64_t v)
-{
-    return __builtin_bswap64(v);
-}
+static uint64_t swap64(uint64_t v) { return __builtin_bswap64(v); }
 
 static void test_byte_swapped_rejected(void **state)
 {
@@ -404,7 +412,9 @@ static void test_bad_magic(void **state)
     free(mangled);
     /* Short non-filters. */
     expect_rejected((const uint8_t *)"hello", 5, NULL, BK_EMAGIC);
-    expect_rejected((const uint8_t *)"\x89" "BKX", 4, NULL, BK_EMAGIC);
+    expect_rejected((const uint8_t *)"\x89"
+                                     "BKX",
+                    4, NULL, BK_EMAGIC);
     free(bytes);
 }
 
@@ -502,14 +512,14 @@ static void test_kind_parameters(void **state)
     size_t size;
     uint8_t *bytes = small_bloom_bytes(&size);
     const size_t params = BK_FORMAT_PARAMS_OFFSET;
-    expect_u64_rejected(bytes, size, params + 0, 0, BK_ECORRUPT);             /* m = 0 */
-    expect_u64_rejected(bytes, size, params + 0, 2000, BK_ECORRUPT);          /* m vs payload */
-    expect_u64_rejected(bytes, size, params + 0, 960, BK_ECORRUPT);           /* 15 words */
+    expect_u64_rejected(bytes, size, params + 0, 0, BK_ECORRUPT);    /* m = 0 */
+    expect_u64_rejected(bytes, size, params + 0, 2000, BK_ECORRUPT); /* m vs payload */
+    expect_u64_rejected(bytes, size, params + 0, 960, BK_ECORRUPT);  /* 15 words */
     expect_u64_rejected(bytes, size, params + 0, (uint64_t)1 << 57, BK_ERANGE);
-    expect_u32_rejected(bytes, size, params + 8, 0, BK_ECORRUPT);             /* k = 0 */
-    expect_u32_rejected(bytes, size, params + 8, 256, BK_ERANGE);             /* k > 255 */
-    expect_u32_rejected(bytes, size, params + 12, 1, BK_ECORRUPT);            /* reserved */
-    expect_u64_rejected(bytes, size, params + 16, 0, BK_ECORRUPT);            /* n = 0 */
+    expect_u32_rejected(bytes, size, params + 8, 0, BK_ECORRUPT);  /* k = 0 */
+    expect_u32_rejected(bytes, size, params + 8, 256, BK_ERANGE);  /* k > 255 */
+    expect_u32_rejected(bytes, size, params + 12, 1, BK_ECORRUPT); /* reserved */
+    expect_u64_rejected(bytes, size, params + 16, 0, BK_ECORRUPT); /* n = 0 */
     uint8_t le[8];
     bk_store_le_double(le, NAN);
     expect_edit_rejected(bytes, size, params + 24, le, 8, BK_ECORRUPT);
@@ -563,7 +573,9 @@ static void test_checksum(void **state)
     /* Any single-bit flip in the fields no structural check covers --
      * kind, seed, keys added, checksum, parameters, payload -- is caught by
      * the checksum alone.  (Padding flips are caught earlier: ECORRUPT.) */
-    const struct { size_t start, end; } regions[] = {
+    const struct {
+        size_t start, end;
+    } regions[] = {
         { 10, 12 }, { 32, 48 }, { 56, 64 }, { 64, 96 }, { 128, 256 },
     };
     for (size_t r = 0; r < sizeof regions / sizeof regions[0]; r++) {
@@ -582,8 +594,9 @@ static void test_checksum(void **state)
 static void test_secret_key(void **state)
 {
     (void)state;
-    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                    .secret_key = test_key };
+    bk_params p = {
+        .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = test_key
+    };
     bk_filter *filter = make_bloom(&p, 100);
     size_t size;
     uint8_t *bytes = bk_rt_serialize(filter, &size);
@@ -990,8 +1003,9 @@ static void test_bloom_save_load_by_kind(void **state)
     (void)state;
     char *dir = bk_rt_make_temp_dir();
     char *path = bk_rt_join(dir, "b.bkf");
-    bk_params p = { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                    .secret_key = test_key };
+    bk_params p = {
+        .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = test_key
+    };
     bk_filter *bloom;
     assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &bloom), BK_OK);
     assert_int_equal(bk_filter_add(bloom, "alice", 5, NULL), BK_OK);
@@ -1033,8 +1047,9 @@ static void test_bloom_save_load_by_kind(void **state)
 static void test_inspect(void **state)
 {
     (void)state;
-    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                    .secret_key = test_key };
+    bk_params p = {
+        .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = test_key
+    };
     bk_filter *filter = make_bloom(&p, 40);
     size_t size;
     uint8_t *bytes = bk_rt_serialize(filter, &size);
@@ -1124,13 +1139,23 @@ typedef struct golden {
 static const golden goldens[] = {
     { "bloom-xxh3.bkf", { .capacity = 200, .fpr = 0.01 }, 200, 2000, false },
     { "bloom-xxh3-seeded.bkf",
-      { .capacity = 150, .bits = 1000, .hashes = 5, .seed = 0x9e3779b97f4a7c15ULL }, 150, 2000,
+      { .capacity = 150, .bits = 1000, .hashes = 5, .seed = 0x9e3779b97f4a7c15ULL },
+      150,
+      2000,
       false },
     { "bloom-siphash.bkf",
-      { .capacity = 100, .fpr = 0.001, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = test_key },
-      100, 2000, true },
+      { .capacity = 100,
+        .fpr = 0.001,
+        .hash_algorithm = BK_HASH_SIPHASH,
+        .secret_key = test_key },
+      100,
+      2000,
+      true },
     { "bloom-xxh64-empty.bkf",
-      { .capacity = 50, .fpr = 0.05, .hash_algorithm = BK_HASH_XXH64, .seed = 42 }, 0, 500, false },
+      { .capacity = 50, .fpr = 0.05, .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
+      0,
+      500,
+      false },
 };
 
 #define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])
@@ -1183,7 +1208,8 @@ static void check_golden(const golden *g)
     answers_file[file_size] = '\0';
     unsigned long long keys_added;
     int consumed = 0;
-    assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed), 1);
+    assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed),
+                     1);
     assert_true(consumed > 0 && keys_added <= g->keys);
     const uint8_t *answers = answers_file + consumed;
     assert_int_equal(file_size - (size_t)consumed, g->probes + 1);

@@ -404,10 +404,16 @@ static void test_structured_caller_hashes(void **state)
         for (uint64_t i = 0; i < N; i++) {
             bk_hash h = { 0, 0 };
             switch (pattern) {
-            case 0: h.h1 = i; break;                         /* counter, h2 = 0 */
-            case 1: h.h2 = i; break;                         /* h1 = 0, counter */
-            case 2: h.h1 = 42; h.h2 = i << 40; break;         /* high bits only */
-            case 3: h.h1 = bk_mix64(i); h.h2 = 7; break;      /* random h1 */
+            case 0: h.h1 = i; break; /* counter, h2 = 0 */
+            case 1: h.h2 = i; break; /* h1 = 0, counter */
+            case 2:
+                h.h1 = 42;
+                h.h2 = i << 40;
+                break; /* high bits only */
+            case 3:
+                h.h1 = bk_mix64(i);
+                h.h2 = 7;
+                break; /* random h1 */
             }
             hashes[i] = h;
         }
@@ -593,8 +599,8 @@ static bk_status decode_counting(const bk_kind_ops *ops, const encoded *e, uint6
 {
     bk_hasher hasher = default_hasher();
     void *object = NULL;
-    bk_status status = ops->read(e->params, e->params_size, e->payload, e->payload_size,
-                                 &hasher, keys_added, in_place, &object);
+    bk_status status = ops->read(e->params, e->params_size, e->payload, e->payload_size, &hasher,
+                                 keys_added, in_place, &object);
     if (status == BK_OK)
         *out = wrapped(ops, object);
     return status;
@@ -602,8 +608,7 @@ static bk_status decode_counting(const bk_kind_ops *ops, const encoded *e, uint6
 
 /* As the container calls it: keys_added from the header, which the writer
  * took from the stats (= the keys field of the parameter block). */
-static bk_status decode(const bk_kind_ops *ops, const encoded *e, bool in_place,
-                        bk_filter **out)
+static bk_status decode(const bk_kind_ops *ops, const encoded *e, bool in_place, bk_filter **out)
 {
     return decode_counting(ops, e, bk_load_le64(e->params + 16), in_place, out);
 }
@@ -665,19 +670,19 @@ static void test_format_hooks_reject_corrupt(void **state)
             uint64_t value;
             bk_status expected;
         } cases[] = {
-            { 0, 4, 5, BK_ECORRUPT },                     /* arity */
-            { 4, 4, 12, BK_ECORRUPT },                    /* fingerprint bits */
-            { 16, 8, BK_FUSE_MAX_KEYS + 1, BK_ERANGE },   /* keys beyond limit */
-            { 16, 8, 1000000, BK_ECORRUPT },              /* keys > slots */
-            { 24, 4, 0, BK_ECORRUPT },                    /* segment length */
-            { 24, 4, 1000, BK_ECORRUPT },                 /* not 2^k / not s/3 */
-            { 28, 4, 0, BK_ECORRUPT },                    /* segment count */
-            { 28, 4, 999999, BK_ECORRUPT },               /* geometry vs slots */
-            { 32, 8, 0, BK_ECORRUPT },                    /* slots */
-            { 32, 8, (uint64_t)1 << 40, BK_ECORRUPT },    /* slots huge */
-            { 40, 4, 0, BK_ECORRUPT },                    /* attempts */
+            { 0, 4, 5, BK_ECORRUPT },                   /* arity */
+            { 4, 4, 12, BK_ECORRUPT },                  /* fingerprint bits */
+            { 16, 8, BK_FUSE_MAX_KEYS + 1, BK_ERANGE }, /* keys beyond limit */
+            { 16, 8, 1000000, BK_ECORRUPT },            /* keys > slots */
+            { 24, 4, 0, BK_ECORRUPT },                  /* segment length */
+            { 24, 4, 1000, BK_ECORRUPT },               /* not 2^k / not s/3 */
+            { 28, 4, 0, BK_ECORRUPT },                  /* segment count */
+            { 28, 4, 999999, BK_ECORRUPT },             /* geometry vs slots */
+            { 32, 8, 0, BK_ECORRUPT },                  /* slots */
+            { 32, 8, (uint64_t)1 << 40, BK_ECORRUPT },  /* slots huge */
+            { 40, 4, 0, BK_ECORRUPT },                  /* attempts */
             { 40, 4, BK_FUSE_MAX_ATTEMPTS + 1, BK_ECORRUPT },
-            { 44, 4, 1, BK_ECORRUPT },                    /* reserved */
+            { 44, 4, 1, BK_ECORRUPT }, /* reserved */
         };
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             encoded bad = good;
@@ -769,24 +774,34 @@ static void test_format_refuses_damage(void **state)
 #define BK_TEST_DATA_DIR "tests/data"
 #endif
 
-static const uint8_t golden_secret[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+static const uint8_t golden_secret[16] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+};
 
 typedef struct golden {
     const char *name;
     bk_kind kind;
     bk_params params;
-    size_t keys;       /* "golden:0" .. "golden:<keys-1>" ... */
-    size_t repeats;    /* ... then "golden:0" .. "golden:<repeats-1>" again */
-    size_t probes;     /* "golden:0" .. "golden:<probes-1>" recorded */
+    size_t keys;    /* "golden:0" .. "golden:<keys-1>" ... */
+    size_t repeats; /* ... then "golden:0" .. "golden:<repeats-1>" again */
+    size_t probes;  /* "golden:0" .. "golden:<probes-1>" recorded */
 } golden;
 
 static const golden goldens[] = {
     { "xor8-xxh3.bkf", BK_KIND_XOR8, { .seed = 0 }, 300, 0, 3000 },
     { "fuse8-xxh3-duplicates.bkf", BK_KIND_FUSE8, { .seed = 7 }, 1000, 100, 5000 },
-    { "fuse16-siphash.bkf", BK_KIND_FUSE16,
-      { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = golden_secret }, 200, 0, 2000 },
-    { "fuse8_4-xxh64.bkf", BK_KIND_FUSE8_4, { .hash_algorithm = BK_HASH_XXH64, .seed = 42 }, 500,
-      0, 3000 },
+    { "fuse16-siphash.bkf",
+      BK_KIND_FUSE16,
+      { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = golden_secret },
+      200,
+      0,
+      2000 },
+    { "fuse8_4-xxh64.bkf",
+      BK_KIND_FUSE8_4,
+      { .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
+      500,
+      0,
+      3000 },
     { "fuse8-empty.bkf", BK_KIND_FUSE8, { .seed = 0 }, 0, 0, 1000 },
 };
 
@@ -795,7 +810,7 @@ static const golden goldens[] = {
 static bk_filter *golden_build(const golden *g)
 {
     size_t count = g->keys + g->repeats;
-    char (*text)[24] = malloc((count ? count : 1) * sizeof *text);
+    char(*text)[24] = malloc((count ? count : 1) * sizeof *text);
     bk_key *keys = malloc((count ? count : 1) * sizeof *keys);
     assert_non_null(text);
     assert_non_null(keys);
@@ -858,8 +873,8 @@ static void test_golden_files(void **state)
         answers_file[answers_size] = '\0';
         unsigned long long keys_added;
         int consumed = 0;
-        assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed),
-                         1);
+        assert_int_equal(
+            sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed), 1);
         assert_int_equal(keys_added, g->keys);
         const uint8_t *answers = answers_file + consumed;
         assert_int_equal(answers_size - (size_t)consumed, g->probes + 1);
@@ -867,7 +882,8 @@ static void test_golden_files(void **state)
         snprintf(path, sizeof path, "%s/%s", BK_TEST_DATA_DIR, g->name);
         size_t size;
         uint8_t *bytes = bk_rt_read_file(path, &size);
-        bk_load_options options = { .secret_key = g->params.secret_key, .expected_kind = g->kind };
+        bk_load_options options = { .secret_key = g->params.secret_key,
+                                    .expected_kind = g->kind };
         bk_filter *loaded[3] = { NULL, NULL, NULL };
         assert_int_equal(bk_filter_deserialize(bytes, size, &options, &loaded[0]), BK_OK);
         assert_int_equal(bk_filter_load(path, &options, &loaded[1]), BK_OK);

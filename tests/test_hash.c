@@ -20,7 +20,7 @@
  * A subset covering every tail length class: 0, 1, 7, 8, 15, 16, 31, 63. */
 typedef struct vector {
     size_t len;
-    const char *sip64;  /* output bytes, hex */
+    const char *sip64; /* output bytes, hex */
     const char *sip128;
 } vector;
 
@@ -167,8 +167,9 @@ static void test_inline_xxh64_matches_libxxhash(void **state)
 static void test_inline_xxh3_matches_libxxhash(void **state)
 {
     (void)state;
-    static const uint64_t seeds[] = { 0, 1, 0x5eed, 0x80000000ULL, 0xffffffff00000000ULL,
-                                      0xffffffffffffffffULL };
+    static const uint64_t seeds[] = {
+        0, 1, 0x5eed, 0x80000000ULL, 0xffffffff00000000ULL, 0xffffffffffffffffULL
+    };
     uint8_t bytes[64];
     uint64_t x = 54321;
     for (int round = 0; round < 3000; round++) {
@@ -266,7 +267,7 @@ static void check_batch_hashing(bk_hash_algorithm algorithm)
                 values[i][1] = rng * 0x9e3779b97f4a7c15ULL;
                 size_t width = count % 2 == 0 ? 8 : 16; /* both vector widths */
                 keys[i] = (bk_key){ values[i], width };
-                if (count % 5 == 3 && i % 11 == 4) { /* another length in the group */
+                if (count % 5 == 3 && i % 11 == 4) {  /* another length in the group */
                     size_t len = (size_t)(rng >> 60); /* 0..15 bytes */
                     memcpy(text[i], values[i], sizeof text[i]);
                     keys[i] = (bk_key){ text[i], len };
@@ -329,7 +330,8 @@ static void check_packed_hashing(bk_hash_algorithm algorithm)
             for (size_t count = 0; count <= MAX_COUNT; count++) {
                 const uint8_t *start = bytes + (count % 2); /* unaligned when odd */
                 memset(packed, 0, sizeof packed);
-                assert_int_equal(bk_hash_packed(&hasher, start, lengths[l], count, packed), BK_OK);
+                assert_int_equal(bk_hash_packed(&hasher, start, lengths[l], count, packed),
+                                 BK_OK);
                 for (size_t i = 0; i < count; i++) {
                     bk_hash single = bk_hash_key(&hasher, start + i * lengths[l], lengths[l]);
                     assert_int_equal(packed[i].h1, single.h1);

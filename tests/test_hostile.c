@@ -141,8 +141,8 @@ static void test_mapped_cuckoo_saves_a_loadable_file(void **state)
 {
     (void)state;
     bk_filter *mapped = NULL;
-    assert_int_equal(bk_filter_map(HOSTILE_DIR "R2a-cuckoo-keys_added-0.bkf", &any_kind, &mapped),
-                     BK_OK);
+    assert_int_equal(
+        bk_filter_map(HOSTILE_DIR "R2a-cuckoo-keys_added-0.bkf", &any_kind, &mapped), BK_OK);
     assert_int_equal(bk_filter_remove(mapped, "k", 1), BK_EIMMUTABLE);
     bk_stats stats;
     bk_filter_stats(mapped, &stats);
@@ -150,8 +150,9 @@ static void test_mapped_cuckoo_saves_a_loadable_file(void **state)
     assert_save_loads(mapped, 0);
     bk_filter_free(mapped);
     /* a count beyond the slots is refused even when mapping */
-    assert_int_equal(bk_filter_map(HOSTILE_DIR "R2b-cuckoo-keys_added-max.bkf", &any_kind, &mapped),
-                     BK_ECORRUPT);
+    assert_int_equal(
+        bk_filter_map(HOSTILE_DIR "R2b-cuckoo-keys_added-max.bkf", &any_kind, &mapped),
+        BK_ECORRUPT);
 }
 
 /* ------------------------------------------------------------------------ */

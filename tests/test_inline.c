@@ -45,7 +45,7 @@
 #define MAX_KEY_BYTES 40
 #define ABSENT_KEYS 20000
 
-static const uint8_t secret_key[BK_SECRET_KEY_BYTES] = { 1, 2, 3, 4, 5, 6, 7, 8,
+static const uint8_t secret_key[BK_SECRET_KEY_BYTES] = { 1, 2,  3,  4,  5,  6,  7,  8,
                                                          9, 10, 11, 12, 13, 14, 15, 16 };
 
 /* splitmix64: the test's own reproducible random numbers */
@@ -93,8 +93,9 @@ static void free_keys(key_list *list)
 /* An XXH64 filter (the only hash an sbbf view serves) with `seed`. */
 static bk_params params_for(uint64_t seed, uint64_t capacity)
 {
-    bk_params p = { .capacity = capacity, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64,
-                    .seed = seed };
+    bk_params p = {
+        .capacity = capacity, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64, .seed = seed
+    };
     return p;
 }
 
@@ -134,8 +135,8 @@ static size_t check_sbbf_view(const bk_filter *filter, const key_list *keys)
 #ifdef BK_TEST_AVX2_VIEWS
         if (__builtin_cpu_supports("avx2")) {
             assert_int_equal(avx2_sbbf_view_contains(&view, key->data, key->len), expected);
-            assert_int_equal(
-                avx2_sbbf_view_contains_constant_length(&view, key->data, key->len), expected);
+            assert_int_equal(avx2_sbbf_view_contains_constant_length(&view, key->data, key->len),
+                             expected);
         }
 #endif
         present += expected;
@@ -433,10 +434,13 @@ static void test_bloom_view_matches_library(void **state)
         { .capacity = 1, .fpr = 0.01 },
         { .capacity = 5000, .fpr = 0.01, .seed = 0x5eed },
         { .capacity = 100000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64, .seed = 3 },
-        { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096, .hashes = 7,
+        { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096,
+          .hashes = 7,
           .capacity = 100000 },
-        { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096, .hashes = 1,
-          .capacity = 100000, .flags = BK_FLAG_CONCURRENT },
+        { .bits = 8 * (uint64_t)BK_BLOOM_EXIT_EARLY_BYTES + 4096,
+          .hashes = 1,
+          .capacity = 100000,
+          .flags = BK_FLAG_CONCURRENT },
         /* k at and past the gather form's rounds of eight probes */
         { .bits = 200000, .hashes = 8, .capacity = 10000 },
         { .bits = 200000, .hashes = 9, .capacity = 10000, .seed = 9 },
@@ -449,8 +453,8 @@ static void test_bloom_view_matches_library(void **state)
         struct bk_bloom_view view;
         assert_int_equal(bk_bloom_view(filter, &view), BK_OK);
         assert_int_equal(view.exit_early, f == 3 || f == 4);
-        check_bloom_filter(filter, (size_t)(filters[f].capacity < 50000 ? filters[f].capacity
-                                                                         : 50000),
+        check_bloom_filter(filter,
+                           (size_t)(filters[f].capacity < 50000 ? filters[f].capacity : 50000),
                            700 + f);
         bk_filter_free(filter);
     }
@@ -490,8 +494,17 @@ static void test_bloom_gather_reduce_matches_scalar(void **state)
     (void)state;
     if (!cpu_has_avx512dq())
         skip();
-    const uint64_t ranges[] = { 1, 2, 63, 64, 95851, 958505838, UINT32_MAX - 1, UINT32_MAX,
-                                (uint64_t)UINT32_MAX + 1, (uint64_t)1 << 40, (uint64_t)1 << 56,
+    const uint64_t ranges[] = { 1,
+                                2,
+                                63,
+                                64,
+                                95851,
+                                958505838,
+                                UINT32_MAX - 1,
+                                UINT32_MAX,
+                                (uint64_t)UINT32_MAX + 1,
+                                (uint64_t)1 << 40,
+                                (uint64_t)1 << 56,
                                 UINT64_MAX };
     uint64_t random = 5;
     for (size_t r = 0; r < sizeof ranges / sizeof ranges[0] + 100; r++) {
@@ -544,8 +557,9 @@ static void test_bloom_view_sees_later_adds_and_loaded_copies(void **state)
 static void test_bloom_view_init_errors(void **state)
 {
     (void)state;
-    bk_params p = { .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
-                    .secret_key = secret_key };
+    bk_params p = {
+        .capacity = 100, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret_key
+    };
     bk_filter *keyed = create_bloom(&p);
     struct bk_bloom_view view, untouched;
     memset(&view, 0xa5, sizeof view);
@@ -638,8 +652,9 @@ static void test_blocked_view_matches_library(void **state)
 {
     (void)state;
     for (unsigned k = 1; k <= BK_BLOCKED_POSITIONS_PER_WORD + 3; k++) {
-        bk_params p = { .bits = 512 * (100 + 40 * (uint64_t)k), .hashes = k, .capacity = 5000,
-                        .seed = k };
+        bk_params p = {
+            .bits = 512 * (100 + 40 * (uint64_t)k), .hashes = k, .capacity = 5000, .seed = k
+        };
         if (k == BK_BLOCKED_POSITIONS_PER_WORD + 1) /* the 1% design, k = 6 */
             p = (bk_params){ .capacity = 20000, .fpr = 0.01 };
         else if (k == BK_BLOCKED_POSITIONS_PER_WORD + 2)
@@ -701,7 +716,9 @@ static void test_blocked_view_errors(void **state)
         { .bits = 512 * 1000, .hashes = 14, .capacity = 10000 },
         { .bits = 512 * 4000, .hashes = BK_MAX_HASHES, .capacity = 2000 },
         { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64 },
-        { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH,
+        { .capacity = 1000,
+          .fpr = 0.01,
+          .hash_algorithm = BK_HASH_SIPHASH,
           .secret_key = secret_key },
         { .capacity = 1000, .fpr = 0.01, .flags = BK_FLAG_CONCURRENT },
     };
@@ -740,7 +757,8 @@ static void test_vector_avalanche_matches_scalar(void **state)
         for (int j = 0; j < 8; j++)
             in[j] = trial < 8 ? (uint64_t)1 << (8 * trial + j) : next_random(&random);
         if (trial == 8)
-            in[0] = 0, in[1] = UINT64_MAX, in[2] = UINT32_MAX, in[3] = (uint64_t)UINT32_MAX << 32;
+            in[0] = 0, in[1] = UINT64_MAX, in[2] = UINT32_MAX,
+            in[3] = (uint64_t)UINT32_MAX << 32;
         if (__builtin_cpu_supports("avx2")) {
             avx2_xxh3_avalanche_x4(in, out);
             for (int j = 0; j < 4; j++)

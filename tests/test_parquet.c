@@ -62,7 +62,8 @@ static void test_parquet_size_is_a_power_of_two(void **state)
         assert_true(got >= blocks && got < 2 * blocks && (got & (got - 1)) == 0);
     }
     /* the largest Parquet bitset, 128 MiB, and no more */
-    bk_params biggest = { .capacity = 10, .bits = (uint64_t)128 << 23,
+    bk_params biggest = { .capacity = 10,
+                          .bits = (uint64_t)128 << 23,
                           .flags = BK_FLAG_PARQUET_SIZE };
     bk_stats s;
     assert_int_equal(bk_kind_design(BK_KIND_SBBF, &biggest, &s), BK_OK);
@@ -97,8 +98,9 @@ static void test_export_refuses_unreadable_filters(void **state)
     bk_filter_free(f);
 
     static const uint8_t secret[16] = { 1, 2, 3 };
-    bk_params keyed = { .capacity = 100, .bits = 8 * 256, .hash_algorithm = BK_HASH_SIPHASH,
-                        .secret_key = secret };
+    bk_params keyed = {
+        .capacity = 100, .bits = 8 * 256, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret
+    };
     assert_int_equal(bk_filter_create(BK_KIND_SBBF, &keyed, &f), BK_OK);
     assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, buffer, sizeof buffer, &written),
                      BK_EUNSUPPORTED);
@@ -114,11 +116,11 @@ static void test_export_refuses_unreadable_filters(void **state)
     assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_WITH_HEADER, NULL, 0, &written), BK_OK);
     assert_int_equal(written, 16 + 8 * 32); /* numBytes 256: a 2-byte varint */
     memset(buffer, 0xee, sizeof buffer);
-    assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_WITH_HEADER, buffer, written - 1, &written),
-                     BK_ERANGE);
+    assert_int_equal(
+        bk_sbbf_to_parquet(f, BK_PARQUET_WITH_HEADER, buffer, written - 1, &written), BK_ERANGE);
     assert_int_equal(buffer[0], 0xee); /* nothing written */
-    assert_int_equal(bk_sbbf_to_parquet(NULL, BK_PARQUET_BITSET, buffer, sizeof buffer, &written),
-                     BK_EINVAL);
+    assert_int_equal(
+        bk_sbbf_to_parquet(NULL, BK_PARQUET_BITSET, buffer, sizeof buffer, &written), BK_EINVAL);
     assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, buffer, sizeof buffer, NULL),
                      BK_EINVAL);
     assert_int_equal(bk_sbbf_to_parquet(f, (bk_parquet_form)7, buffer, sizeof buffer, &written),
@@ -143,7 +145,8 @@ static void round_trip(bk_parquet_form form, uint64_t blocks)
     assert_int_equal(written, size);
     bk_filter *g = NULL;
     size_t consumed = 0;
-    assert_int_equal(bk_sbbf_from_parquet(bytes, size + trailing, form, 0, &g, &consumed), BK_OK);
+    assert_int_equal(bk_sbbf_from_parquet(bytes, size + trailing, form, 0, &g, &consumed),
+                     BK_OK);
     assert_int_equal(consumed, size);
     for (uint64_t key = 0; key < 1000; key++)
         assert_true(bk_filter_contains(g, &key, sizeof key));
@@ -208,8 +211,10 @@ typedef struct hostile {
     bk_status expected;
 } hostile;
 
-#define CASE(what, expected, ...)                                                      \
-    { what, { __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ }), expected }
+#define CASE(what, expected, ...)                                           \
+    {                                                                       \
+        what, { __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ }), expected \
+    }
 
 static const hostile hostile_headers[] = {
     CASE("numBytes 0", BK_ECORRUPT, 0x15, 0x00, BLOCK, XXHASH, UNCOMPRESSED, 0x00),
@@ -228,10 +233,10 @@ static const hostile hostile_headers[] = {
     CASE("no compression", BK_ECORRUPT, NUM_BYTES_32, BLOCK, XXHASH, 0x00),
     CASE("algorithm not a struct", BK_ECORRUPT, NUM_BYTES_32, 0x15, 0x02, XXHASH, UNCOMPRESSED,
          0x00),
-    CASE("an empty algorithm union", BK_ECORRUPT, NUM_BYTES_32, 0x1c, 0x00, XXHASH,
+    CASE("an empty algorithm union", BK_ECORRUPT, NUM_BYTES_32, 0x1c, 0x00, XXHASH, UNCOMPRESSED,
+         0x00),
+    CASE("two algorithms", BK_ECORRUPT, NUM_BYTES_32, 0x1c, 0x1c, 0x00, 0x1c, 0x00, 0x00, XXHASH,
          UNCOMPRESSED, 0x00),
-    CASE("two algorithms", BK_ECORRUPT, NUM_BYTES_32, 0x1c, 0x1c, 0x00, 0x1c, 0x00, 0x00,
-         XXHASH, UNCOMPRESSED, 0x00),
     CASE("algorithm BLOCK not a struct", BK_ECORRUPT, NUM_BYTES_32, 0x1c, 0x15, 0x02, 0x00,
          XXHASH, UNCOMPRESSED, 0x00),
     CASE("an unknown algorithm", BK_EUNSUPPORTED, NUM_BYTES_32, 0x1c, 0x2c, 0x00, 0x00, XXHASH,
@@ -244,10 +249,9 @@ static const hostile hostile_headers[] = {
          0x0c, 0x04, 0x00, 0x00, 0x00),
     CASE("a field of type 13", BK_ECORRUPT, NUM_BYTES_32, 0x1d, BLOCK, XXHASH, UNCOMPRESSED,
          0x00),
-    CASE("a stop byte with an id", BK_ECORRUPT, NUM_BYTES_32, BLOCK, XXHASH, UNCOMPRESSED,
-         0x10),
-    CASE("a long field id past 16 bits", BK_ECORRUPT, NUM_BYTES_32, 0x08, 0x80, 0x80, 0x04,
-         0x00, BLOCK, XXHASH, UNCOMPRESSED, 0x00),
+    CASE("a stop byte with an id", BK_ECORRUPT, NUM_BYTES_32, BLOCK, XXHASH, UNCOMPRESSED, 0x10),
+    CASE("a long field id past 16 bits", BK_ECORRUPT, NUM_BYTES_32, 0x08, 0x80, 0x80, 0x04, 0x00,
+         BLOCK, XXHASH, UNCOMPRESSED, 0x00),
     CASE("nesting deeper than 8", BK_ECORRUPT, NUM_BYTES_32, BLOCK, XXHASH, UNCOMPRESSED, 0x1c,
          0x1c, 0x1c, 0x1c, 0x1c, 0x1c, 0x1c, 0x1c, 0x1c, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00,
          0x00, 0x00, 0x00, 0x00, 0x00, 0x00),
@@ -295,14 +299,21 @@ static void test_unknown_fields_skipped(void **state)
     uint8_t bytes[64 + 32];
     size_t length = 0;
     const uint8_t prefix[] = {
-        0x08, 0x00, 0x02, 'h', 'i',            /* field 0 (long form), binary "hi" */
-        0x15, 0x40,                            /* numBytes 32 */
+        0x08,  0x00,   0x02,
+        'h',   'i',  /* field 0 (long form), binary "hi" */
+        0x15,  0x40, /* numBytes 32 */
         BLOCK, XXHASH, UNCOMPRESSED,
-        0x11,                                  /* field 5: true */
-        0x19, 0x35, 0x02, 0x04, 0x06,          /* field 6: list of 3 i32 */
-        0x1b, 0x01, 0x58, 0x02, 0x02, 'k', 'v', /* field 7: map {1: "kv"} */
-        0x17, 1, 2, 3, 4, 5, 6, 7, 8,          /* field 8: double */
-        0x1c, 0x13, 0x07, 0x00,                /* field 9: struct { 1: byte 7 } */
+        0x11, /* field 5: true */
+        0x19,  0x35,   0x02,
+        0x04,  0x06, /* field 6: list of 3 i32 */
+        0x1b,  0x01,   0x58,
+        0x02,  0x02,   'k',
+        'v', /* field 7: map {1: "kv"} */
+        0x17,  1,      2,
+        3,     4,      5,
+        6,     7,      8, /* field 8: double */
+        0x1c,  0x13,   0x07,
+        0x00, /* field 9: struct { 1: byte 7 } */
         0x00,
     };
     memcpy(bytes, prefix, sizeof prefix);
@@ -311,8 +322,8 @@ static void test_unknown_fields_skipped(void **state)
     length += 32;
     bk_filter *f = NULL;
     size_t consumed = 0;
-    assert_int_equal(bk_sbbf_from_parquet(bytes, length, BK_PARQUET_WITH_HEADER, 5, &f, &consumed),
-                     BK_OK);
+    assert_int_equal(
+        bk_sbbf_from_parquet(bytes, length, BK_PARQUET_WITH_HEADER, 5, &f, &consumed), BK_OK);
     assert_int_equal(consumed, length);
     assert_true(bk_filter_contains(f, "any key", 7)); /* every bit set */
     bk_filter_free(f);
@@ -348,8 +359,8 @@ static void test_truncations_and_byte_changes(void **state)
             copy[position] = (uint8_t)value;
             bk_filter *g = NULL;
             size_t consumed = 0;
-            bk_status status =
-                bk_sbbf_from_parquet(copy, size, BK_PARQUET_WITH_HEADER, 0, &g, &consumed);
+            bk_status status = bk_sbbf_from_parquet(copy, size, BK_PARQUET_WITH_HEADER, 0, &g,
+                                                    &consumed);
             if (status == BK_OK) {
                 assert_true(consumed <= size);
                 bk_filter_free(g);

@@ -58,7 +58,9 @@ static bk_hash hash_of_fingerprint(uint64_t fp, unsigned width, uint64_t *state)
 static uint64_t count_of_hash(const bk_filter *f, bk_hash h)
 {
     uint64_t count = 0;
-    assert_int_equal(bk_filter_ops(f)->count_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), h, &count), BK_OK);
+    assert_int_equal(
+        bk_filter_ops(f)->count_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), h, &count),
+        BK_OK);
     return count;
 }
 
@@ -195,11 +197,20 @@ static void check_against_model(bk_filter *f, const model *m)
  * last ones (runs spilling into the overflow slots). */
 static uint64_t crowded_fingerprint(uint64_t *seed, const bk_quotient_info *info)
 {
-    uint64_t hot[] = { 0, 1, 5, 63, 64, 65, info->home_slots / 2, info->home_slots - 3,
-                       info->home_slots - 2, info->home_slots - 1 };
+    uint64_t hot[] = { 0,
+                       1,
+                       5,
+                       63,
+                       64,
+                       65,
+                       info->home_slots / 2,
+                       info->home_slots - 3,
+                       info->home_slots - 2,
+                       info->home_slots - 1 };
     uint64_t pick = next_random(seed);
-    uint64_t x = pick % 4 == 0 ? next_random(seed) % info->home_slots
-                               : hot[(pick >> 8) % (sizeof hot / sizeof hot[0])] % info->home_slots;
+    uint64_t x = pick % 4 == 0
+                     ? next_random(seed) % info->home_slots
+                     : hot[(pick >> 8) % (sizeof hot / sizeof hot[0])] % info->home_slots;
     /* few remainders, so that fingerprints repeat and counts grow */
     uint64_t remainder_choices = 1 + (pick >> 20) % 24;
     uint64_t mask = ((uint64_t)1 << info->remainder_bits) - 1;
@@ -209,8 +220,7 @@ static uint64_t crowded_fingerprint(uint64_t *seed, const bk_quotient_info *info
     return (x << info->remainder_bits) | v;
 }
 
-static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_value,
-                      int steps)
+static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_value, int steps)
 {
     bk_filter *f = create(capacity, remainder_bits, 0);
     bk_quotient_info info = info_of(f);
@@ -244,7 +254,8 @@ static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_
                 m.count[i]++;
             }
         } else if (op < 9) {
-            bk_status status = bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]);
+            bk_status status = bk_filter_ops(f)->remove_hash(
+                bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]);
             if (m.count[i] == 0) {
                 assert_int_equal(status, BK_ENOTFOUND);
             } else {
@@ -254,7 +265,8 @@ static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_
         } else {
             /* remove everything of one fingerprint: runs empty and close */
             while (m.count[i] > 0) {
-                assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
+                assert_int_equal(bk_filter_ops(f)->remove_hash(
+                                     bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
                                  BK_OK);
                 m.count[i]--;
             }
@@ -267,7 +279,8 @@ static void run_model(unsigned remainder_bits, uint64_t capacity, uint64_t seed_
     /* emptying restores the empty table's bytes */
     for (size_t i = 0; i < m.size; i++)
         while (m.count[i] > 0) {
-            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
+            assert_int_equal(bk_filter_ops(f)->remove_hash(
+                                 bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
                              BK_OK);
             m.count[i]--;
         }
@@ -348,9 +361,12 @@ static void test_clusters_past_255_slots(void **state)
     free(bytes);
     /* counters inside the piles grow entries and shift the clusters */
     for (size_t i = 0; i < 1650; i += 37) {
-        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]), BK_OK);
+        assert_int_equal(
+            bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
+            BK_OK);
         m.count[i]--;
-        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i + 1]),
+        assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT),
+                                                       m.hash[i + 1]),
                          BK_OK);
         m.count[i + 1]--;
         for (int t = 0; t < 3; t++) {
@@ -363,7 +379,8 @@ static void test_clusters_past_255_slots(void **state)
     for (size_t step = 0; step < m.size; step++) {
         size_t i = (step * 1237) % m.size;
         while (m.count[i] > 0) {
-            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
+            assert_int_equal(bk_filter_ops(f)->remove_hash(
+                                 bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[i]),
                              BK_OK);
             m.count[i]--;
         }
@@ -402,7 +419,9 @@ static void test_counter_encoding_boundaries(void **state)
         /* slots: 4 + digits for each, far fewer than the count */
         assert_true(info_of(f).used_slots <= 2 * (4 + 16));
         for (uint64_t c = limit; c-- > 0;) {
-            assert_int_equal(bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), a), BK_OK);
+            assert_int_equal(
+                bk_filter_ops(f)->remove_hash(bk_filter_object_of(f, BK_KIND_QUOTIENT), a),
+                BK_OK);
             assert_int_equal(count_of_hash(f, a), c);
             assert_int_equal(count_of_hash(f, b), limit);
         }
@@ -444,7 +463,7 @@ static void test_keys_remove_exact(void **state)
     (void)state;
     bk_filter *f = create(20000, 0, 0);
     add_keys(f, 0, 10000, 1);
-    add_keys(f, 0, 3000, 2);   /* keys 0..2999 three times */
+    add_keys(f, 0, 3000, 2); /* keys 0..2999 three times */
     expect_keys(f, 0, 3000, 3);
     expect_keys(f, 3000, 10000, 1);
     char key[32];
@@ -933,11 +952,22 @@ static void test_handle_and_read_only(void **state)
 /* Golden files (tests/golden.h, tests/data/): the format and the algorithm
  * cannot drift. */
 static const bk_golden goldens[] = {
-    { "quotient-counts.bkf", BK_KIND_QUOTIENT,
-      { .capacity = 100, .remainder_bits = 5 }, 300, 4, 600 },
-    { "quotient-xxh64-flagged.bkf", BK_KIND_QUOTIENT,
-      { .capacity = 200, .remainder_bits = 9, .hash_algorithm = BK_HASH_XXH64, .seed = 42,
-        .flags = BK_FLAG_AUTO_GROW }, 150, 5, 400 },
+    { "quotient-counts.bkf",
+      BK_KIND_QUOTIENT,
+      { .capacity = 100, .remainder_bits = 5 },
+      300,
+      4,
+      600 },
+    { "quotient-xxh64-flagged.bkf",
+      BK_KIND_QUOTIENT,
+      { .capacity = 200,
+        .remainder_bits = 9,
+        .hash_algorithm = BK_HASH_XXH64,
+        .seed = 42,
+        .flags = BK_FLAG_AUTO_GROW },
+      150,
+      5,
+      400 },
 };
 #define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])
 

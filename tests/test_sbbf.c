@@ -129,11 +129,10 @@ static void test_xxh64_reference_values(void **state)
  *   "abc" hash 44bc2cf5 ad770999: block 1, bits 13 11 23 21 6 14 29 29
  */
 static const uint32_t golden_words[32] = {
-    0, 0, 0, 0, 0, 0, 0, 0,
-    0x00002000, 0x00000800, 0x00800000, 0x00200000,
-    0x00000040, 0x00004000, 0x20000000, 0x20000000,
-    0, 0, 0, 0, 0, 0, 0, 0,
-    0x20040000, 0x00020001, 0x02000002, 0x10001000,
+    0,          0,          0,          0,          0,          0,          0,
+    0,          0x00002000, 0x00000800, 0x00800000, 0x00200000, 0x00000040, 0x00004000,
+    0x20000000, 0x20000000, 0,          0,          0,          0,          0,
+    0,          0,          0,          0x20040000, 0x00020001, 0x02000002, 0x10001000,
     0x00024000, 0x01400000, 0x28000000, 0xc0000000,
 };
 
@@ -195,8 +194,8 @@ static void test_golden_parquet_with_header(void **state)
     size_t written = 0;
     assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_WITH_HEADER, NULL, 0, &written), BK_OK);
     assert_int_equal(written, sizeof bytes);
-    assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_WITH_HEADER, bytes, sizeof bytes, &written),
-                     BK_OK);
+    assert_int_equal(
+        bk_sbbf_to_parquet(f, BK_PARQUET_WITH_HEADER, bytes, sizeof bytes, &written), BK_OK);
     assert_memory_equal(bytes, header, sizeof header);
     assert_memory_equal(bytes + 16, golden_bitset, sizeof golden_bitset);
     assert_int_equal(bk_sbbf_to_parquet(f, BK_PARQUET_BITSET, bytes, sizeof bytes, &written),
@@ -210,9 +209,9 @@ static void test_golden_parquet_with_header(void **state)
     memcpy(stored, header, sizeof header);
     memcpy(stored + 16, golden_bitset, sizeof golden_bitset);
     size_t consumed = 0;
-    assert_int_equal(bk_sbbf_from_parquet(stored, sizeof stored, BK_PARQUET_WITH_HEADER, 3, &f,
-                                          &consumed),
-                     BK_OK);
+    assert_int_equal(
+        bk_sbbf_from_parquet(stored, sizeof stored, BK_PARQUET_WITH_HEADER, 3, &f, &consumed),
+        BK_OK);
     assert_int_equal(consumed, sizeof stored);
     assert_true(bk_filter_contains(f, "", 0));
     assert_true(bk_filter_contains(f, "a", 1));
@@ -311,8 +310,11 @@ static void check_key_lengths_agree(bk_hash_algorithm algorithm)
     enum { PER_LENGTH = 100 };
     /* 32 blocks for 900 keys: about 75% of each block's words hold the
      * bit a key tests, so a wrong hash or block changes many answers */
-    bk_params p = { .capacity = 1000, .bits = 32 * 256, .hash_algorithm = algorithm,
-                    .seed = 4321, .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
+    bk_params p = { .capacity = 1000,
+                    .bits = 32 * 256,
+                    .hash_algorithm = algorithm,
+                    .seed = 4321,
+                    .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
     bk_filter *f;
     assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &f), BK_OK);
     uint8_t bytes[2 * PER_LENGTH][40];
@@ -355,7 +357,10 @@ static size_t batch_query(const void *f, const bk_hash *hashes, size_t count, bo
     return bk_filter_contains_hash_batch(f, hashes, count, results);
 }
 
-static bool single_query(const void *f, bk_hash hash) { return bk_filter_contains_hash(f, hash); }
+static bool single_query(const void *f, bk_hash hash)
+{
+    return bk_filter_contains_hash(f, hash);
+}
 
 /* Batches of every length from 0 to past twice the prefetch ring
  * (src/prefetch.h), on both paths: each answer is the one-key answer, and
@@ -510,7 +515,10 @@ static void test_bad_params_rejected(void **state)
     (void)state;
     bk_filter *out = (bk_filter *)0x1;
     const uint8_t key[16] = { 1 };
-    struct { bk_params p; bk_status expected; } cases[] = {
+    struct {
+        bk_params p;
+        bk_status expected;
+    } cases[] = {
         { { .capacity = 0 }, BK_EINVAL },
         { { .capacity = 10, .fpr = 1.5 }, BK_EINVAL },
         { { .capacity = 10, .fpr = -0.1 }, BK_EINVAL },
@@ -618,9 +626,9 @@ static void test_format_hooks_round_trip(void **state)
     assert_memory_equal(payload, parquet, sizeof parquet);
     /* 11 blocks: a size Arrow's reader refuses, so not exported */
     size_t written = 0;
-    assert_int_equal(bk_sbbf_to_parquet(handle, BK_PARQUET_BITSET, parquet, sizeof parquet,
-                                        &written),
-                     BK_EUNSUPPORTED);
+    assert_int_equal(
+        bk_sbbf_to_parquet(handle, BK_PARQUET_BITSET, parquet, sizeof parquet, &written),
+        BK_EUNSUPPORTED);
     void *object = NULL;
     assert_int_equal(ops->read(params, 32, payload, payload_size, hasher, 300, false, &object),
                      BK_OK);
@@ -637,13 +645,18 @@ static void test_format_hooks_round_trip(void **state)
     assert_true(bk_filter_contains(g, &key, sizeof key));
     assert_int_equal(bk_filter_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
     bk_filter_free(g);
-    struct { size_t offset; unsigned width; uint64_t value; bk_status expected; } damage[] = {
-        { 8, 4, 7, BK_ECORRUPT },                     /* k must be 8 */
-        { 12, 4, 512, BK_ECORRUPT },                  /* block bits must be 256 */
-        { 0, 8, 0, BK_ECORRUPT },                     /* no blocks */
-        { 0, 8, 12, BK_ECORRUPT },                    /* payload size mismatch */
-        { 0, 8, ((uint64_t)1 << 32) + 1, BK_ERANGE }, /* beyond 2^32 blocks */
-        { 16, 8, 0, BK_ECORRUPT },                    /* capacity 0 */
+    struct {
+        size_t offset;
+        unsigned width;
+        uint64_t value;
+        bk_status expected;
+    } damage[] = {
+        { 8, 4, 7, BK_ECORRUPT },                      /* k must be 8 */
+        { 12, 4, 512, BK_ECORRUPT },                   /* block bits must be 256 */
+        { 0, 8, 0, BK_ECORRUPT },                      /* no blocks */
+        { 0, 8, 12, BK_ECORRUPT },                     /* payload size mismatch */
+        { 0, 8, ((uint64_t)1 << 32) + 1, BK_ERANGE },  /* beyond 2^32 blocks */
+        { 16, 8, 0, BK_ECORRUPT },                     /* capacity 0 */
         { 24, 8, 0xbff0000000000000ULL, BK_ECORRUPT }, /* FPR -1 */
     };
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {

@@ -193,7 +193,7 @@ static void test_fpr_bound_over_100x_growth(void **state)
     assert_int_equal(s.kind, BK_KIND_SCALABLE);
     assert_int_equal(s.filters, 7);
     assert_int_equal(s.capacity, 127 * initial);
-    assert_true(s.current_fpr < bound);           /* no sub-filter beyond capacity */
+    assert_true(s.current_fpr < bound); /* no sub-filter beyond capacity */
     assert_false(s.past_design_point);
     print_message("scalable: estimated from the fill %.5f, %.2f bits per key added\n",
                   s.current_fpr, (double)s.bits / (double)s.keys_added);
@@ -325,7 +325,8 @@ static void test_bad_parameters(void **state)
         assert_int_equal(bk_kind_design(BK_KIND_SCALABLE, &cases[i].params, &design),
                          cases[i].expected);
     }
-    assert_int_equal(bk_filter_create(BK_KIND_SCALABLE, NULL, &(bk_filter *){ NULL }), BK_EINVAL);
+    assert_int_equal(bk_filter_create(BK_KIND_SCALABLE, NULL, &(bk_filter *){ NULL }),
+                     BK_EINVAL);
     bk_params ok = { .capacity = 10 };
     assert_int_equal(bk_filter_create(BK_KIND_SCALABLE, &ok, NULL), BK_EINVAL);
 }
@@ -486,9 +487,9 @@ static bk_status decode(const encoded *e, const bk_filter *like, uint64_t keys, 
                         bk_filter **out)
 {
     void *object = *out;
-    bk_status status = bk_scalable_ops.read(e->params, e->params_size, e->payload,
-                                            e->payload_size, bk_scalable_ops.hasher(object_of(like)),
-                                            keys, in_place, &object);
+    bk_status status = bk_scalable_ops.read(
+        e->params, e->params_size, e->payload, e->payload_size,
+        bk_scalable_ops.hasher(object_of(like)), keys, in_place, &object);
     if (status != BK_OK) {
         assert_ptr_equal(object, *out);
         return status;
@@ -554,29 +555,36 @@ static void test_format_rejects_inconsistent_data(void **state)
     encoded e = encode(&bk_scalable_ops, object_of(f));
     bk_filter *g = (bk_filter *)&e; /* sentinel */
     /* truncated parameter block */
-    assert_int_equal(bk_scalable_ops.read(e.params, e.params_size - 1, e.payload, e.payload_size,
-                                          bk_scalable_ops.hasher(object_of(f)), keys, false, (void **)&g),
-                     BK_ECORRUPT);
+    assert_int_equal(
+        bk_scalable_ops.read(e.params, e.params_size - 1, e.payload, e.payload_size,
+                             bk_scalable_ops.hasher(object_of(f)), keys, false, (void **)&g),
+        BK_ECORRUPT);
     /* payload size that contradicts the sub-filters */
-    assert_int_equal(bk_scalable_ops.read(e.params, e.params_size, e.payload, e.payload_size - 64,
-                                          bk_scalable_ops.hasher(object_of(f)), keys, false, (void **)&g),
-                     BK_ECORRUPT);
+    assert_int_equal(
+        bk_scalable_ops.read(e.params, e.params_size, e.payload, e.payload_size - 64,
+                             bk_scalable_ops.hasher(object_of(f)), keys, false, (void **)&g),
+        BK_ECORRUPT);
     /* keys in the header that contradict the sub-filters */
     assert_int_equal(decode(&e, f, keys + 1, false, &g), BK_ECORRUPT);
     /* each field damaged in turn */
-    const struct { size_t offset; uint64_t value; int width; bk_status expected; } damage[] = {
-        { 0, 0, 8, BK_ECORRUPT },                       /* initial capacity 0 */
-        { 32, 0, 4, BK_ECORRUPT },                      /* max sub-filters 0 */
-        { 32, 65, 4, BK_ECORRUPT },                     /* max beyond the limit */
-        { 36, 3, 4, BK_ECORRUPT },                      /* count != records */
-        { 36, 0, 4, BK_ECORRUPT },                      /* no sub-filter */
-        { 40 + 8, 0, 4, BK_ECORRUPT },                  /* k = 0 */
-        { 40 + 8, 256, 4, BK_ERANGE },                  /* k too large */
-        { 40 + 12, 1, 4, BK_ECORRUPT },                 /* reserved field */
-        { 40 + 24, 99, 8, BK_ECORRUPT },                /* older sub-filter not full */
-        { 40, UINT64_C(1) << 57, 8, BK_ERANGE },        /* m too large */
-        { 40, 1, 8, BK_ECORRUPT },                      /* m contradicts the payload */
-        { 72 + 24, 201, 8, BK_ECORRUPT },               /* keys above capacity */
+    const struct {
+        size_t offset;
+        uint64_t value;
+        int width;
+        bk_status expected;
+    } damage[] = {
+        { 0, 0, 8, BK_ECORRUPT },                /* initial capacity 0 */
+        { 32, 0, 4, BK_ECORRUPT },               /* max sub-filters 0 */
+        { 32, 65, 4, BK_ECORRUPT },              /* max beyond the limit */
+        { 36, 3, 4, BK_ECORRUPT },               /* count != records */
+        { 36, 0, 4, BK_ECORRUPT },               /* no sub-filter */
+        { 40 + 8, 0, 4, BK_ECORRUPT },           /* k = 0 */
+        { 40 + 8, 256, 4, BK_ERANGE },           /* k too large */
+        { 40 + 12, 1, 4, BK_ECORRUPT },          /* reserved field */
+        { 40 + 24, 99, 8, BK_ECORRUPT },         /* older sub-filter not full */
+        { 40, UINT64_C(1) << 57, 8, BK_ERANGE }, /* m too large */
+        { 40, 1, 8, BK_ECORRUPT },               /* m contradicts the payload */
+        { 72 + 24, 201, 8, BK_ECORRUPT },        /* keys above capacity */
     };
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         uint8_t saved[8];
@@ -630,11 +638,26 @@ static void test_file_round_trip_several_sub_filters(void **state)
 }
 
 static const growth_golden goldens[] = {
-    { "scalable-xxh3.bkf", BK_KIND_SCALABLE, { .capacity = 50, .fpr = 0.01 }, 200, 1000, 0, 200 },
-    { "scalable-siphash.bkf", BK_KIND_SCALABLE,
-      { .capacity = 30, .fpr = 0.001, .expansion = 3, .tightening = 0.6, .max_filters = 8,
-        .hash_algorithm = BK_HASH_SIPHASH, .secret_key = growth_golden_key },
-      150, 600, 0, 150 },
+    { "scalable-xxh3.bkf",
+      BK_KIND_SCALABLE,
+      { .capacity = 50, .fpr = 0.01 },
+      200,
+      1000,
+      0,
+      200 },
+    { "scalable-siphash.bkf",
+      BK_KIND_SCALABLE,
+      { .capacity = 30,
+        .fpr = 0.001,
+        .expansion = 3,
+        .tightening = 0.6,
+        .max_filters = 8,
+        .hash_algorithm = BK_HASH_SIPHASH,
+        .secret_key = growth_golden_key },
+      150,
+      600,
+      0,
+      150 },
 };
 
 /* Files written when the format of this kind was fixed still load and

@@ -45,7 +45,10 @@ static void test_seed_table_k_values(void **state)
 {
     (void)state;
     /* The textbook table of the best k for bits per key 4..20. */
-    const struct { double bits_per_key; unsigned k; } rows[] = {
+    const struct {
+        double bits_per_key;
+        unsigned k;
+    } rows[] = {
         { 4, 3 }, { 6, 4 }, { 8, 6 }, { 10, 7 }, { 12, 8 }, { 16, 11 }, { 20, 14 },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -144,7 +147,8 @@ static void test_design_point(void **state)
     /* the threshold in keys agrees with the fill test on both sides */
     double keys = bk_design_point_keys(n, m, k);
     assert_true(keys > 1.05 * n && keys < 1.06 * n);
-    assert_false(bk_fill_past_design_point(-expm1(-(double)k * (keys - 1) / (double)m), n, m, k));
+    assert_false(
+        bk_fill_past_design_point(-expm1(-(double)k * (keys - 1) / (double)m), n, m, k));
     assert_true(bk_fill_past_design_point(-expm1(-(double)k * (keys + 1) / (double)m), n, m, k));
     assert_true(bk_design_point_keys(n, 0, 0) == n * BK_DESIGN_MARGIN);
 }

@@ -85,9 +85,9 @@ static void test_layout(void **state)
     bk_filter *f = create_or_fail(&p);
     assert_false(bk_window_is_timed(object_of(f)));
     assert_int_equal(stats_of(f).filters, BK_WINDOW_DEFAULT_GENERATIONS);
-    assert_int_equal(bk_window_span(object_of(f)), 334);      /* ceil(1000 / 3) */
-    assert_int_equal(bk_window_horizon(object_of(f)), 1336);  /* 4 * 334 <= W (1 + 1/3) + 4 */
-    assert_int_equal(stats_of(f).capacity, 1000); /* defaults to W */
+    assert_int_equal(bk_window_span(object_of(f)), 334);     /* ceil(1000 / 3) */
+    assert_int_equal(bk_window_horizon(object_of(f)), 1336); /* 4 * 334 <= W (1 + 1/3) + 4 */
+    assert_int_equal(stats_of(f).capacity, 1000);            /* defaults to W */
     assert_int_equal(clock_of(f), 0);
     bk_stats gen;
     assert_int_equal(bk_window_generation_stats(f, 0, &gen), BK_OK);
@@ -107,7 +107,8 @@ static void test_insertion_window_guarantees(void **state)
     const unsigned window = 1000, stream = 60000;
     bk_params p = { .window_keys = window, .fpr = 0.01 };
     bk_filter *f = create_or_fail(&p);
-    const uint64_t span = bk_window_span(object_of(f)), horizon = bk_window_horizon(object_of(f));
+    const uint64_t span = bk_window_span(object_of(f)),
+                   horizon = bk_window_horizon(object_of(f));
     char key[32];
     for (unsigned t = 0; t < stream; t++) {
         bool was_new;
@@ -321,9 +322,9 @@ static void test_bad_parameters(void **state)
         bk_params params;
         bk_status expected;
     } cases[] = {
-        { { .capacity = 10 }, BK_EINVAL },                                /* no window */
-        { { .window_keys = 10, .window_seconds = 10 }, BK_EINVAL },       /* two windows */
-        { { .window_seconds = 10 }, BK_EINVAL },                          /* no capacity */
+        { { .capacity = 10 }, BK_EINVAL },                          /* no window */
+        { { .window_keys = 10, .window_seconds = 10 }, BK_EINVAL }, /* two windows */
+        { { .window_seconds = 10 }, BK_EINVAL },                    /* no capacity */
         { { .window_keys = 10, .generations = 1 }, BK_EINVAL },
         { { .window_keys = 10, .generations = BK_WINDOW_MAX_GENERATIONS + 1 }, BK_EINVAL },
         { { .window_keys = 10, .fpr = 1.5 }, BK_EINVAL },
@@ -560,7 +561,8 @@ static void test_format_round_trip(void **state)
             }
             for (unsigned i = 0; i < 9000; i++) {
                 size_t len = make_key(key, "t", i);
-                assert_int_equal(bk_filter_contains(g, key, len), bk_filter_contains(f, key, len));
+                assert_int_equal(bk_filter_contains(g, key, len),
+                                 bk_filter_contains(f, key, len));
             }
         }
         bk_filter_free(g);
@@ -580,26 +582,33 @@ static void test_format_rejects_inconsistent_data(void **state)
         bk_filter_add(f, key, make_key(key, "w", i), NULL);
     encoded e = encode(object_of(f));
     bk_filter *g = (bk_filter *)&e; /* sentinel */
-    assert_int_equal(bk_window_ops.read(e.params, e.params_size - 1, e.payload, e.payload_size,
-                                        bk_window_ops.hasher(object_of(f)), 0, false, (void **)&g),
-                     BK_ECORRUPT);
-    assert_int_equal(bk_window_ops.read(e.params, e.params_size, e.payload, e.payload_size - 64,
-                                        bk_window_ops.hasher(object_of(f)), 0, false, (void **)&g),
-                     BK_ECORRUPT);
-    const struct { size_t offset; uint64_t value; int width; bk_status expected; } damage[] = {
-        { 0, 0, 8, BK_ECORRUPT },                 /* window length 0 */
-        { 8, 99, 8, BK_ECORRUPT },                /* span != ceil(L / (g-1)) */
-        { 16, 0, 8, BK_ECORRUPT },                /* capacity 0 */
-        { 32, 7, 8, BK_ECORRUPT },                /* generation capacity wrong */
-        { 40, UINT64_C(1) << 57, 8, BK_ERANGE },  /* m too large */
-        { 40, 1, 8, BK_ECORRUPT },                /* m contradicts the payload */
-        { 48, 0, 4, BK_ECORRUPT },                /* k = 0 */
-        { 52, 1, 4, BK_ECORRUPT },                /* one generation */
-        { 52, 5, 4, BK_ECORRUPT },                /* g != records */
-        { 56, 2, 4, BK_ECORRUPT },                /* unknown mode */
-        { 60, 0, 4, BK_ECORRUPT },                /* not started, yet a clock */
-        { 72, 1, 8, BK_ECORRUPT },                /* slot 0 holding epoch 1 */
-        { 72, 4000, 8, BK_ECORRUPT },             /* an epoch in the future */
+    assert_int_equal(
+        bk_window_ops.read(e.params, e.params_size - 1, e.payload, e.payload_size,
+                           bk_window_ops.hasher(object_of(f)), 0, false, (void **)&g),
+        BK_ECORRUPT);
+    assert_int_equal(
+        bk_window_ops.read(e.params, e.params_size, e.payload, e.payload_size - 64,
+                           bk_window_ops.hasher(object_of(f)), 0, false, (void **)&g),
+        BK_ECORRUPT);
+    const struct {
+        size_t offset;
+        uint64_t value;
+        int width;
+        bk_status expected;
+    } damage[] = {
+        { 0, 0, 8, BK_ECORRUPT },                /* window length 0 */
+        { 8, 99, 8, BK_ECORRUPT },               /* span != ceil(L / (g-1)) */
+        { 16, 0, 8, BK_ECORRUPT },               /* capacity 0 */
+        { 32, 7, 8, BK_ECORRUPT },               /* generation capacity wrong */
+        { 40, UINT64_C(1) << 57, 8, BK_ERANGE }, /* m too large */
+        { 40, 1, 8, BK_ECORRUPT },               /* m contradicts the payload */
+        { 48, 0, 4, BK_ECORRUPT },               /* k = 0 */
+        { 52, 1, 4, BK_ECORRUPT },               /* one generation */
+        { 52, 5, 4, BK_ECORRUPT },               /* g != records */
+        { 56, 2, 4, BK_ECORRUPT },               /* unknown mode */
+        { 60, 0, 4, BK_ECORRUPT },               /* not started, yet a clock */
+        { 72, 1, 8, BK_ECORRUPT },               /* slot 0 holding epoch 1 */
+        { 72, 4000, 8, BK_ECORRUPT },            /* an epoch in the future */
     };
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         uint8_t saved[8];
@@ -631,7 +640,9 @@ static void test_file_round_trip(void **state)
     const bk_params cases[] = {
         { .window_keys = 300, .fpr = 0.01 },
         { .window_keys = 1000, .generations = 7, .fpr = 0.001, .seed = 11 },
-        { .window_seconds = 60, .capacity = 500, .hash_algorithm = BK_HASH_SIPHASH,
+        { .window_seconds = 60,
+          .capacity = 500,
+          .hash_algorithm = BK_HASH_SIPHASH,
           .secret_key = secret },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -654,7 +665,8 @@ static void test_file_round_trip(void **state)
         assert_int_equal(bk_filter_deserialize(bytes, size, &options, &loaded), BK_OK);
         assert_int_equal(clock_of(loaded), clock_of(f));
         assert_int_equal(bk_window_span(object_of(loaded)), bk_window_span(object_of(f)));
-        assert_int_equal(bk_window_is_timed(object_of(loaded)), bk_window_is_timed(object_of(f)));
+        assert_int_equal(bk_window_is_timed(object_of(loaded)),
+                         bk_window_is_timed(object_of(f)));
         free(bytes);
         bk_filter_free(loaded);
         bk_filter_free(f);
@@ -662,11 +674,25 @@ static void test_file_round_trip(void **state)
 }
 
 static const growth_golden goldens[] = {
-    { "window-keys.bkf", BK_KIND_WINDOW, { .window_keys = 100, .fpr = 0.01 }, 250, 1000, 0, 100 },
-    { "window-seconds-siphash.bkf", BK_KIND_WINDOW,
-      { .window_seconds = 20, .capacity = 100, .generations = 5, .fpr = 0.01,
-        .hash_algorithm = BK_HASH_SIPHASH, .secret_key = growth_golden_key },
-      200, 600, 1000000, 100 }, /* 5 keys a second: the last 20 s = 100 keys */
+    { "window-keys.bkf",
+      BK_KIND_WINDOW,
+      { .window_keys = 100, .fpr = 0.01 },
+      250,
+      1000,
+      0,
+      100 },
+    { "window-seconds-siphash.bkf",
+      BK_KIND_WINDOW,
+      { .window_seconds = 20,
+        .capacity = 100,
+        .generations = 5,
+        .fpr = 0.01,
+        .hash_algorithm = BK_HASH_SIPHASH,
+        .secret_key = growth_golden_key },
+      200,
+      600,
+      1000000,
+      100 }, /* 5 keys a second: the last 20 s = 100 keys */
 };
 
 /* Files written when the format of this kind was fixed still load and

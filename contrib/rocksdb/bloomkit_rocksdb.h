@@ -31,7 +31,8 @@
 
 #include "bloomkit/common.h"
 
-namespace bloomkit_rocksdb {
+namespace bloomkit_rocksdb
+{
 
 // The name RocksDB records for the filters (Name and CompatibilityName).
 extern const char kPolicyName[];
@@ -49,6 +50,6 @@ bk_kind KindFor(double bits_per_key);
 // for KindFor(bits_per_key); bits_per_key sizes only the blocked kind (the
 // fuse kinds' sizes follow from their fingerprints).  NULL for another
 // kind or bits_per_key < 1.
-const rocksdb::FilterPolicy* NewFilterPolicy(double bits_per_key, bk_kind kind = BK_KIND_NONE);
+const rocksdb::FilterPolicy *NewFilterPolicy(double bits_per_key, bk_kind kind = BK_KIND_NONE);
 
-}  // namespace bloomkit_rocksdb
+} // namespace bloomkit_rocksdb

@@ -37,31 +37,38 @@
 #include <rocksdb/version.h>
 
 #if ROCKSDB_MAJOR != 7
-#error "contrib/rocksdb declares RocksDB 7's FilterBitsBuilder/Reader; check them for this version"
+#error \
+    "contrib/rocksdb declares RocksDB 7's FilterBitsBuilder/Reader; check them for this version"
 #endif
 
-namespace ROCKSDB_NAMESPACE {
+namespace ROCKSDB_NAMESPACE
+{
 
-class FilterBitsBuilder {
- public:
-  virtual ~FilterBitsBuilder() {}
-  virtual void AddKey(const Slice& key) = 0;
-  virtual size_t EstimateEntriesAdded() = 0;
-  virtual Slice Finish(std::unique_ptr<const char[]>* buf) = 0;
-  virtual Slice Finish(std::unique_ptr<const char[]>* buf, Status* /*status*/) {
-    return Finish(buf);
-  }
-  virtual Status MaybePostVerify(const Slice& /*filter_content*/) { return Status::OK(); }
-  virtual size_t ApproximateNumEntries(size_t bytes) = 0;
+class FilterBitsBuilder
+{
+  public:
+    virtual ~FilterBitsBuilder() {}
+    virtual void AddKey(const Slice &key) = 0;
+    virtual size_t EstimateEntriesAdded() = 0;
+    virtual Slice Finish(std::unique_ptr<const char[]> *buf) = 0;
+    virtual Slice Finish(std::unique_ptr<const char[]> *buf, Status * /*status*/)
+    {
+        return Finish(buf);
+    }
+    virtual Status MaybePostVerify(const Slice & /*filter_content*/) { return Status::OK(); }
+    virtual size_t ApproximateNumEntries(size_t bytes) = 0;
 };
 
-class FilterBitsReader {
- public:
-  virtual ~FilterBitsReader() {}
-  virtual bool MayMatch(const Slice& entry) = 0;
-  virtual void MayMatch(int num_keys, Slice** keys, bool* may_match) {
-    for (int i = 0; i < num_keys; ++i) may_match[i] = MayMatch(*keys[i]);
-  }
+class FilterBitsReader
+{
+  public:
+    virtual ~FilterBitsReader() {}
+    virtual bool MayMatch(const Slice &entry) = 0;
+    virtual void MayMatch(int num_keys, Slice **keys, bool *may_match)
+    {
+        for (int i = 0; i < num_keys; ++i)
+            may_match[i] = MayMatch(*keys[i]);
+    }
 };
 
-}  // namespace ROCKSDB_NAMESPACE
+} // namespace ROCKSDB_NAMESPACE

@@ -74,11 +74,12 @@ static void format_date(long day, char out[24])
 #define LAST_ORDER_DAY 2405 /* 1998-08-02 */
 
 static const char *const words[] = {
-    "furiously", "carefully", "quickly", "slyly", "blithely", "ironic", "final",
-    "pending", "regular", "express", "special", "bold", "even", "silent", "unusual",
-    "deposits", "accounts", "packages", "requests", "theodolites", "pinto", "beans",
-    "foxes", "ideas", "instructions", "platelets", "asymptotes", "courts", "dolphins",
-    "sleep", "wake", "haggle", "nag", "use", "boost", "affix", "detect", "integrate",
+    "furiously", "carefully", "quickly",   "slyly",        "blithely",  "ironic",      "final",
+    "pending",   "regular",   "express",   "special",      "bold",      "even",        "silent",
+    "unusual",   "deposits",  "accounts",  "packages",     "requests",  "theodolites", "pinto",
+    "beans",     "foxes",     "ideas",     "instructions", "platelets", "asymptotes",  "courts",
+    "dolphins",  "sleep",     "wake",      "haggle",       "nag",       "use",         "boost",
+    "affix",     "detect",    "integrate",
 };
 
 static void write_comment(FILE *out, int word_count)
@@ -88,18 +89,15 @@ static void write_comment(FILE *out, int word_count)
                 words[next_random() % (sizeof words / sizeof words[0])]);
 }
 
-static const char *const priorities[] = { "1-URGENT", "2-HIGH", "3-MEDIUM",
-                                          "4-NOT SPECIFIED", "5-LOW" };
-static const char *const ship_modes[] = { "REG AIR", "AIR", "RAIL", "SHIP",
-                                          "TRUCK", "MAIL", "FOB" };
+static const char *const priorities[] = { "1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED",
+                                          "5-LOW" };
+static const char *const ship_modes[] = { "REG AIR", "AIR",  "RAIL", "SHIP",
+                                          "TRUCK",   "MAIL", "FOB" };
 static const char *const instructions[] = { "DELIVER IN PERSON", "COLLECT COD", "NONE",
                                             "TAKE BACK RETURN" };
 
 /* TPC-H's sparse keys: 8 used, then 24 unused, from 1. */
-static uint64_t order_key(uint64_t index)
-{
-    return index / 8 * 32 + index % 8 + 1;
-}
+static uint64_t order_key(uint64_t index) { return index / 8 * 32 + index % 8 + 1; }
 
 /* One order and its line items; returns 0, or -1 on a write error. */
 static int write_order(FILE *orders, FILE *lineitem, uint64_t index, uint64_t order_count)
@@ -122,11 +120,13 @@ static int write_order(FILE *orders, FILE *lineitem, uint64_t index, uint64_t or
         bool is_shipped = ship_day <= 2360; /* before 1998-06-17, TPC-H's "current date" */
         shipped += is_shipped;
         total_cents += price_cents;
-        fprintf(lineitem, "%" PRIu64 ",%ld,%ld,%d,%ld,%ld.%02ld,0.%02ld,0.%02ld,%c,%c,%s,%s,%s,%s,%s,",
+        fprintf(lineitem,
+                "%" PRIu64 ",%ld,%ld,%d,%ld,%ld.%02ld,0.%02ld,0.%02ld,%c,%c,%s,%s,%s,%s,%s,",
                 key, part, uniform(1, (long)(order_count / 150) + 1), line, quantity,
                 price_cents / 100, price_cents % 100, (long)uniform(0, 10), (long)uniform(0, 8),
                 is_shipped ? "RA"[uniform(0, 1)] : 'N', is_shipped ? 'F' : 'O', ship_date,
-                commit_date, receipt_date, instructions[uniform(0, 3)], ship_modes[uniform(0, 6)]);
+                commit_date, receipt_date, instructions[uniform(0, 3)],
+                ship_modes[uniform(0, 6)]);
         write_comment(lineitem, (int)uniform(2, 6));
         fputc('\n', lineitem);
     }

@@ -62,11 +62,11 @@ typedef struct options {
 /* The orders that pass the predicate: their keys as text (the filter's
  * keys) and as bits (the exact join). */
 typedef struct matching_orders {
-    char *key_text;          /* keys back to back, each NUL-terminated */
+    char *key_text; /* keys back to back, each NUL-terminated */
     size_t text_used, text_capacity;
     bk_key *keys;
     size_t count, capacity;
-    uint8_t *bitmap;         /* bit k set: order k passes */
+    uint8_t *bitmap; /* bit k set: order k passes */
     size_t bitmap_bytes;
     uint64_t orders_total;
 } matching_orders;
@@ -228,8 +228,8 @@ static void tally_batch(const bk_filter *filter, const matching_orders *m, bk_ke
 }
 
 /* Streams lineitem.csv through the filter, BATCH rows at a time. */
-static int filter_line_items(const options *o, const bk_filter *filter,
-                             const matching_orders *m, tally *t, double *seconds)
+static int filter_line_items(const options *o, const bk_filter *filter, const matching_orders *m,
+                             tally *t, double *seconds)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/lineitem.csv", o->directory);
@@ -250,7 +250,8 @@ static int filter_line_items(const options *o, const bk_filter *filter,
         size_t key_length;
         const char *key = csv_field(line, 1, &key_length);
         uint64_t key_value = key ? strtoull(key, NULL, 10) : 0;
-        if (key == NULL || key_length >= KEY_TEXT_BYTES || key_value >= m->orders_total * 4 + 64) {
+        if (key == NULL || key_length >= KEY_TEXT_BYTES ||
+            key_value >= m->orders_total * 4 + 64) {
             result = fail("lineitem.csv: a row without a valid order key");
             break;
         }
@@ -300,7 +301,8 @@ static int parse_options(int argc, char **argv, options *o)
         }
     }
     if (o->directory == NULL)
-        return fail("usage: semijoin DIR [--kind K] [--fpr P] [--year Y] [--priority P] [--check]");
+        return fail(
+            "usage: semijoin DIR [--kind K] [--fpr P] [--year Y] [--priority P] [--check]");
     if (!(o->fpr > 0 && o->fpr < 1))
         return fail("--fpr must be between 0 and 1");
     return 0;
@@ -338,8 +340,8 @@ static void print_report(const options *o, const matching_orders *m, const bk_st
            t->sent_bytes + filter_file_bytes);
     printf("%-34s %12" PRIu64 " %16" PRIu64 "\n", "the exact join (ideal)", t->matching_rows,
            t->matching_bytes);
-    printf("%-34s %12" PRIu64 " %16" PRIu64 "\n", "false positives", t->sent_rows - t->matching_rows,
-           t->sent_bytes - t->matching_bytes);
+    printf("%-34s %12" PRIu64 " %16" PRIu64 "\n", "false positives",
+           t->sent_rows - t->matching_rows, t->sent_bytes - t->matching_bytes);
     printf("%-34s %12" PRIu64 "\n", "matching rows lost", t->lost_rows);
     printf("\nnetwork bytes with the filter: %.2f%% of without\n",
            100.0 * (double)(t->sent_bytes + filter_file_bytes) / (double)t->bytes);

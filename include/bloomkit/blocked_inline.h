@@ -99,8 +99,8 @@ BK_API_BEGIN
 struct bk_blocked_view {
     const uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
-    unsigned hashes;       /* k, 1 to 7 */
-    uint64_t hash_seed;    /* XXH3's */
+    unsigned hashes;    /* k, 1 to 7 */
+    uint64_t hash_seed; /* XXH3's */
 };
 
 /* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
@@ -111,8 +111,8 @@ struct bk_blocked_view {
 bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
 /* bk_filter_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool
-bk_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash)
+static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_blocked_view *view,
+                                                           bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
@@ -126,9 +126,8 @@ bk_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash)
 
 /* bk_filter_contains(filter, key, len), inline; key may be NULL when len
  * is 0. */
-static BK_ALWAYS_INLINE bool
-bk_blocked_view_contains(const struct bk_blocked_view *view, const void *key,
-                                   size_t len)
+static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_view *view,
+                                                      const void *key, size_t len)
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     if (len == 8 || len == 16)

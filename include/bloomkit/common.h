@@ -50,23 +50,23 @@ BK_API_BEGIN
 
 typedef enum bk_status {
     BK_OK = 0,
-    BK_EINVAL = -1,         /* an argument is invalid (NULL, NaN, p not in (0,1), n = 0 ...) */
-    BK_ERANGE = -2,         /* a size is out of the representable or supported range */
-    BK_ENOMEM = -3,         /* memory allocation failed */
-    BK_EINCOMPATIBLE = -4,  /* filters differ in kind, size, k, hash algorithm or seed */
-    BK_EFULL = -5,          /* the filter cannot take another key */
-    BK_ENOTFOUND = -6,      /* the key is definitely not in the filter */
-    BK_EIMMUTABLE = -7,     /* the filter is read-only (static kind or mapped file) */
-    BK_EUNSUPPORTED = -8,   /* this kind does not offer the operation */
-    BK_EIO = -9,            /* a system call failed; errno tells why */
-    BK_ETRUNCATED = -10,    /* file or buffer ends before the data it declares */
-    BK_EMAGIC = -11,        /* not a bloomkit file (wrong magic number) */
-    BK_EVERSION = -12,      /* a format version this build does not read */
-    BK_EKIND = -13,         /* unknown filter kind, or not the kind asked for */
-    BK_ECORRUPT = -14,      /* parameters contradict each other or the payload size */
-    BK_ECHECKSUM = -15,     /* checksum mismatch: the data was damaged */
-    BK_EKEY = -16,          /* the secret key is missing or is not the one the filter was built with */
-    BK_EOVERSIZE = -17      /* trailing bytes after the declared end of the data */
+    BK_EINVAL = -1,        /* an argument is invalid (NULL, NaN, p not in (0,1), n = 0 ...) */
+    BK_ERANGE = -2,        /* a size is out of the representable or supported range */
+    BK_ENOMEM = -3,        /* memory allocation failed */
+    BK_EINCOMPATIBLE = -4, /* filters differ in kind, size, k, hash algorithm or seed */
+    BK_EFULL = -5,         /* the filter cannot take another key */
+    BK_ENOTFOUND = -6,     /* the key is definitely not in the filter */
+    BK_EIMMUTABLE = -7,    /* the filter is read-only (static kind or mapped file) */
+    BK_EUNSUPPORTED = -8,  /* this kind does not offer the operation */
+    BK_EIO = -9,           /* a system call failed; errno tells why */
+    BK_ETRUNCATED = -10,   /* file or buffer ends before the data it declares */
+    BK_EMAGIC = -11,       /* not a bloomkit file (wrong magic number) */
+    BK_EVERSION = -12,     /* a format version this build does not read */
+    BK_EKIND = -13,        /* unknown filter kind, or not the kind asked for */
+    BK_ECORRUPT = -14,     /* parameters contradict each other or the payload size */
+    BK_ECHECKSUM = -15,    /* checksum mismatch: the data was damaged */
+    BK_EKEY = -16,         /* the secret key is missing, or not the filter's own */
+    BK_EOVERSIZE = -17     /* trailing bytes after the declared end of the data */
 } bk_status;
 
 /* A static, human-readable description of a status code; never NULL. */
@@ -124,7 +124,8 @@ typedef enum bk_hash_algorithm {
 
 /* Creation flags. */
 #define BK_FLAG_CONCURRENT 0x1u /* add() may be called from several threads at once */
-#define BK_FLAG_AUTO_GROW 0x2u  /* quotient: double the slots at the design load instead of filling */
+/* quotient only: double the slots at the design load instead of refusing keys */
+#define BK_FLAG_AUTO_GROW 0x2u
 /* sbbf only: a size every Parquet reader accepts (bloomkit/sbbf.h) */
 #define BK_FLAG_PARQUET_SIZE 0x4u
 
@@ -140,25 +141,25 @@ typedef enum bk_hash_algorithm {
  *   - otherwise .fpr (default 0.01): m and k from the classic formulas.
  */
 typedef struct bk_params {
-    uint64_t capacity;      /* n: the number of keys the filter is designed for (required) */
-    double fpr;             /* p: target false-positive rate, 0 < p < 1 (default 0.01) */
-    double bits_per_key;    /* alternative to fpr: memory budget per key */
-    uint64_t bits;          /* explicit m (with .hashes) */
-    unsigned hashes;        /* explicit k (with .bits) */
+    uint64_t capacity;   /* n: the number of keys the filter is designed for (required) */
+    double fpr;          /* p: target false-positive rate, 0 < p < 1 (default 0.01) */
+    double bits_per_key; /* alternative to fpr: memory budget per key */
+    uint64_t bits;       /* explicit m (with .hashes) */
+    unsigned hashes;     /* explicit k (with .bits) */
     bk_hash_algorithm hash_algorithm; /* default BK_HASH_XXH3 */
-    uint64_t seed;          /* XXH3 / XXH64 seed (default 0) */
-    const uint8_t *secret_key; /* 16 bytes, required with BK_HASH_SIPHASH, never stored */
-    unsigned flags;         /* BK_FLAG_* */
+    uint64_t seed;                    /* XXH3 / XXH64 seed (default 0) */
+    const uint8_t *secret_key;        /* 16 bytes, required with BK_HASH_SIPHASH, never stored */
+    unsigned flags;                   /* BK_FLAG_* */
 
     /* Kind-specific options; each kind ignores the ones that are not its own. */
     unsigned fingerprint_bits; /* cuckoo: 8, 12 or 16 (default: from fpr) */
     double expansion;          /* scalable: capacity growth per sub-filter (default 2) */
     double tightening;         /* scalable: fpr ratio per sub-filter (default 0.5) */
-    unsigned max_filters;      /* scalable: limit on sub-filters (0 = no limit; 1 = non-scaling) */
-    uint64_t window_keys;      /* window: keys age out after this many insertions */
-    uint64_t window_seconds;   /* window: keys age out after this many seconds */
-    unsigned generations;      /* window: number of rotating generations */
-    unsigned remainder_bits;   /* quotient: 4 to 32 bits stored per slot (default: from fpr) */
+    unsigned max_filters;    /* scalable: limit on sub-filters (0 = no limit; 1 = non-scaling) */
+    uint64_t window_keys;    /* window: keys age out after this many insertions */
+    uint64_t window_seconds; /* window: keys age out after this many seconds */
+    unsigned generations;    /* window: number of rotating generations */
+    unsigned remainder_bits; /* quotient: 4 to 32 bits stored per slot (default: from fpr) */
 } bk_params;
 
 /* ------------------------------------------------------------------------ */
@@ -167,14 +168,14 @@ typedef struct bk_params {
 
 typedef struct bk_stats {
     bk_kind kind;
-    uint64_t bits;            /* m: bits of filter memory (slots * width for fingerprint kinds) */
-    unsigned hashes;          /* k (0 where it does not apply) */
-    uint64_t bytes;           /* bytes of filter memory */
-    uint64_t capacity;        /* design number of keys */
-    double target_fpr;        /* design false-positive rate */
-    uint64_t keys_added;      /* add() calls that reported a new key */
-    double keys_estimated;    /* number of keys estimated from the fill */
-    double fill_ratio;        /* fraction of bits (or slots) set */
+    uint64_t bits;         /* m: bits of filter memory (slots * width for fingerprint kinds) */
+    unsigned hashes;       /* k (0 where it does not apply) */
+    uint64_t bytes;        /* bytes of filter memory */
+    uint64_t capacity;     /* design number of keys */
+    double target_fpr;     /* design false-positive rate */
+    uint64_t keys_added;   /* add() calls that reported a new key */
+    double keys_estimated; /* number of keys estimated from the fill */
+    double fill_ratio;     /* fraction of bits (or slots) set */
     double design_fill_ratio; /* fill expected at capacity */
     double current_fpr;       /* false-positive rate estimated from the fill */
     double bits_per_key;      /* bits / capacity */
@@ -186,12 +187,12 @@ typedef struct bk_stats {
     unsigned filters;            /* scalable: sub-filters; window: generations */
     unsigned fingerprint_bits;   /* cuckoo, xor, fuse */
     bk_hash_algorithm hash_algorithm;
-    uint64_t seed;               /* seed, or secret-key identifier for SipHash */
+    uint64_t seed; /* seed, or secret-key identifier for SipHash */
     /* Keys (as keys_estimated counts them) beyond which the filter is past
      * its design point (bk_design_point_keys); 0 where the kind's test is
      * not a key estimate. */
     double design_point_keys;
-    bool stash_occupied;         /* cuckoo: the victim stash holds a fingerprint (full) */
+    bool stash_occupied; /* cuckoo: the victim stash holds a fingerprint (full) */
 } bk_stats;
 
 BK_API_END

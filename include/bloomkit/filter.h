@@ -129,8 +129,8 @@ size_t bk_filter_contains_batch(const bk_filter *filter, const bk_key *keys, siz
  * the array is read.
  * BK_EINVAL / 0 when keys is NULL with bytes to read, or count * key_len
  * overflows a size_t (then nothing changes). */
-bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_len,
-                               size_t count, size_t *new_count);
+bk_status bk_filter_add_packed(bk_filter *filter, const void *keys, size_t key_len, size_t count,
+                               size_t *new_count);
 size_t bk_filter_contains_packed(const bk_filter *filter, const void *keys, size_t key_len,
                                  size_t count, bool *results);
 

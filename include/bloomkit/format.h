@@ -60,8 +60,8 @@ bk_status bk_filter_serialize(const bk_filter *filter, void *buffer, size_t size
  * be freed afterwards).  `options` may be NULL (any kind, no key).  On
  * success *out is a new, writable filter the caller frees with
  * bk_filter_free.  Errors: see "Errors common to the loaders" below. */
-bk_status bk_filter_deserialize(const void *buffer, size_t size,
-                                const bk_load_options *options, bk_filter **out);
+bk_status bk_filter_deserialize(const void *buffer, size_t size, const bk_load_options *options,
+                                bk_filter **out);
 
 /* Saves to `path` atomically: written to a temporary file
  * "PATH.<pid>.<n>.tmp" in the same directory, flushed (fsync), then renamed
@@ -168,14 +168,14 @@ void bk_file_update_end(bk_file_update *update);
  * its secret key: for `bloomkit info` and for tools that sort files. */
 typedef struct bk_file_info {
     unsigned version;
-    bk_kind kind;                     /* possibly one this build lacks */
+    bk_kind kind; /* possibly one this build lacks */
     bk_hash_algorithm hash_algorithm;
-    uint64_t seed;                    /* the seed, or SipHash's key identifier */
+    uint64_t seed; /* the seed, or SipHash's key identifier */
     uint64_t keys_added;
-    uint64_t params_size;             /* bytes of the kind's parameter block */
-    uint64_t payload_offset;          /* = header size, a multiple of 64 */
+    uint64_t params_size;    /* bytes of the kind's parameter block */
+    uint64_t payload_offset; /* = header size, a multiple of 64 */
     uint64_t payload_size;
-    uint64_t total_size;              /* bytes of the whole file */
+    uint64_t total_size; /* bytes of the whole file */
 } bk_file_info;
 
 /* Checks the header of buffer[0..size) and the size it declares (steps 1-11

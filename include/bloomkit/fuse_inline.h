@@ -63,11 +63,11 @@ BK_API_BEGIN
 /* One view type for the four kinds: `struct bk_fuse_view` (the getter
  * below has its name, as struct stat and stat() share theirs). */
 struct bk_fuse_view {
-    const void *fingerprints;     /* s entries: uint8_t, uint16_t for fuse16 */
-    uint64_t first_slot_range;    /* fuse: segment_count * L; xor8: s/3 */
-    uint32_t segment_length;      /* fuse: L, a power of two; xor8: s/3 */
-    uint32_t segment_mask;        /* fuse: L - 1; xor8: 0 */
-    uint64_t attempt_seed;        /* the seed of the attempt that peeled */
+    const void *fingerprints;  /* s entries: uint8_t, uint16_t for fuse16 */
+    uint64_t first_slot_range; /* fuse: segment_count * L; xor8: s/3 */
+    uint32_t segment_length;   /* fuse: L, a power of two; xor8: s/3 */
+    uint32_t segment_mask;     /* fuse: L - 1; xor8: 0 */
+    uint64_t attempt_seed;     /* the seed of the attempt that peeled */
     bk_kind kind;
     bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
     uint64_t hash_seed;

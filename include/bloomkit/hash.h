@@ -21,8 +21,8 @@ BK_API_BEGIN
 
 typedef struct bk_hasher {
     bk_hash_algorithm algorithm;
-    uint64_t seed;      /* XXH3/XXH64: the seed.  SipHash: the key identifier. */
-    bool has_key;       /* SipHash: secret_key holds the key */
+    uint64_t seed; /* XXH3/XXH64: the seed.  SipHash: the key identifier. */
+    bool has_key;  /* SipHash: secret_key holds the key */
     uint8_t secret_key[BK_SECRET_KEY_BYTES];
 } bk_hasher;
 
@@ -32,8 +32,8 @@ typedef struct bk_hasher {
  * and replaced by the key's identifier (bk_secret_key_id).
  * Returns BK_EINVAL for an unknown algorithm or a missing/unexpected key.
  */
-bk_status bk_hasher_init(bk_hasher *hasher, bk_hash_algorithm algorithm,
-                         uint64_t seed, const uint8_t *secret_key);
+bk_status bk_hasher_init(bk_hasher *hasher, bk_hash_algorithm algorithm, uint64_t seed,
+                         const uint8_t *secret_key);
 
 /* The hasher that bk_params asks for (algorithm, seed, secret_key). */
 bk_status bk_hasher_from_params(bk_hasher *hasher, const bk_params *params);
@@ -49,8 +49,8 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len);
  * without a bk_key per key; bk_filter_contains_packed does both.  BK_EINVAL when hasher is NULL, when hashes is NULL with
  * count > 0, when keys is NULL with bytes to read, or when count * key_len
  * overflows a size_t. */
-bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len,
-                         size_t count, bk_hash *hashes);
+bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len, size_t count,
+                         bk_hash *hashes);
 /* True when two hashers map every key to the same hash (same algorithm and
  * seed or key identifier). */
 bool bk_hasher_equal(const bk_hasher *a, const bk_hasher *b);

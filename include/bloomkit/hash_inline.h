@@ -85,7 +85,7 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_xxh64(const void *key, size_t len, uint6
 /* XXH3-128 or XXH64 (+ mix) of the key, as bk_hash_key gives them: the
  * hash of the inline views.  XXH3 is the likely branch (the default). */
 static BK_ALWAYS_INLINE bk_hash bk_hash_xxh3_or_xxh64(bk_hash_algorithm algorithm,
-                                                     const void *key, size_t len, uint64_t seed)
+                                                      const void *key, size_t len, uint64_t seed)
 {
     return __builtin_expect(algorithm == BK_HASH_XXH3, 1) ? bk_hash_xxh3(key, len, seed)
                                                           : bk_hash_xxh64(key, len, seed);

@@ -67,17 +67,19 @@ BK_API_BEGIN
 #define BK_SBBF_WORDS 8u /* 32-bit words per 256-bit block */
 
 /* The eight odd constants of the Parquet specification (BloomFilter.md). */
-#define BK_SBBF_SALTS                                                       \
-    { 0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,                   \
-      0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u }
+#define BK_SBBF_SALTS                                                                 \
+    {                                                                                 \
+        0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du, 0x705495c7u, 0x2df1424bu, \
+            0x9efc4947u, 0x5c6bfb31u                                                  \
+    }
 
 /* The view type is `struct bk_sbbf_view` (the getter below has its name,
  * as struct stat and stat() share theirs). */
 struct bk_sbbf_view {
     const uint32_t *words; /* block_count * 8 words, 32-byte aligned */
     uint64_t block_count;
-    uint64_t seed;         /* the filter's XXH64 seed (0 for Parquet) */
-    bool word_by_word;     /* the portable test only: a BK_FLAG_CONCURRENT
+    uint64_t seed;     /* the filter's XXH64 seed (0 for Parquet) */
+    bool word_by_word; /* the portable test only: a BK_FLAG_CONCURRENT
                               filter, or the library on its portable path */
 };
 
@@ -159,8 +161,7 @@ static BK_ALWAYS_INLINE bool bk_sbbf_view_contains_hash64(const struct bk_sbbf_v
  * whose upper half is the hash's (bloomkit/hash_inline.h): one xor and two
  * moves sooner on the path to the block. */
 static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const struct bk_sbbf_view *view,
-                                                   const void *key,
-                                                   size_t len)
+                                                   const void *key, size_t len)
 {
     if (len != 8 && len != 16)
         return bk_sbbf_view_contains_hash64(view, bk_hash_xxh64(key, len, view->seed).h1);

@@ -25,14 +25,14 @@ BK_API_BEGIN
 
 /* The design of a classic Bloom filter. */
 typedef struct bk_sizing {
-    uint64_t capacity;         /* n */
-    uint64_t bits;             /* m */
-    unsigned hashes;           /* k */
-    double bits_per_key;       /* m / n */
-    double predicted_fpr;      /* (1 - e^{-kn/m})^k */
-    double lower_bound_bits;   /* log2(1/p): bits per key any filter needs for this FPR */
-    double space_ratio;        /* bits_per_key / lower_bound_bits (about 1.44 at the optimum) */
-    double design_fill_ratio;  /* 1 - e^{-kn/m}: the fraction of bits set at capacity */
+    uint64_t capacity;        /* n */
+    uint64_t bits;            /* m */
+    unsigned hashes;          /* k */
+    double bits_per_key;      /* m / n */
+    double predicted_fpr;     /* (1 - e^{-kn/m})^k */
+    double lower_bound_bits;  /* log2(1/p): bits per key any filter needs for this FPR */
+    double space_ratio;       /* bits_per_key / lower_bound_bits (about 1.44 at the optimum) */
+    double design_fill_ratio; /* 1 - e^{-kn/m}: the fraction of bits set at capacity */
 } bk_sizing;
 
 /* m = ceil(-n ln p / (ln 2)^2), k = max(1, round(m/n ln 2)).
@@ -106,8 +106,8 @@ typedef struct bk_set_estimate {
     double jaccard;
 } bk_set_estimate;
 
-void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a,
-                      uint64_t bits_set_b, uint64_t bits_set_union, bk_set_estimate *out);
+void bk_estimate_sets(uint64_t bits, unsigned hashes, uint64_t bits_set_a, uint64_t bits_set_b,
+                      uint64_t bits_set_union, bk_set_estimate *out);
 
 
 /* Sizing with a guarantee: the classic m and k for (n, p), then, if rounding

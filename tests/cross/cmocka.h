@@ -12,19 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define bk_shim_fail(...)                                      \
-    do {                                                       \
+#define bk_shim_fail(...)                                       \
+    do {                                                        \
         fprintf(stderr, "%s:%d: FAILED: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                          \
-        fputc('\n', stderr);                                   \
-        exit(1);                                               \
+        fprintf(stderr, __VA_ARGS__);                           \
+        fputc('\n', stderr);                                    \
+        exit(1);                                                \
     } while (0)
 
 #define fail_msg(...) bk_shim_fail(__VA_ARGS__)
-#define assert_true(c)                               \
-    do {                                             \
-        if (!(c))                                    \
-            bk_shim_fail("assert_true(%s)", #c);     \
+#define assert_true(c)                           \
+    do {                                         \
+        if (!(c))                                \
+            bk_shim_fail("assert_true(%s)", #c); \
     } while (0)
 #define assert_false(c) assert_true(!(c))
 #define assert_int_equal(a, b)                                                         \
@@ -43,7 +43,10 @@ struct CMUnitTest {
     void (*test_func)(void **state);
 };
 
-#define cmocka_unit_test(f) { #f, f }
+#define cmocka_unit_test(f) \
+    {                       \
+#f, f               \
+    }
 #define cmocka_run_group_tests(tests, setup, teardown) \
     bk_shim_run((tests), sizeof(tests) / sizeof((tests)[0]))
 

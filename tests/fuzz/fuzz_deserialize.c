@@ -29,12 +29,18 @@ static const uint8_t fuzz_key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 
 static void check_status(bk_status status)
 {
     switch (status) {
-    case BK_OK: case BK_ERANGE: case BK_ENOMEM: case BK_ETRUNCATED: case BK_EMAGIC:
-    case BK_EVERSION: case BK_EKIND: case BK_ECORRUPT: case BK_ECHECKSUM: case BK_EKEY:
-    case BK_EOVERSIZE:
-        return;
-    default:
-        abort(); /* an undocumented status for a buffer loader */
+    case BK_OK:
+    case BK_ERANGE:
+    case BK_ENOMEM:
+    case BK_ETRUNCATED:
+    case BK_EMAGIC:
+    case BK_EVERSION:
+    case BK_EKIND:
+    case BK_ECORRUPT:
+    case BK_ECHECKSUM:
+    case BK_EKEY:
+    case BK_EOVERSIZE: return;
+    default: abort(); /* an undocumented status for a buffer loader */
     }
 }
 
@@ -54,7 +60,8 @@ static void exercise(const bk_filter *filter, const uint8_t *original, size_t si
     uint8_t *again = malloc(size);
     if (again == NULL)
         return;
-    if (bk_filter_serialize(filter, again, size, NULL) != BK_OK || memcmp(again, original, size) != 0)
+    if (bk_filter_serialize(filter, again, size, NULL) != BK_OK ||
+        memcmp(again, original, size) != 0)
         abort();
     free(again);
 }

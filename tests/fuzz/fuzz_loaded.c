@@ -52,10 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t secret_key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 
-#define CHECK(condition)                                                                      \
-    do {                                                                                      \
-        if (!(condition))                                                                     \
-            abort();                                                                          \
+#define CHECK(condition)  \
+    do {                  \
+        if (!(condition)) \
+            abort();      \
     } while (0)
 
 typedef struct input {
@@ -63,15 +63,9 @@ typedef struct input {
     size_t size, at;
 } input;
 
-static uint8_t take_byte(input *in)
-{
-    return in->at < in->size ? in->data[in->at++] : 0;
-}
+static uint8_t take_byte(input *in) { return in->at < in->size ? in->data[in->at++] : 0; }
 
-static bool used_up(const input *in)
-{
-    return in->at >= in->size;
-}
+static bool used_up(const input *in) { return in->at >= in->size; }
 
 typedef struct model_key {
     uint8_t bytes[MAX_KEY_LEN];
@@ -343,11 +337,8 @@ static bk_filter *run_step(bk_filter *filter, model *m, input *in)
         if (!is_static)
             merge_with_copy(filter, m, in);
         break;
-    case 7:
-        clear_sometimes(filter, m, in);
-        break;
-    default:
-        filter = save_and_reload(filter, m, in);
+    case 7: clear_sometimes(filter, m, in); break;
+    default: filter = save_and_reload(filter, m, in);
     }
     return filter;
 }

@@ -43,17 +43,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_KEYS 128  /* model size; a full model stops tracking new keys */
+#define MAX_KEYS 128 /* model size; a full model stops tracking new keys */
 #define MAX_STEPS 96
 #define MAX_KEY_LEN 16
 #define MAX_BATCH 24
 
 static const uint8_t secret_key[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6 };
 
-#define CHECK(condition)                                                                      \
-    do {                                                                                      \
-        if (!(condition))                                                                     \
-            abort();                                                                          \
+#define CHECK(condition)  \
+    do {                  \
+        if (!(condition)) \
+            abort();      \
     } while (0)
 
 /* The input, read from the front; zeros once it is used up. */
@@ -62,10 +62,7 @@ typedef struct input {
     size_t size, at;
 } input;
 
-static uint8_t take_byte(input *in)
-{
-    return in->at < in->size ? in->data[in->at++] : 0;
-}
+static uint8_t take_byte(input *in) { return in->at < in->size ? in->data[in->at++] : 0; }
 
 static uint64_t take_uint(input *in, unsigned bytes)
 {
@@ -75,10 +72,7 @@ static uint64_t take_uint(input *in, unsigned bytes)
     return value;
 }
 
-static bool used_up(const input *in)
-{
-    return in->at >= in->size;
-}
+static bool used_up(const input *in) { return in->at >= in->size; }
 
 typedef struct model_key {
     uint8_t bytes[MAX_KEY_LEN];
@@ -92,7 +86,7 @@ typedef struct model {
     size_t count;
     uint64_t insertions; /* every successful add, repeats included */
     bk_kind kind;
-    uint64_t window;     /* window kind: W; otherwise 0 */
+    uint64_t window; /* window kind: W; otherwise 0 */
 } model;
 
 static void check_status(bk_status status)
@@ -437,12 +431,8 @@ static bk_filter *run_step(bk_filter *filter, const bk_params *params, model *m,
         if (!is_static)
             add_batch(filter, m, in);
         break;
-    case 3:
-        query_one(filter, m, in);
-        break;
-    case 4:
-        remove_one(filter, m, in);
-        break;
+    case 3: query_one(filter, m, in); break;
+    case 4: remove_one(filter, m, in); break;
     case 5:
         if (!is_static)
             union_with_other(filter, params, m, in);
@@ -451,11 +441,8 @@ static bk_filter *run_step(bk_filter *filter, const bk_params *params, model *m,
         if (!is_static)
             intersect_with_superset(filter, m, in);
         break;
-    case 7:
-        clear_sometimes(filter, m, in);
-        break;
-    default:
-        filter = round_trip(filter, m, in);
+    case 7: clear_sometimes(filter, m, in); break;
+    default: filter = round_trip(filter, m, in);
     }
     return filter;
 }

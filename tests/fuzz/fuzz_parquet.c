@@ -31,7 +31,8 @@ static void check_status(bk_status status)
 }
 
 /* Writes `filter` back; it must be the canonical header and `bitset`. */
-static void check_written_back(const bk_filter *filter, const uint8_t *bitset, size_t bitset_size)
+static void check_written_back(const bk_filter *filter, const uint8_t *bitset,
+                               size_t bitset_size)
 {
     size_t size = 0;
     bk_status status = bk_sbbf_to_parquet(filter, BK_PARQUET_WITH_HEADER, NULL, 0, &size);
@@ -51,7 +52,8 @@ static void check_written_back(const bk_filter *filter, const uint8_t *bitset, s
         abort();
     bk_filter *again = NULL;
     size_t consumed = 0;
-    if (bk_sbbf_from_parquet(bytes, size, BK_PARQUET_WITH_HEADER, 1, &again, &consumed) != BK_OK ||
+    if (bk_sbbf_from_parquet(bytes, size, BK_PARQUET_WITH_HEADER, 1, &again, &consumed) !=
+            BK_OK ||
         consumed != size)
         abort();
     bk_filter_free(again);
@@ -66,8 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(copy, data, size);
     bk_filter *filter = NULL;
     size_t consumed = 0;
-    bk_status status =
-        bk_sbbf_from_parquet(copy, size, BK_PARQUET_WITH_HEADER, 0, &filter, &consumed);
+    bk_status status = bk_sbbf_from_parquet(copy, size, BK_PARQUET_WITH_HEADER, 0, &filter,
+                                            &consumed);
     check_status(status);
     if (status == BK_OK) {
         bk_stats stats;

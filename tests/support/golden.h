@@ -93,7 +93,8 @@ static BK_RT_UNUSED void bk_golden_check(const bk_golden *g)
     answers_file[file_size] = '\0';
     unsigned long long keys_added;
     int consumed = 0;
-    assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed), 1);
+    assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed),
+                     1);
     assert_true(consumed > 0);
     const uint8_t *answers = answers_file + consumed;
     assert_int_equal(file_size - (size_t)consumed, g->probes + 1);

@@ -29,10 +29,10 @@ typedef struct growth_golden {
     const char *name;
     bk_kind kind;
     bk_params params;
-    size_t keys;      /* "golden:0" .. "golden:<keys-1>" added */
-    size_t probes;    /* "golden:0" .. "golden:<probes-1>" recorded */
-    uint64_t start;   /* time windows: key i is added at start + i / 5 */
-    size_t sure;      /* the last `sure` keys must be present (window: W) */
+    size_t keys;    /* "golden:0" .. "golden:<keys-1>" added */
+    size_t probes;  /* "golden:0" .. "golden:<probes-1>" recorded */
+    uint64_t start; /* time windows: key i is added at start + i / 5 */
+    size_t sure;    /* the last `sure` keys must be present (window: W) */
 } growth_golden;
 
 static BK_RT_UNUSED bool growth_golden_probe(const bk_filter *filter, size_t i)
@@ -94,7 +94,8 @@ static BK_RT_UNUSED void growth_golden_check(const growth_golden *g)
     answers_file[answers_size] = '\0';
     unsigned long long keys_added;
     int consumed = 0;
-    assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed), 1);
+    assert_int_equal(sscanf((char *)answers_file, "keys_added %llu\n%n", &keys_added, &consumed),
+                     1);
     const uint8_t *answers = answers_file + consumed;
     assert_true(answers_size - (size_t)consumed >= g->probes);
 

@@ -17,7 +17,7 @@
 
 /* name(view, key, len): contains(view, key, len) with len a compile-time
  * constant for 8 and 16, one per view type. */
-#define DEFINE_CONSTANT_LENGTH(name, view_type, contains)                      \
+#define DEFINE_CONSTANT_LENGTH(name, view_type, contains)                       \
     static inline bool name(const view_type *view, const void *key, size_t len) \
     {                                                                           \
         switch (len) {                                                          \
@@ -45,8 +45,8 @@ bool avx2_sbbf_view_contains_constant_length(const struct bk_sbbf_view *view, co
  * bk_bloom_test_probes), and that form's range reduction and probe walk
  * over eight lanes, stored to arrays (x86-64 only). */
 bool avx512_bloom_view_contains(const struct bk_bloom_view *view, const void *key, size_t len);
-bool avx512_bloom_view_contains_constant_length(const struct bk_bloom_view *view, const void *key,
-                                                size_t len);
+bool avx512_bloom_view_contains_constant_length(const struct bk_bloom_view *view,
+                                                const void *key, size_t len);
 bool avx512_bloom_view_contains_hash(const struct bk_bloom_view *view, bk_hash hash);
 void avx512_reduce_x8(const uint64_t x[8], uint64_t range, uint64_t out[8]);
 void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8]);
@@ -54,15 +54,16 @@ void avx512_probe_hashes_x8(bk_hash hash, unsigned first, uint64_t out[8]);
 /* The blocked view compiled with -mavx2 (its AVX2 block test), from the
  * key and from the hash (x86-64 only). */
 bool avx2_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len);
-bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
-                                                size_t len);
+bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view,
+                                                const void *key, size_t len);
 bool avx2_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
 
 /* The blocked view compiled with -mavx512f -mavx512dq (its AVX-512 block
  * test), from the key and from the hash (x86-64 only). */
-bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void *key, size_t len);
-bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view, const void *key,
-                                                  size_t len);
+bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void *key,
+                                  size_t len);
+bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view,
+                                                  const void *key, size_t len);
 bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
 
 /* bk_xxh3_avalanche_x4 (-mavx2) and _x8 (-mavx512f -mavx512dq) over

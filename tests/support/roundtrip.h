@@ -81,8 +81,8 @@ static BK_RT_UNUSED uint8_t *bk_rt_serialize(const bk_filter *filter, size_t *si
 }
 
 /* Checks that serialising `filter` gives exactly bytes[0..size). */
-static BK_RT_UNUSED void bk_rt_assert_serializes_to(const bk_filter *filter, const uint8_t *bytes,
-                                                   size_t size)
+static BK_RT_UNUSED void bk_rt_assert_serializes_to(const bk_filter *filter,
+                                                    const uint8_t *bytes, size_t size)
 {
     size_t again_size;
     uint8_t *again = bk_rt_serialize(filter, &again_size);

@@ -22,9 +22,9 @@ extern "C" {
 
 BK_API_BEGIN
 
-#define BK_BLOCKED_BLOCK_BITS 512u     /* one 64-byte cache line */
-#define BK_BLOCKED_BLOCK_WORDS 8u      /* 64-bit words per block */
-#define BK_BLOCKED_POSITION_BITS 9u    /* log2(512): one slice of h2 */
+#define BK_BLOCKED_BLOCK_BITS 512u       /* one 64-byte cache line */
+#define BK_BLOCKED_BLOCK_WORDS 8u        /* 64-bit words per block */
+#define BK_BLOCKED_POSITION_BITS 9u      /* log2(512): one slice of h2 */
 #define BK_BLOCKED_POSITIONS_PER_WORD 7u /* 7 x 9 = 63 bits of a 64-bit word */
 
 /* The index of the block of a key whose hash has first half h1. */
@@ -129,8 +129,8 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
  * division by seven left to the rounds' path.
  * bk_blocked_one_round_test_avx512 is the test of k <= 7 alone, one
  * round. */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block,
-                                                              uint64_t h2, unsigned hashes)
+static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block, uint64_t h2,
+                                                              unsigned hashes)
 {
     return bk_blocked_round_test(_mm512_load_si512((const void *)block), h2,
                                  bk_blocked_round_shifts(hashes));
@@ -139,12 +139,13 @@ static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *bl
 static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx512(const uint64_t *block, uint64_t h2,
                                                           unsigned hashes)
 {
-    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1)) /* the 1% to 0.4% designs */
+    if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD,
+                         1)) /* the 1% to 0.4% designs */
         return bk_blocked_one_round_test_avx512(block, h2, hashes);
     const __m512i line = _mm512_load_si512((const void *)block);
     const unsigned full_rounds = (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
-    const __m512i last_shifts =
-        bk_blocked_round_shifts(hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
+    const __m512i last_shifts = bk_blocked_round_shifts(
+        hashes - full_rounds * BK_BLOCKED_POSITIONS_PER_WORD);
     uint64_t word = h2;
     bool present = true;
     for (unsigned round = 0; round < full_rounds; round++) {
@@ -194,9 +195,9 @@ bk_blocked_round_shifts_for_avx2(unsigned positions)
  * round.  Testing against the 512-bit mask ORed from k rows of a table
  * (what the AVX2 insert ORs in, src/blocked_avx2.c): slower on this path.
  */
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high,
-                                                              __m256i repeated,
-                                                              bk_blocked_round_shifts_avx2 shifts)
+static BK_ALWAYS_INLINE bool
+bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high, __m256i repeated,
+                                 bk_blocked_round_shifts_avx2 shifts)
 {
     __m256i slices = _mm256_blend_epi32(
         _mm256_srlv_epi64(repeated, shifts.first),
@@ -204,9 +205,9 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2_lanes(__m256i low, __m25
     __m256i dword_index = _mm256_srli_epi32(slices, 5);
     __m256i from_low = _mm256_permutevar8x32_epi32(low, dword_index);
     __m256i from_high = _mm256_permutevar8x32_epi32(high, dword_index);
-    __m256i dwords = _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(from_low), _mm256_castsi256_ps(from_high),
-        _mm256_castsi256_ps(_mm256_slli_epi32(slices, 23))));
+    __m256i dwords = _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(from_low), _mm256_castsi256_ps(from_high),
+                         _mm256_castsi256_ps(_mm256_slli_epi32(slices, 23))));
     __m256i bits = _mm256_sllv_epi32(_mm256_set1_epi32(1),
                                      _mm256_and_si256(slices, _mm256_set1_epi32(31)));
     return _mm256_testc_si256(dwords, bits);
@@ -215,16 +216,17 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2_lanes(__m256i low, __m25
 static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
                                                         bk_blocked_round_shifts_avx2 shifts)
 {
-    return bk_blocked_round_test_avx2_lanes(low, high, _mm256_set1_epi64x((long long)word), shifts);
+    return bk_blocked_round_test_avx2_lanes(low, high, _mm256_set1_epi64x((long long)word),
+                                            shifts);
 }
 
 /* One AVX2 round over the block's line. */
 static BK_ALWAYS_INLINE bool bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
                                                              bk_blocked_round_shifts_avx2 shifts)
 {
-    return bk_blocked_round_test_avx2(_mm256_load_si256((const __m256i *)(const void *)block),
-                                      _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
-                                      h2, shifts);
+    return bk_blocked_round_test_avx2(
+        _mm256_load_si256((const __m256i *)(const void *)block),
+        _mm256_load_si256((const __m256i *)(const void *)(block + 4)), h2, shifts);
 }
 
 /* The AVX2 test of k <= 7, one round. */
@@ -267,10 +269,11 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, u
  * queries are these functions (src/blocked_avx512.c, src/blocked_avx2.c).
  */
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_test_key_avx512(const uint64_t *words, uint64_t block_count,
-                                     __m512i slice_shifts, const void *key, size_t len,
-                                     uint64_t seed)
+static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_key_avx512(const uint64_t *words,
+                                                                  uint64_t block_count,
+                                                                  __m512i slice_shifts,
+                                                                  const void *key, size_t len,
+                                                                  uint64_t seed)
 {
     const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
     const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);

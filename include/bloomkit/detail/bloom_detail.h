@@ -110,8 +110,8 @@ static BK_ALWAYS_INLINE __m512i bk_probe_hashes_x8(bk_hash hash, unsigned first)
         /* i^3 - i is divisible by 6: halve it, then divide by 3 exactly
          * (multiply by 3's inverse mod 2^64) */
         i = _mm512_add_epi64(i, _mm512_set1_epi64(first));
-        __m512i cube_less_i =
-            _mm512_sub_epi64(_mm512_mullo_epi64(_mm512_mullo_epi64(i, i), i), i);
+        __m512i cube_less_i = _mm512_sub_epi64(_mm512_mullo_epi64(_mm512_mullo_epi64(i, i), i),
+                                               i);
         tetrahedral = _mm512_mullo_epi64(_mm512_srli_epi64(cube_less_i, 1),
                                          _mm512_set1_epi64((long long)0xaaaaaaaaaaaaaaabULL));
     }
@@ -130,7 +130,7 @@ static BK_ALWAYS_INLINE __mmask8 bk_probe_lanes_x8(unsigned hashes, unsigned fir
 /* The lanes of `lanes` whose bit (position, reduced) is 0 in words[]:
  * one gather of their words, a shift and a test. */
 static BK_ALWAYS_INLINE __mmask8 bk_missing_bits_x8(const uint64_t *words, __m512i positions,
-                                                   __mmask8 lanes)
+                                                    __mmask8 lanes)
 {
     __m512i probed = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), lanes,
                                                  _mm512_srli_epi64(positions, 6), words, 8);
@@ -155,8 +155,7 @@ static BK_ALWAYS_INLINE bool bk_bloom_test_probes_x8(const uint64_t *words, uint
  * adds of a BK_FLAG_CONCURRENT filter.  Built with AVX-512 F and DQ, the
  * gather form above (which ignores exit_early: it reads all k at once). */
 static BK_ALWAYS_INLINE bool bk_bloom_test_probes(const uint64_t *words, uint64_t bits,
-                                                  unsigned hashes, bool exit_early,
-                                                  bk_hash hash)
+                                                  unsigned hashes, bool exit_early, bk_hash hash)
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     (void)exit_early;
@@ -166,8 +165,8 @@ static BK_ALWAYS_INLINE bool bk_bloom_test_probes(const uint64_t *words, uint64_
     uint64_t all = 1;
     unsigned i = 0;
     if (exit_early) {
-        unsigned first =
-            hashes < BK_BLOOM_EXIT_EARLY_PROBES ? hashes : BK_BLOOM_EXIT_EARLY_PROBES;
+        unsigned first = hashes < BK_BLOOM_EXIT_EARLY_PROBES ? hashes
+                                                             : BK_BLOOM_EXIT_EARLY_PROBES;
         for (; i < first; i++) {
             uint64_t position = bk_probe_next(&probe, bits);
             all &= __atomic_load_n(&words[position >> 6], __ATOMIC_RELAXED) >> (position & 63);

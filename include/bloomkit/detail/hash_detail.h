@@ -62,11 +62,11 @@ static BK_ALWAYS_INLINE __m512i bk_multiply_high_x8(__m512i a, __m512i b)
     __m512i a1 = _mm512_srli_epi64(a, 32), b1 = _mm512_srli_epi64(b, 32);
     __m512i p00 = _mm512_mul_epu32(a, b), p01 = _mm512_mul_epu32(a, b1);
     __m512i p10 = _mm512_mul_epu32(a1, b), p11 = _mm512_mul_epu32(a1, b1);
-    __m512i middle = _mm512_add_epi64(_mm512_srli_epi64(p00, 32),
-                                      _mm512_add_epi64(_mm512_and_si512(p01, low32),
-                                                       _mm512_and_si512(p10, low32)));
-    __m512i high = _mm512_add_epi64(p11, _mm512_add_epi64(_mm512_srli_epi64(p01, 32),
-                                                          _mm512_srli_epi64(p10, 32)));
+    __m512i middle = _mm512_add_epi64(
+        _mm512_srli_epi64(p00, 32),
+        _mm512_add_epi64(_mm512_and_si512(p01, low32), _mm512_and_si512(p10, low32)));
+    __m512i high = _mm512_add_epi64(
+        p11, _mm512_add_epi64(_mm512_srli_epi64(p01, 32), _mm512_srli_epi64(p10, 32)));
     return _mm512_add_epi64(high, _mm512_srli_epi64(middle, 32));
 }
 #endif
@@ -283,7 +283,7 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_finish(uint64_t unfinished)
 
 /* XXH64 of an 8- or 16-byte key (len 8 or 16), but for the last step. */
 static BK_ALWAYS_INLINE uint64_t bk_xxh64_unfinished_8_or_16(const void *key, size_t len,
-                                                            uint64_t seed)
+                                                             uint64_t seed)
 {
     uint64_t acc = bk_xxh64_lane(seed + BK_XXH64_P5 + len, bk_xxh64_read(key));
     if (len == 16)
