@@ -52,74 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t secret_key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 
-#define CHECK(condition)  \
-    do {                  \
-        if (!(condition)) \
-            abort();      \
-    } while (0)
-
-typedef struct input {
-    const uint8_t *data;
-    size_t size, at;
-} input;
-
-static uint8_t take_byte(input *in) { return in->at < in->size ? in->data[in->at++] : 0; }
-
-static bool used_up(const input *in) { return in->at >= in->size; }
-
-typedef struct model_key {
-    uint8_t bytes[MAX_KEY_LEN];
-    size_t len;
-    uint64_t count;      /* adds minus removes since loading */
-    uint64_t last_added; /* insertion index of its latest add */
-} model_key;
-
-typedef struct model {
-    model_key keys[MAX_KEYS];
-    size_t count;
-    uint64_t insertions; /* successful adds since loading, repeats included */
-    uint64_t window;     /* insertion window: W; otherwise 0 (no ageing) */
-    bool removes;        /* the kind removes keys */
-} model;
-
-static void check_status(bk_status status)
-{
-    CHECK(strcmp(bk_strerror(status), "unknown status code") != 0);
-}
-
-static model_key take_key(input *in, const model *m)
-{
-    uint8_t choice = take_byte(in);
-    if (m->count > 0 && choice % 4 == 0)
-        return m->keys[take_byte(in) % m->count];
-    model_key key = { .len = choice % (MAX_KEY_LEN + 1) };
-    for (size_t i = 0; i < key.len; i++)
-        key.bytes[i] = take_byte(in);
-    return key;
-}
-
-static model_key *find(model *m, const model_key *key)
-{
-    for (size_t i = 0; i < m->count; i++)
-        if (m->keys[i].len == key->len && memcmp(m->keys[i].bytes, key->bytes, key->len) == 0)
-            return &m->keys[i];
-    return NULL;
-}
-
-static void record_add(model *m, const model_key *key)
-{
-    model_key *known = find(m, key);
-    if (known == NULL && m->count < MAX_KEYS) {
-        known = &m->keys[m->count++];
-        *known = *key;
-        known->count = 0;
-    }
-    if (known != NULL) {
-        known->count++;
-        known->last_added = m->insertions;
-    }
-    m->insertions++;
-}
+#include "fuzz_model.h"
 
 static bool must_be_present(const model *m, const model_key *key)
 {
