@@ -317,8 +317,10 @@ static int apply_hash_name(const char *option, const char *value, bk_params *par
         params->hash_algorithm = BK_HASH_SIPHASH;
     else if (strcmp(value, "xxh64") == 0)
         params->hash_algorithm = BK_HASH_XXH64;
+    else if (strcmp(value, "mix64") == 0)
+        params->hash_algorithm = BK_HASH_MIX64;
     else
-        return cli_error("%s must be xxh3, siphash or xxh64, got '%s'", option, value);
+        return cli_error("%s must be xxh3, siphash, xxh64 or mix64, got '%s'", option, value);
     return CLI_OK;
 }
 

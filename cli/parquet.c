@@ -65,7 +65,7 @@ static int unreadable_error(const char *path, const bk_filter *filter)
     if (hasher->algorithm != BK_HASH_XXH64 || hasher->seed != 0)
         return cli_error("%s hashes with %s%s: Parquet readers hash with XXH64 and seed 0", path,
                          bk_hash_algorithm_name(hasher->algorithm),
-                         hasher->algorithm == BK_HASH_SIPHASH ? "" : " and another seed");
+                         hasher->algorithm == BK_HASH_XXH64 ? " and another seed" : "");
     return cli_error("%s is %llu bytes: Parquet readers need a power of two from 32 B to "
                      "128 MiB (create it with --kind sbbf --parquet)",
                      path, (unsigned long long)s.bytes);

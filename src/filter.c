@@ -405,6 +405,37 @@ bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, 
     return filter->ops->count_hash(filter->object, bk_filter_hash(filter, key, len), count);
 }
 
+bk_status bk_filter_add_u64(bk_filter *filter, uint64_t key, bool *was_new)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    return bk_filter_add_hash(filter, bk_hash_u64(filter->hasher, key), was_new);
+}
+
+bool bk_filter_contains_u64(const bk_filter *filter, uint64_t key)
+{
+    return filter != NULL &&
+           filter->ops->contains_hash(filter->object, bk_hash_u64(filter->hasher, key));
+}
+
+bk_status bk_filter_remove_u64(bk_filter *filter, uint64_t key)
+{
+    if (filter == NULL)
+        return BK_EINVAL;
+    if (filter->ops->remove_hash == NULL)
+        return filter->ops->is_static ? BK_EIMMUTABLE : BK_EUNSUPPORTED;
+    return filter->ops->remove_hash(filter->object, bk_hash_u64(filter->hasher, key));
+}
+
+bk_status bk_filter_count_u64(const bk_filter *filter, uint64_t key, uint64_t *count)
+{
+    if (filter == NULL || count == NULL)
+        return BK_EINVAL;
+    if (filter->ops->count_hash == NULL)
+        return BK_EUNSUPPORTED;
+    return filter->ops->count_hash(filter->object, bk_hash_u64(filter->hasher, key), count);
+}
+
 /* Adds hashes[0..n), n <= BK_KEY_CHUNK; *added gets how many were new. */
 static bk_status add_hash_chunk(bk_filter *filter, const bk_hash *hashes, size_t n,
                                 size_t *added)

@@ -58,7 +58,7 @@ bool bk_format_all_zero(const uint8_t *bytes, size_t count)
 static bool hash_algorithm_known(uint8_t algorithm)
 {
     return algorithm == BK_HASH_XXH3 || algorithm == BK_HASH_SIPHASH ||
-           algorithm == BK_HASH_XXH64;
+           algorithm == BK_HASH_XXH64 || algorithm == BK_HASH_MIX64;
 }
 
 static void decode_fields(const uint8_t *bytes, bk_format_header *h)

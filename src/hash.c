@@ -142,6 +142,7 @@ bk_status bk_hasher_init(bk_hasher *hasher, bk_hash_algorithm algorithm, uint64_
     switch (algorithm) {
     case BK_HASH_XXH3:
     case BK_HASH_XXH64:
+    case BK_HASH_MIX64:
         if (secret_key != NULL)
             return BK_EINVAL;
         h.seed = seed;
@@ -186,6 +187,7 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
         out.h1 = XXH64(key, len, hasher->seed);
         out.h2 = bk_mix64(out.h1);
         break;
+    case BK_HASH_MIX64: out = bk_hash_mix64(key, len, hasher->seed); break;
     }
     return out;
 }
@@ -212,6 +214,7 @@ const char *bk_hash_algorithm_name(bk_hash_algorithm algorithm)
     case BK_HASH_XXH3: return "xxh3";
     case BK_HASH_SIPHASH: return "siphash";
     case BK_HASH_XXH64: return "xxh64";
+    case BK_HASH_MIX64: return "mix64";
     }
     return "unknown";
 }

@@ -25,11 +25,12 @@
 
 #include "bloomkit/hash_inline.h" /* bk_mix64, bk_hash_inline: XXH3/XXH64 inlined */
 
-/* Whether an inline view can hash for this hasher (XXH3, XXH64; not the
- * out-of-line SipHash): bk_hash_xxh3_or_xxh64. */
+/* Whether an inline view can hash for this hasher (XXH3, XXH64, MIX64;
+ * not the out-of-line SipHash): bk_hash_xxh3_or_xxh64. */
 static inline bool bk_hasher_inlinable(const bk_hasher *hasher)
 {
-    return hasher->algorithm == BK_HASH_XXH3 || hasher->algorithm == BK_HASH_XXH64;
+    return hasher->algorithm == BK_HASH_XXH3 || hasher->algorithm == BK_HASH_XXH64 ||
+           hasher->algorithm == BK_HASH_MIX64;
 }
 
 #ifdef BK_HAVE_AVX512_SOURCES
@@ -42,6 +43,8 @@ void bk_hash_packed_xxh3_avx512(const void *keys, size_t key_len, size_t count, 
                                 bk_hash *hashes);
 void bk_hash_packed_xxh64_avx512(const void *keys, size_t key_len, size_t count, uint64_t seed,
                                  bk_hash *hashes);
+/* bk_hash_packed_keys for MIX64 when key_len is 8. */
+void bk_hash_packed_mix64_avx512(const void *keys, size_t count, uint64_t seed, bk_hash *hashes);
 #endif
 
 /* Hashes keys[0..count) into hashes[0..count): the first step of every
@@ -69,6 +72,9 @@ static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, siz
 #endif
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_xxh64(keys[i].data, keys[i].len, seed);
+    } else if (hasher->algorithm == BK_HASH_MIX64) {
+        for (size_t i = 0; i < count; i++)
+            hashes[i] = bk_hash_mix64(keys[i].data, keys[i].len, seed);
     } else {
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_key(hasher, keys[i].data, keys[i].len);
@@ -91,6 +97,9 @@ bk_hash_packed_keys_scalar(const bk_hasher *hasher, const uint8_t *keys, size_t 
     } else if (hasher->algorithm == BK_HASH_XXH64) {
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_xxh64(keys + i * key_len, key_len, seed);
+    } else if (hasher->algorithm == BK_HASH_MIX64) {
+        for (size_t i = 0; i < count; i++)
+            hashes[i] = bk_hash_mix64(keys + i * key_len, key_len, seed);
     } else {
         for (size_t i = 0; i < count; i++)
             hashes[i] = bk_hash_key(hasher, keys + i * key_len, key_len);
@@ -111,6 +120,10 @@ static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *k
         }
         if (hasher->algorithm == BK_HASH_XXH64) {
             bk_hash_packed_xxh64_avx512(keys, key_len, count, hasher->seed, hashes);
+            return;
+        }
+        if (hasher->algorithm == BK_HASH_MIX64 && key_len == 8) {
+            bk_hash_packed_mix64_avx512(keys, count, hasher->seed, hashes);
             return;
         }
     }

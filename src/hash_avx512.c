@@ -43,6 +43,9 @@
  * them with bk_hash_key (xxHash's code) for random keys, seeds and batch
  * shapes.  Groups of eight that are not all 8 or all 16 bytes long are
  * hashed one key at a time.  Speed: docs/PERFORMANCE.md.
+ *
+ * MIX64 (bk_hasher BK_HASH_MIX64) of packed 8-byte keys is its mixer
+ * lane by lane: three VPMULLQ per eight keys.
  */
 #include "hash.h"
 
@@ -300,6 +303,25 @@ void bk_hash_packed_xxh64_avx512(const void *keys, size_t width, size_t count, u
         hash_packed(keys, 8, count, seed, hashes, true);
     else
         hash_packed(keys, 16, count, seed, hashes, true);
+}
+
+void bk_hash_packed_mix64_avx512(const void *keys, size_t count, uint64_t seed, bk_hash *hashes)
+{
+    const __m512i offset1 = _mm512_set1_epi64((long long)(seed ^ BK_MIX64_H1_OFFSET));
+    const __m512i offset2 = _mm512_set1_epi64((long long)BK_MIX64_H2_OFFSET);
+    const __m512i round = _mm512_set1_epi64((long long)BK_MIX64_ROUND);
+    const __m512i factor2 = _mm512_set1_epi64((long long)BK_MIX64_H2_FACTOR);
+    const uint8_t *bytes = keys;
+    size_t i = 0;
+    for (; i + LANES <= count; i += LANES) {
+        __m512i z = _mm512_loadu_si512((const void *)(bytes + i * 8));
+        z = xorshift(_mm512_mullo_epi64(xorshift(_mm512_xor_si512(z, offset1), 32), round), 32);
+        __m512i h1 = _mm512_mullo_epi64(z, round);
+        __m512i h2 = _mm512_mullo_epi64(_mm512_add_epi64(z, offset2), factor2);
+        store_pairs(xorshift(h1, 32), xorshift(h2, 31), hashes + i);
+    }
+    for (; i < count; i++)
+        hashes[i] = bk_hash_mix64(bytes + i * 8, 8, seed);
 }
 
 #endif /* __AVX512F__ && __AVX512DQ__ && __AVX512BW__ */

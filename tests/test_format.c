@@ -461,7 +461,7 @@ static void test_reserved_and_algorithm(void **state)
         expect_edit_rejected(bytes, size, BK_FORMAT_OFFSET_RESERVED_A + i, &one, 1, BK_ECORRUPT);
     for (size_t i = 0; i < 8; i++)
         expect_edit_rejected(bytes, size, BK_FORMAT_OFFSET_RESERVED_B + i, &one, 1, BK_ECORRUPT);
-    uint8_t algorithms[] = { 3, 0x80, 0xff };
+    uint8_t algorithms[] = { 4, 0x80, 0xff }; /* 0 to 3 are the four algorithms */
     for (size_t i = 0; i < sizeof algorithms; i++)
         expect_edit_rejected(bytes, size, BK_FORMAT_OFFSET_HASH_ALGORITHM, &algorithms[i], 1,
                              BK_ECORRUPT);
@@ -1155,6 +1155,11 @@ static const golden goldens[] = {
       { .capacity = 50, .fpr = 0.05, .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
       0,
       500,
+      false },
+    { "bloom-mix64.bkf",
+      { .capacity = 200, .fpr = 0.01, .hash_algorithm = BK_HASH_MIX64, .seed = 7 },
+      200,
+      2000,
       false },
 };
 

@@ -244,7 +244,7 @@ static void test_strerror_names_every_code(void **state)
 
 /* Batch hashing (bk_hash_keys, and its AVX-512 paths for 8- and 16-byte
  * keys where the CPU has one) gives exactly bk_hash_key's hash for every
- * key, for XXH3-128 and XXH64: random keys under several seeds, in batches
+ * key, for XXH3-128, XXH64 and MIX64: random keys under several seeds, in batches
  * of every length around the eight-key step, with keys of other lengths
  * mixed into some groups. */
 static void check_batch_hashing(bk_hash_algorithm algorithm)
@@ -280,7 +280,7 @@ static void check_batch_hashing(bk_hash_algorithm algorithm)
                 assert_int_equal(batch[i].h2, single.h2);
             }
 #ifdef BK_HAVE_AVX512_SOURCES
-            if (bk_cpu()->avx512dqbw) {
+            if (bk_cpu()->avx512dqbw && algorithm != BK_HASH_MIX64) {
                 memset(batch, 0, sizeof batch);
                 if (algorithm == BK_HASH_XXH64)
                     bk_hash_keys_xxh64_avx512(keys, count, seeds[s], batch);
@@ -302,11 +302,12 @@ static void test_batch_hashing_matches_single(void **state)
     (void)state;
     check_batch_hashing(BK_HASH_XXH3);
     check_batch_hashing(BK_HASH_XXH64);
+    check_batch_hashing(BK_HASH_MIX64);
 }
 
 /* Packed hashing (bk_hash_packed, and its AVX-512 paths for 8- and 16-byte
  * keys) gives bk_hash_key's hash of every key: keys of lengths around the
- * two vector widths, every count around the eight-key step, all three
+ * two vector widths, every count around the eight-key step, all four
  * algorithms under several seeds, from an aligned and an unaligned start. */
 static void check_packed_hashing(bk_hash_algorithm algorithm)
 {
@@ -348,6 +349,7 @@ static void test_packed_hashing_matches_single(void **state)
     check_packed_hashing(BK_HASH_XXH3);
     check_packed_hashing(BK_HASH_XXH64);
     check_packed_hashing(BK_HASH_SIPHASH);
+    check_packed_hashing(BK_HASH_MIX64);
 }
 
 /* bk_hash_packed refuses what it cannot read or write, writing nothing. */

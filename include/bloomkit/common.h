@@ -119,7 +119,9 @@ typedef enum bk_kind {
 typedef enum bk_hash_algorithm {
     BK_HASH_XXH3 = 0,    /* XXH3-128 with a 64-bit seed (default; seed 0 is reproducible) */
     BK_HASH_SIPHASH = 1, /* SipHash-2-4-128 with a 128-bit secret key: for adversarial keys */
-    BK_HASH_XXH64 = 2    /* XXH64 of the key (the Parquet split-block filter's hash) */
+    BK_HASH_XXH64 = 2,   /* XXH64 of the key (the Parquet split-block filter's hash) */
+    BK_HASH_MIX64 = 3    /* 8-byte keys: a seeded integer mixer (fastest); others: as XXH3.
+                            Not for adversarial keys */
 } bk_hash_algorithm;
 
 /* Creation flags. */

@@ -104,6 +104,21 @@ bk_status bk_filter_remove(bk_filter *filter, const void *key, size_t len);
 /* Upper bound on how many times the key was added. */
 bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, uint64_t *count);
 
+/* Integer keys: each call is its byte-key sibling on the 8 bytes that hold
+ * `key` little-endian (bk_filter_add_u64(f, k, w) is bk_filter_add(f, le, 8,
+ * w) with le those bytes), for every hash algorithm and every kind, on
+ * every machine; so either form finds what the other added, and a file
+ * moves between little- and big-endian machines.  No key bytes are stored
+ * or read: the hash is bk_hash_u64 (bloomkit/hash_inline.h) inline, then
+ * the kind's operation.  Fastest with BK_HASH_MIX64, the integer mixer.
+ * Errors as the byte-key calls': BK_EINVAL for a NULL filter (contains:
+ * false), BK_EIMMUTABLE / BK_EUNSUPPORTED where the kind has no such
+ * operation, BK_ENOTFOUND from remove for a key definitely absent. */
+bk_status bk_filter_add_u64(bk_filter *filter, uint64_t key, bool *was_new);
+bool bk_filter_contains_u64(const bk_filter *filter, uint64_t key);
+bk_status bk_filter_remove_u64(bk_filter *filter, uint64_t key);
+bk_status bk_filter_count_u64(const bk_filter *filter, uint64_t key, uint64_t *count);
+
 /* Batches: count keys at once, hashed and their memory requested ahead of
  * the probes, so that a filter bigger than the caches overlaps its misses.
  * add: *new_count (may be NULL) gets the number of keys that were new; on

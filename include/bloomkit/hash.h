@@ -21,7 +21,7 @@ BK_API_BEGIN
 
 typedef struct bk_hasher {
     bk_hash_algorithm algorithm;
-    uint64_t seed; /* XXH3/XXH64: the seed.  SipHash: the key identifier. */
+    uint64_t seed; /* XXH3/XXH64/MIX64: the seed.  SipHash: the key identifier. */
     bool has_key;  /* SipHash: secret_key holds the key */
     uint8_t secret_key[BK_SECRET_KEY_BYTES];
 } bk_hasher;
@@ -67,7 +67,7 @@ bk_hash bk_siphash24_128(const uint8_t key[BK_SECRET_KEY_BYTES], const void *dat
  * wrong key can say so (BK_EKEY) without the file revealing the key. */
 uint64_t bk_secret_key_id(const uint8_t key[BK_SECRET_KEY_BYTES]);
 
-/* Name of an algorithm ("xxh3", "siphash", "xxh64"), or "unknown". */
+/* Name of an algorithm ("xxh3", "siphash", "xxh64", "mix64"), or "unknown". */
 const char *bk_hash_algorithm_name(bk_hash_algorithm algorithm);
 
 BK_API_END

@@ -176,7 +176,7 @@ static void choose_params(input *in, bk_kind kind, bk_params *p)
         if (kind >= BK_KIND_BLOOM && kind <= BK_KIND_COUNTING && p->hashes % 4 == 0)
             p->capacity = take_uint(in, 8) | 1;
     }
-    p->hash_algorithm = (bk_hash_algorithm)(take_byte(in) % 3);
+    p->hash_algorithm = (bk_hash_algorithm)(take_byte(in) % 4); /* the four algorithms */
     p->seed = take_uint(in, 8);
     p->secret_key = secret_key;
     p->flags = take_byte(in) % 4 == 0 ? BK_FLAG_CONCURRENT : 0;

@@ -155,11 +155,10 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh3_flip_9to16_high(uint64_t seed)
  * work is most of such a query: these hashes keep the integer pipes busy at
  * about four instructions per cycle (the bound is the instruction count,
  * not the multiplies as such). */
-static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8_unfinished(const void *key, uint64_t seed)
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_u64_unfinished(uint64_t value, uint64_t seed)
 {
     uint64_t low, high;
-    bk_multiply_128(bk_xxh64_read(key) ^ bk_xxh3_bitflip_4to8(seed), XXH_PRIME64_1 + (8 << 2),
-                    &low, &high);
+    bk_multiply_128(value ^ bk_xxh3_bitflip_4to8(seed), XXH_PRIME64_1 + (8 << 2), &low, &high);
     high += low << 1;
     low ^= high >> 3;
     low ^= low >> 35;
@@ -167,6 +166,12 @@ static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8_unfinished(const void *key, uin
     low ^= low >> 28;
     bk_hash out = { low, high };
     return out;
+}
+
+/* The same of the 8 bytes at key: of the value they hold little-endian. */
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8_unfinished(const void *key, uint64_t seed)
+{
+    return bk_xxh3_128_of_u64_unfinished(bk_xxh64_read(key), seed);
 }
 
 static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_16_unfinished(const void *key, uint64_t seed)
@@ -191,6 +196,14 @@ static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_unfinished(const void *key, size_t l
 {
     return len == 8 ? bk_xxh3_128_of_8_unfinished(key, seed)
                     : bk_xxh3_128_of_16_unfinished(key, seed);
+}
+
+/* XXH3-128 of the 8 bytes that hold `value` little-endian. */
+static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_u64(uint64_t value, uint64_t seed)
+{
+    bk_hash hash = bk_xxh3_128_of_u64_unfinished(value, seed);
+    hash.h2 = bk_xxh3_avalanche(hash.h2);
+    return hash;
 }
 
 static BK_ALWAYS_INLINE bk_hash bk_xxh3_128_of_8(const void *key, uint64_t seed)
@@ -281,6 +294,13 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_finish(uint64_t unfinished)
     return unfinished ^ (unfinished >> 32);
 }
 
+/* XXH64 of the 8 bytes that hold `value` little-endian, but for the last
+ * step: one lane and the avalanche, nothing read from memory. */
+static BK_ALWAYS_INLINE uint64_t bk_xxh64_unfinished_of_u64(uint64_t value, uint64_t seed)
+{
+    return bk_xxh64_avalanche(bk_xxh64_lane(seed + BK_XXH64_P5 + 8, value));
+}
+
 /* XXH64 of an 8- or 16-byte key (len 8 or 16), but for the last step. */
 static BK_ALWAYS_INLINE uint64_t bk_xxh64_unfinished_8_or_16(const void *key, size_t len,
                                                              uint64_t seed)
@@ -289,6 +309,47 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_unfinished_8_or_16(const void *key, si
     if (len == 16)
         acc = bk_xxh64_lane(acc, bk_xxh64_read((const char *)key + 8));
     return bk_xxh64_avalanche(acc);
+}
+
+/*
+ * The integer mixer of BK_HASH_MIX64 (src/hash.c explains the choice and
+ * gives its statistics).  With v the key, M = 0xD6E8FEB86659FD93 and
+ * K1, K2 the fractional parts of the golden ratio and of sqrt 2:
+ *
+ *     z  = v ^ (seed ^ K1)
+ *     z ^= z >> 32;  z *= M;  z ^= z >> 32          one shared round
+ *     h1 = z * M;                  h1 ^= h1 >> 32   (h1 = degski64(z0))
+ *     h2 = (z + K2) * 0x94D049BB133111EB;  h2 ^= h2 >> 31
+ *
+ * Every step is a bijection of 64-bit words, so h1 (and h2) differ for
+ * different keys under one seed.  Three multiplies, h1 and h2 computed side
+ * by side after the shared round.
+ */
+#define BK_MIX64_H1_OFFSET 0x9E3779B97F4A7C15ULL
+#define BK_MIX64_H2_OFFSET 0x6A09E667F3BCC909ULL
+#define BK_MIX64_ROUND 0xD6E8FEB86659FD93ULL
+#define BK_MIX64_H2_FACTOR 0x94D049BB133111EBULL
+
+/* Stafford's mix13, splitmix64's finaliser. */
+static BK_ALWAYS_INLINE uint64_t bk_mix13(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* BK_HASH_MIX64's hash of the 8-byte key holding `value` little-endian. */
+static BK_ALWAYS_INLINE bk_hash bk_mix64_of_u64(uint64_t value, uint64_t seed)
+{
+    uint64_t z = value ^ (seed ^ BK_MIX64_H1_OFFSET);
+    z ^= z >> 32;
+    z *= BK_MIX64_ROUND;
+    z ^= z >> 32;
+    uint64_t h1 = z * BK_MIX64_ROUND, h2 = (z + BK_MIX64_H2_OFFSET) * BK_MIX64_H2_FACTOR;
+    bk_hash out = { h1 ^ (h1 >> 32), h2 ^ (h2 >> 31) };
+    return out;
 }
 
 BK_API_END
