@@ -86,6 +86,8 @@ int main(int argc, char **argv)
     int pinned_cpu;
     if (parse_options(argc, argv, &opts) != 0 || !pin_to_cpu(&opts, &pinned_cpu))
         return 2;
+    if (opts.hash_cost)
+        return run_hash_cost();
     bool memory_locked = lock_memory(&opts);
     subject subjects[MAX_SUBJECTS];
     size_t subject_count;
@@ -97,6 +99,8 @@ int main(int argc, char **argv)
         return 2;
     }
     report_header(&opts, run.csv, pinned_cpu, memory_locked);
+    if (bench_hash_algorithm != BK_HASH_XXH3)
+        printf("hash: %s (--hash)\n", bk_hash_algorithm_name(bench_hash_algorithm));
     report_subjects(subjects, subject_count);
     report_design_times(&run);
     uint64_t begin = bench_now_ns();

@@ -40,10 +40,29 @@ static void usage(FILE *out)
           "  --no-mlock        leave memory unlocked (by default every page is locked as\n"
           "                    it is first touched, so memory reclaim such as DAMON's\n"
           "                    pageout cannot evict a filter in the middle of a run)\n"
+          "  --hash NAME       the filters' hash: xxh3 (default), xxh64 or mix64 (the\n"
+          "                    integer mixer; int64 keys are 8 bytes, so it mixes them)\n"
+          "  --hash-cost       only measure one 8-byte key's hash under xxh3, mix64 and\n"
+          "                    xxh64 side by side (inline, called, packed, latency)\n"
           "  --help            this text\n"
           "Environment: BLOOMKIT_NO_HUGEPAGE=1 turns off the huge page hint\n"
           "everywhere; BLOOMKIT_PORTABLE=1 forces the portable (non-SIMD) paths.\n",
           out);
+}
+
+bk_hash_algorithm bench_hash_algorithm = BK_HASH_XXH3;
+
+/* --hash NAME: an algorithm that needs no secret key. */
+static bool parse_hash(const char *name)
+{
+    const bk_hash_algorithm choices[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_MIX64 };
+    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++) {
+        if (strcmp(name, bk_hash_algorithm_name(choices[i])) == 0) {
+            bench_hash_algorithm = choices[i];
+            return true;
+        }
+    }
+    return false;
 }
 
 /* A key count such as 1e6 or 4000000: a whole number from 1 to 1e12. */
@@ -132,6 +151,9 @@ int parse_options(int argc, char **argv, options *opts)
         } else if (strcmp(arg, "--no-pin") == 0) {
             opts->no_pin = true;
             continue;
+        } else if (strcmp(arg, "--hash-cost") == 0) {
+            opts->hash_cost = true;
+            continue;
         } else if (value == NULL) {
             ok = false;
         } else if (strcmp(arg, "--sizes") == 0) {
@@ -163,6 +185,8 @@ int parse_options(int argc, char **argv, options *opts)
             long cpu = strtol(value, &end, 10);
             ok = errno == 0 && end != value && *end == '\0' && cpu >= 0 && cpu < CPU_SETSIZE;
             opts->cpu = (int)cpu;
+        } else if (strcmp(arg, "--hash") == 0) {
+            ok = parse_hash(value);
         } else if (strcmp(arg, "--csv") == 0) {
             opts->csv_path = value;
         } else {

@@ -129,7 +129,10 @@ static double time_form(const query_form_info *form, const void *queried, const 
 static bk_params params_for(uint64_t capacity, double fpr)
 {
     /* window: nothing ages out during the run */
-    return (bk_params){ .capacity = capacity, .fpr = fpr, .window_keys = capacity };
+    return (bk_params){ .capacity = capacity,
+                        .fpr = fpr,
+                        .window_keys = capacity,
+                        .hash_algorithm = bench_hash_algorithm };
 }
 
 /* Adds the keys in alternating chunks (the opening comment): the median

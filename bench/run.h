@@ -46,7 +46,15 @@ typedef struct options {
     bool no_mlock;
     bool no_pin;
     int cpu; /* --cpu N; -1: the CPU the run starts on */
+    bool hash_cost; /* --hash-cost: the hash table alone (bench/hash_cost.c) */
 } options;
+
+/* --hash NAME: the algorithm every filter of the run hashes with (default
+ * XXH3); set by parse_options. */
+extern bk_hash_algorithm bench_hash_algorithm;
+
+/* `--hash-cost`: prints the side-by-side hash cost table; the exit code. */
+int run_hash_cost(void);
 
 /* Fills *opts from the command line (printing the usage and exiting 0 on
  * --help).  0, or -1 after printing what was wrong and the usage. */

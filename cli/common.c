@@ -399,6 +399,9 @@ static int settle_hashing(cli_args *out)
     } else if (out->given[OPT_HASH] && params->hash_algorithm == BK_HASH_SIPHASH) {
         return cli_error("--hash siphash needs its secret key: --key-file FILE");
     }
+    if (out->given[OPT_PARQUET] && params->hash_algorithm == BK_HASH_MIX64)
+        return cli_error("--parquet needs xxh64, not --hash mix64: Parquet readers hash with "
+                         "XXH64 and seed 0");
     return CLI_OK;
 }
 

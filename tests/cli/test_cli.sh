@@ -413,6 +413,15 @@ expect_error 'incompatible: sizes differ' "$BK" merge f.bf f.bf g.bf --force
 expect_error 'g.bf is not keyed' "$BK" merge m.bf g.bf sip.bf --key-file key.hex
 "$BK" create g64.bf -n 1000 -p 0.001 --hash xxh64 -q
 expect_error 'incompatible: hash algorithms differ' "$BK" merge m.bf g.bf g64.bf
+# --hash mix64: 8-byte keys mixed as integers, the others as xxh3; not for Parquet
+"$BK" create m64.bf -n 1000 -p 0.01 --hash mix64 -q
+"$BK" add -q m64.bf 12345678 not-eight-bytes > /dev/null
+"$BK" query m64.bf 12345678 not-eight-bytes > out
+check "a mix64 filter finds its keys" test "$(wc -l < out)" -eq 2
+"$BK" info m64.bf > out
+check "info names the mix64 hash" grep -q 'hash: *mix64, seed 0' out
+expect_error '--parquet needs xxh64, not --hash mix64' "$BK" create p64.bf -n 100 --kind sbbf --parquet --hash mix64
+expect_error 'must be xxh3, siphash, xxh64 or mix64' "$BK" create p64.bf -n 100 --hash md5
 expect_error 'already exists (use --force' "$BK" merge a.bf f.bf f.bf
 expect_error 'at least two input filters' "$BK" intersect m.bf f.bf
 expect_error 'incompatible: sizes differ' "$BK" intersect m.bf f.bf g.bf

@@ -1,0 +1,115 @@
+/*
+ * bench/hash_cost.c -- `bloomkit-bench --hash-cost`: what hashing one
+ * 8-byte integer key costs under each hash algorithm, side by side.
+ *
+ * For XXH3 (the default), MIX64 (the integer mixer) and XXH64 (Parquet's),
+ * four forms over the same 4096 random keys (32 KiB: in the L1/L2 cache, so
+ * the hash is all that is timed), 250 passes over them per round, and 21
+ * short rounds in which the algorithms alternate (so that a busy machine
+ * slows each alike); the median round is reported, in ns per key:
+ *
+ *   inline u64   bk_hash_u64(hasher, key) compiled into the loop: what the
+ *                bk_filter_*_u64 calls and a caller's own loop pay
+ *   call bytes   bk_hash_key(hasher, &key, 8): the library's out-of-line
+ *                hash of key bytes (a call, the length dispatched at run
+ *                time)
+ *   packed       bk_hash_packed over the 4096 keys: the batch forms'
+ *                hashing (eight keys per AVX-512 step where the CPU has it)
+ *   latency      bk_hash_u64 where each key depends on the previous hash:
+ *                the delay from key to hash that a one-key query waits for
+ *
+ * Every result is folded into a checksum that is printed, so the compiler
+ * cannot drop the work.
+ */
+#include <stdlib.h>
+
+#include "bloomkit/hash_inline.h"
+#include "run.h"
+
+enum { HC_KEYS = 4096, HC_PASSES = 250, HC_ROUNDS = 21, HC_FORMS = 4 };
+
+static const char *const form_names[HC_FORMS] = { "inline u64", "call bytes", "packed",
+                                                  "latency" };
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One round of one form: ns per key; *checksum absorbs the results. */
+static double time_form(int form, const bk_hasher *hasher, const uint64_t *keys, bk_hash *out,
+                        uint64_t *checksum)
+{
+    uint64_t sum = 0;
+    uint64_t begin = bench_now_ns();
+    for (int pass = 0; pass < HC_PASSES; pass++) {
+        if (form == 0) {
+            for (size_t i = 0; i < HC_KEYS; i++) {
+                bk_hash h = bk_hash_u64(hasher, keys[i]);
+                sum += h.h1 ^ h.h2;
+            }
+        } else if (form == 1) {
+            for (size_t i = 0; i < HC_KEYS; i++) {
+                bk_hash h = bk_hash_key(hasher, &keys[i], 8);
+                sum += h.h1 ^ h.h2;
+            }
+        } else if (form == 2) {
+            bk_hash_packed(hasher, keys, 8, HC_KEYS, out);
+            sum += out[pass % HC_KEYS].h1;
+        } else {
+            for (size_t i = 0; i < HC_KEYS; i++) {
+                bk_hash h = bk_hash_u64(hasher, keys[i] ^ sum);
+                sum = h.h1 ^ h.h2;
+            }
+        }
+    }
+    double ns = (double)(bench_now_ns() - begin) / ((double)HC_PASSES * HC_KEYS);
+    *checksum += sum;
+    return ns;
+}
+
+int run_hash_cost(void)
+{
+    const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_MIX64, BK_HASH_XXH64 };
+    enum { ALGORITHMS = sizeof algorithms / sizeof algorithms[0] };
+    uint64_t *keys = malloc(HC_KEYS * sizeof *keys);
+    bk_hash *out = malloc(HC_KEYS * sizeof *out);
+    if (keys == NULL || out == NULL) {
+        free(keys);
+        free(out);
+        fprintf(stderr, "bloomkit-bench: out of memory\n");
+        return 2;
+    }
+    uint64_t state = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < HC_KEYS; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        keys[i] = state ^ (state >> 31);
+    }
+    bk_hasher hashers[ALGORITHMS];
+    for (int a = 0; a < ALGORITHMS; a++)
+        bk_hasher_init(&hashers[a], algorithms[a], 0, NULL);
+    static double ns[HC_FORMS][ALGORITHMS][HC_ROUNDS];
+    uint64_t checksum = 0;
+    for (int round = 0; round < HC_ROUNDS; round++)
+        for (int form = 0; form < HC_FORMS; form++)
+            for (int a = 0; a < ALGORITHMS; a++)
+                ns[form][a][round] = time_form(form, &hashers[a], keys, out, &checksum);
+    printf("hash cost of one 8-byte key, ns per key (median of %d rounds, algorithms "
+           "alternating)\n%-12s", HC_ROUNDS, "form");
+    for (int a = 0; a < ALGORITHMS; a++)
+        printf(" %8s", bk_hash_algorithm_name(algorithms[a]));
+    printf("\n");
+    for (int form = 0; form < HC_FORMS; form++) {
+        printf("%-12s", form_names[form]);
+        for (int a = 0; a < ALGORITHMS; a++) {
+            qsort(ns[form][a], HC_ROUNDS, sizeof ns[form][a][0], compare_doubles);
+            printf(" %8.2f", ns[form][a][HC_ROUNDS / 2]);
+        }
+        printf("\n");
+    }
+    printf("(checksum %016llx)\n", (unsigned long long)checksum);
+    free(keys);
+    free(out);
+    return 0;
+}
