@@ -264,7 +264,7 @@ static void test_mix64_other_lengths_are_xxh3(void **state)
         else
             assert_true(a.h1 == b.h1 && a.h2 == b.h2);
     }
-    assert_string_equal(bk_hash_algorithm_name(BK_HASH_MIX64), "mix64");
+    assert_true(strcmp(bk_hash_algorithm_name(BK_HASH_MIX64), "mix64") == 0);
     assert_int_equal(bk_hasher_init(&mix, BK_HASH_MIX64, 0, test_key), BK_EINVAL);
 }
 
