@@ -46,12 +46,14 @@
  *
  * h1 is degski's two-round xorshift-multiply hash of v ^ seed ^ K1 (the
  * form of Stafford's mix13 and Murmur3's fmix64, with one constant M); h2
- * takes z through a second last round, with splitmix64's last multiplier.  Each step (xor with a constant, xorshift,
- * multiply by an odd constant, add) is a bijection of 64-bit words, so
- * under one seed distinct keys have distinct h1 and distinct h2: no two
- * 8-byte keys collide in the full hash.  After the shared round h1 and h2
- * are computed side by side, so the latency is two multiplies and a few
- * shifts: it is the cheapest of the four on one key (bloomkit-bench
+ * takes z through a second last round, with splitmix64's last multiplier.
+ * Each step (xor with a constant, xorshift, multiply by an odd constant,
+ * add) is a bijection of 64-bit words, so under one seed distinct keys
+ * have distinct h1 and distinct h2: no two 8-byte keys collide in the full
+ * hash.  After the shared round h1 and h2 are computed side by side: the
+ * latency is two multiplies and a few shifts, as XXH3-128's of 8 bytes,
+ * with fewer instructions in all (no 128-bit product), so it is the
+ * cheapest of the four per key in a loop and in batches (bloomkit-bench
  * --hash-cost; figures in docs/PERFORMANCE.md).
  *
  * Rejected, for the same job:

@@ -110,7 +110,7 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_inline(const bk_hasher *hasher, const vo
 /*
  * bk_hash_key(hasher, &le, 8) where le holds `value` little-endian: the
  * hash of an integer key (bk_filter_add_u64 and its siblings), with no
- * bytes stored or read.  MIX64: the mixer alone (four multiplies).  XXH3:
+ * bytes stored or read.  MIX64: the mixer alone (three multiplies).  XXH3:
  * XXH3-128 of 8 bytes written out.  XXH64: one lane and the avalanche,
  * h2 mixed from it as bk_hash_xxh64 does.  SipHash: a library call.
  */

@@ -40,7 +40,8 @@
  *
  * Hash: .hash_algorithm BK_HASH_XXH64 or the default (0) both mean XXH64
  * with .seed (0 for Parquet); BK_HASH_SIPHASH (keyed, first 64 output bits)
- * is allowed for adversarial keys but is not readable by Parquet.
+ * is allowed for adversarial keys, and BK_HASH_MIX64 for integer keys, but
+ * neither is readable by Parquet.
  *
  * Thread safety: as bloomkit/blocked.h (BK_FLAG_CONCURRENT: atomic OR per
  * word on add).

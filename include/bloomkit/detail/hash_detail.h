@@ -318,7 +318,7 @@ static BK_ALWAYS_INLINE uint64_t bk_xxh64_unfinished_8_or_16(const void *key, si
  *
  *     z  = v ^ (seed ^ K1)
  *     z ^= z >> 32;  z *= M;  z ^= z >> 32          one shared round
- *     h1 = z * M;                  h1 ^= h1 >> 32   (h1 = degski64(z0))
+ *     h1 = z * M;                  h1 ^= h1 >> 32   (degski's hash of v ^ seed ^ K1)
  *     h2 = (z + K2) * 0x94D049BB133111EB;  h2 ^= h2 >> 31
  *
  * Every step is a bijection of 64-bit words, so h1 (and h2) differ for
