@@ -184,39 +184,27 @@ bk_key arg_key(RedisModuleString *arg)
     return key;
 }
 
-/* argv[first..argc) as keys, with room for one answer each, in one
- * allocation the caller frees (*keys); NULL on allocation failure. */
-bk_key *items_with_answers(RedisModuleString **argv, int first, int argc, bool **answers)
-{
-    size_t count = (size_t)(argc - first);
-    bk_key *keys = calloc(1, count * (sizeof *keys + sizeof **answers) + 1);
-    if (keys == NULL)
-        return NULL;
-    for (size_t i = 0; i < count; i++)
-        keys[i] = arg_key(argv[first + (int)i]);
-    *answers = (bool *)(keys + count);
-    return keys;
-}
+/* MEXISTS: one answer per item, MEXISTS_CHUNK items at a time through the
+ * batch queries (hashed, their memory requested ahead of the probes). */
+#define MEXISTS_CHUNK 128
 
-/* MEXISTS: one answer per item, through the batch queries. */
 void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv,
                    int first, int argc)
 {
-    bool *answers = NULL;
-    bk_key *keys = value != NULL ? items_with_answers(argv, first, argc, &answers) : NULL;
-    if (keys != NULL &&
-        bkr_value_contains_batch(value, keys, (size_t)(argc - first), answers) != BK_OK) {
-        free(keys);
-        keys = NULL;
-    }
     RedisModule_ReplyWithArray(ctx, argc - first);
-    for (int i = first; i < argc; i++) {
-        bk_key k = arg_key(argv[i]);
-        reply_bool(ctx,
-                   value != NULL && (keys != NULL ? answers[i - first]
-                                                  : bkr_value_contains(value, k.data, k.len)));
+    bk_key keys[MEXISTS_CHUNK];
+    bool answers[MEXISTS_CHUNK];
+    for (int at = first; at < argc; at += MEXISTS_CHUNK) {
+        size_t count = (size_t)(argc - at) < MEXISTS_CHUNK ? (size_t)(argc - at) : MEXISTS_CHUNK;
+        for (size_t i = 0; i < count; i++)
+            keys[i] = arg_key(argv[at + (int)i]);
+        bool batched = value != NULL &&
+                       bkr_value_contains_batch(value, keys, count, answers) == BK_OK;
+        for (size_t i = 0; i < count; i++)
+            reply_bool(ctx, value != NULL && (batched ? answers[i]
+                                                      : bkr_value_contains(value, keys[i].data,
+                                                                           keys[i].len)));
     }
-    free(keys);
 }
 
 /* ------------------------------------------------------------------------ */
