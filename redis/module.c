@@ -56,11 +56,10 @@ long long config_cf_max_expansions = 32;
 static bkr_value *live_values;
 static long long past_design_point_count;
 
-static void fill_alarm(bk_filter *filter, bk_fill_status status, void *context)
+/* The value passed its design point: counted, and announced after the
+ * command (once). */
+static void note_crossing(bkr_value *value)
 {
-    (void)filter;
-    (void)status;
-    bkr_value *value = context;
     if (!value->past_design_point) {
         value->past_design_point = true;
         value->crossing_pending = true;
@@ -68,14 +67,30 @@ static void fill_alarm(bk_filter *filter, bk_fill_status status, void *context)
     }
 }
 
-/* Arms the fill alarm on the newest filter, or counts the value as past
- * its design point already (then no event is sent again). */
+static void fill_alarm(bk_filter *filter, bk_fill_status status, void *context)
+{
+    (void)filter;
+    (void)status;
+    note_crossing(context);
+}
+
+/* Arms the fill alarm on the newest filter (for a CF: counts the room its
+ * newest link has, redis/value.h), or counts the value as past its design
+ * point already (then no event is sent again). */
 static void arm_alarm(bkr_value *value)
 {
     if (value->meta.filter_count == 0)
         return;
     bk_filter *newest = bkr_value_newest(value);
-    if (bk_filter_check_fill(newest) == BK_OK) {
+    if (value->meta.family == BKR_CF) {
+        bk_stats s;
+        bk_filter_stats(newest, &s);
+        value->cf_room = s.capacity > s.keys_added ? s.capacity - s.keys_added : 0;
+        value->cf_crossed = false;
+        if (s.past_design_point)
+            note_crossing(value);
+        value->crossing_pending = false;
+    } else if (bk_filter_check_fill(newest) == BK_OK) {
         bk_filter_set_fill_alarm(newest, fill_alarm, value);
     } else if (!value->past_design_point) {
         value->past_design_point = true;
@@ -258,6 +273,8 @@ size_t value_memory(bkr_value *value)
 void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
 {
     if (value != NULL) {
+        if (value->cf_crossed)
+            note_crossing(value);
         value->newest_stats_valid = false;
         free(value->dump);
         value->dump = NULL;

@@ -17,7 +17,14 @@
 #define CF_DEFAULT_BUCKET_SIZE 2
 #define CF_DEFAULT_MAX_ITERATIONS 20
 #define CF_DEFAULT_EXPANSION 1
-#define CF_FPR 0.01 /* sizes the fingerprints: 12 bits (docs/REDIS.md) */
+/* The width of a CF's fingerprints, the one knob of its memory and FPR
+ * (docs/REDIS.md, "CF memory"): 8 x 0.95 / (2^f - 1) false positives at
+ * full load in f / (8 x 0.95) bytes per item.  RedisBloom stores 8 bits in
+ * 2-slot buckets of a power-of-two table: 1.34 bytes per item and 1.2%
+ * FPR at 10^8 items.  f = 10 (1.32 bytes, 0.74%) is the narrowest width
+ * at or under both; the cuckoo kind takes 8, 12 or 16, so 12 it is until
+ * it takes 10.  Links added by growth keep the width of the first. */
+#define CF_FINGERPRINT_BITS 12
 
 /* ------------------------------------------------------------------------ */
 /* Creating values                                                          */
@@ -62,7 +69,7 @@ static bk_status new_cf(const cf_options *options, bkr_value **out)
     bk_params params;
     memset(&params, 0, sizeof params);
     params.capacity = (uint64_t)options->capacity;
-    params.fpr = CF_FPR;
+    params.fingerprint_bits = CF_FINGERPRINT_BITS;
     bk_filter *filter;
     bk_status status = bk_filter_create(BK_KIND_CUCKOO, &params, &filter);
     if (status != BK_OK)
