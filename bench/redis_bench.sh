@@ -11,7 +11,10 @@
 # items per command.  Items are random ("k:" and 12 digits below 10^9, a
 # new seed per command and round, the same for both modules), so queries
 # are mostly of absent items and the filters fill as the run goes.
-# Printed: items/s, the median of the rounds.
+# Printed: items/s, the median of the rounds; and the server's own time
+# per command (INFO commandstats usec_per_call: the module and Redis's call
+# around it, without the network, parsing and client), which a loaded
+# machine disturbs far less than the rates.
 #
 # Memory (unless --no-memory), once per capacity: a BF and a CF reserved at
 # it are filled with `capacity` distinct items (BF.MADD / CF.INSERT, 1000
@@ -84,6 +87,12 @@ cli() { redis-cli -p "$port" "$@"; }
 # run ARGS...: the client's "commands/s errors yes" line
 run() { $client_cpu "$client" -p "$port" "$@"; }
 
+# usec_per_call COMMAND: the server's time per call since CONFIG RESETSTAT
+usec_per_call() {
+    cli INFO commandstats | tr -d '\r' | awk -F'usec_per_call=' -v c="cmdstat_$(echo "$1" | tr A-Z a-z):" \
+        'index($0, c) == 1 { split($2, v, ","); print v[1] }'
+}
+
 results="$dir/results"
 : >"$results"
 record() { echo "$1 $2 $3 $4" >>"$results"; } # module capacity measurement value
@@ -98,14 +107,18 @@ speed() { # module capacity round
         key=bf
         case "$cmd" in CF.*) key=cf ;; esac
         seed=$((seed + 1))
+        cli CONFIG RESETSTAT >/dev/null
         set -- $(run -c "$cmd" -k "$key" -n "$requests" -s "$seed")
         [ "$2" -eq 0 ] || echo "redis_bench: $name $cmd: $2 error replies" >&2
         record "$name" "$cap" "$cmd" "$1"
+        record "$name" "$cap" "$cmd-usec/call" "$(usec_per_call "$cmd")"
     done
     for cmd in BF.MADD BF.MEXISTS; do
         seed=$((seed + 1))
+        cli CONFIG RESETSTAT >/dev/null
         set -- $(run -c "$cmd" -k bf -i 100 -n $((requests / 100)) -s "$seed")
         record "$name" "$cap" "$cmd(100)" "$(($1 * 100))"
+        record "$name" "$cap" "$cmd(100)-usec/call" "$(usec_per_call "$cmd")"
     done
 }
 
@@ -172,9 +185,10 @@ if [ "$memory" = yes ]; then
 fi
 
 # Medians over the rounds, and bloomkit / redisbloom when both ran.
-echo "capacity   measurement        bloomkit     redisbloom   ratio  (items/s; medians of $rounds rounds)"
+echo "medians of $rounds rounds; items/s, or the server's microseconds per command (usec/call); ratio = bloomkit / redisbloom"
+echo "capacity   measurement             bloomkit     redisbloom   ratio"
 cut -d' ' -f2-3 "$results" | awk '!seen[$0]++' | while read -r c k; do
-    line="$(printf '%-10s %-18s' "$c" "$k")"
+    line="$(printf '%-10s %-23s' "$c" "$k")"
     for m in bloomkit redisbloom; do
         values="$(awk -v m="$m" -v c="$c" -v k="$k" '$1 == m && $2 == c && $3 == k { print $4 }' "$results" | sort -g)"
         count="$(echo "$values" | grep -c . || true)"
