@@ -82,17 +82,19 @@ static void arm_alarm(bkr_value *value)
     if (value->meta.filter_count == 0)
         return;
     bk_filter *newest = bkr_value_newest(value);
+    bool past;
     if (value->meta.family == BKR_CF) {
         bk_stats s;
         bk_filter_stats(newest, &s);
         value->cf_room = s.capacity > s.keys_added ? s.capacity - s.keys_added : 0;
         value->cf_crossed = false;
-        if (s.past_design_point)
-            note_crossing(value);
-        value->crossing_pending = false;
-    } else if (bk_filter_check_fill(newest) == BK_OK) {
-        bk_filter_set_fill_alarm(newest, fill_alarm, value);
-    } else if (!value->past_design_point) {
+        past = s.past_design_point;
+    } else {
+        past = bk_filter_check_fill(newest) != BK_OK;
+        if (!past)
+            bk_filter_set_fill_alarm(newest, fill_alarm, value);
+    }
+    if (past && !value->past_design_point) {
         value->past_design_point = true;
         past_design_point_count++;
     }
