@@ -128,7 +128,8 @@ fill() {
     key="$1" cmd="$2" token="$3" cap="$4" at=0 errors=0
     while [ "$at" -lt "$cap" ]; do
         n=$((cap - at < 10000000 ? cap - at : 10000000))
-        per=$((n < 1000 ? n : 1000))
+        per=1000
+        [ $((n % per)) -eq 0 ] || per=1 # every item, whatever the capacity
         set -- $(run -c "$cmd" -k "$key" $token -i "$per" -n $((n / per)) -u "$at")
         errors=$((errors + $2))
         at=$((at + n))
