@@ -52,7 +52,7 @@ redis-demo: build
 	scripts/redis-demo.sh $(BUILD)/redis/bloomkit.so
 
 redis-bench: build
-	bench/redis_bench.sh $(BUILD)/redis/bloomkit.so
+	bench/redis_bench.sh --client $(BUILD)/bench/bloomkit-redis-client $(BUILD)/redis/bloomkit.so
 
 bench: build
 	$(BUILD)/bench/bloomkit-bench --quick

@@ -56,11 +56,10 @@ long long config_cf_max_expansions = 32;
 static bkr_value *live_values;
 static long long past_design_point_count;
 
-static void fill_alarm(bk_filter *filter, bk_fill_status status, void *context)
+/* The value passed its design point: counted, and announced after the
+ * command (once). */
+static void note_crossing(bkr_value *value)
 {
-    (void)filter;
-    (void)status;
-    bkr_value *value = context;
     if (!value->past_design_point) {
         value->past_design_point = true;
         value->crossing_pending = true;
@@ -68,16 +67,34 @@ static void fill_alarm(bk_filter *filter, bk_fill_status status, void *context)
     }
 }
 
-/* Arms the fill alarm on the newest filter, or counts the value as past
- * its design point already (then no event is sent again). */
+static void fill_alarm(bk_filter *filter, bk_fill_status status, void *context)
+{
+    (void)filter;
+    (void)status;
+    note_crossing(context);
+}
+
+/* Arms the fill alarm on the newest filter (for a CF: counts the room its
+ * newest link has, redis/value.h), or counts the value as past its design
+ * point already (then no event is sent again). */
 static void arm_alarm(bkr_value *value)
 {
     if (value->meta.filter_count == 0)
         return;
     bk_filter *newest = bkr_value_newest(value);
-    if (bk_filter_check_fill(newest) == BK_OK) {
-        bk_filter_set_fill_alarm(newest, fill_alarm, value);
-    } else if (!value->past_design_point) {
+    bool past;
+    if (value->meta.family == BKR_CF) {
+        bk_stats s;
+        bk_filter_stats(newest, &s);
+        value->cf_room = s.capacity > s.keys_added ? s.capacity - s.keys_added : 0;
+        value->cf_crossed = false;
+        past = s.past_design_point;
+    } else {
+        past = bk_filter_check_fill(newest) != BK_OK;
+        if (!past)
+            bk_filter_set_fill_alarm(newest, fill_alarm, value);
+    }
+    if (past && !value->past_design_point) {
         value->past_design_point = true;
         past_design_point_count++;
     }
@@ -184,39 +201,27 @@ bk_key arg_key(RedisModuleString *arg)
     return key;
 }
 
-/* argv[first..argc) as keys, with room for one answer each, in one
- * allocation the caller frees (*keys); NULL on allocation failure. */
-bk_key *items_with_answers(RedisModuleString **argv, int first, int argc, bool **answers)
-{
-    size_t count = (size_t)(argc - first);
-    bk_key *keys = calloc(1, count * (sizeof *keys + sizeof **answers) + 1);
-    if (keys == NULL)
-        return NULL;
-    for (size_t i = 0; i < count; i++)
-        keys[i] = arg_key(argv[first + (int)i]);
-    *answers = (bool *)(keys + count);
-    return keys;
-}
+/* MEXISTS: one answer per item, MEXISTS_CHUNK items at a time through the
+ * batch queries (hashed, their memory requested ahead of the probes). */
+#define MEXISTS_CHUNK 128
 
-/* MEXISTS: one answer per item, through the batch queries. */
 void reply_mexists(RedisModuleCtx *ctx, const bkr_value *value, RedisModuleString **argv,
                    int first, int argc)
 {
-    bool *answers = NULL;
-    bk_key *keys = value != NULL ? items_with_answers(argv, first, argc, &answers) : NULL;
-    if (keys != NULL &&
-        bkr_value_contains_batch(value, keys, (size_t)(argc - first), answers) != BK_OK) {
-        free(keys);
-        keys = NULL;
-    }
     RedisModule_ReplyWithArray(ctx, argc - first);
-    for (int i = first; i < argc; i++) {
-        bk_key k = arg_key(argv[i]);
-        reply_bool(ctx,
-                   value != NULL && (keys != NULL ? answers[i - first]
-                                                  : bkr_value_contains(value, k.data, k.len)));
+    bk_key keys[MEXISTS_CHUNK];
+    bool answers[MEXISTS_CHUNK];
+    for (int at = first; at < argc; at += MEXISTS_CHUNK) {
+        size_t count = (size_t)(argc - at) < MEXISTS_CHUNK ? (size_t)(argc - at) : MEXISTS_CHUNK;
+        for (size_t i = 0; i < count; i++)
+            keys[i] = arg_key(argv[at + (int)i]);
+        bool batched = value != NULL &&
+                       bkr_value_contains_batch(value, keys, count, answers) == BK_OK;
+        for (size_t i = 0; i < count; i++)
+            reply_bool(ctx, value != NULL && (batched ? answers[i]
+                                                      : bkr_value_contains(value, keys[i].data,
+                                                                           keys[i].len)));
     }
-    free(keys);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -270,6 +275,8 @@ size_t value_memory(bkr_value *value)
 void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
 {
     if (value != NULL) {
+        if (value->cf_crossed)
+            note_crossing(value);
         value->newest_stats_valid = false;
         free(value->dump);
         value->dump = NULL;

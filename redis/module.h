@@ -60,9 +60,6 @@ bool arg_is(RedisModuleString *arg, const char *word);
 bool arg_int(RedisModuleString *arg, long long *out);
 bool arg_double(RedisModuleString *arg, double *out);
 bk_key arg_key(RedisModuleString *arg);
-/* argv[first..argc) as keys, followed by room for one answer each
- * (*answers), in one allocation the caller frees; NULL when out of memory. */
-bk_key *items_with_answers(RedisModuleString **argv, int first, int argc, bool **answers);
 
 /* ---- keys and values ---- */
 typedef enum lookup_result { KEY_EMPTY, KEY_OURS, KEY_WRONGTYPE } lookup_result;

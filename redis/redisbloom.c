@@ -17,7 +17,14 @@
 #define CF_DEFAULT_BUCKET_SIZE 2
 #define CF_DEFAULT_MAX_ITERATIONS 20
 #define CF_DEFAULT_EXPANSION 1
-#define CF_FPR 0.01 /* sizes the fingerprints: 12 bits (docs/REDIS.md) */
+/* The width of a CF's fingerprints, the one knob of its memory and FPR
+ * (docs/REDIS.md, "CF memory"): 8 x 0.95 / (2^f - 1) false positives at
+ * full load in f / (8 x 0.95) bytes per item.  RedisBloom stores 8 bits in
+ * 2-slot buckets of a power-of-two table: 1.34 bytes per item and 1.2%
+ * FPR at 10^8 items.  f = 10 (1.32 bytes, 0.74%) is the narrowest width
+ * at or under both; the cuckoo kind takes 8, 12 or 16, so 12 it is until
+ * it takes 10.  Links added by growth keep the width of the first. */
+#define CF_FINGERPRINT_BITS 12
 
 /* ------------------------------------------------------------------------ */
 /* Creating values                                                          */
@@ -62,7 +69,7 @@ static bk_status new_cf(const cf_options *options, bkr_value **out)
     bk_params params;
     memset(&params, 0, sizeof params);
     params.capacity = (uint64_t)options->capacity;
-    params.fpr = CF_FPR;
+    params.fingerprint_bits = CF_FINGERPRINT_BITS;
     bk_filter *filter;
     bk_status status = bk_filter_create(BK_KIND_CUCKOO, &params, &filter);
     if (status != BK_OK)
@@ -138,14 +145,12 @@ static int bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return rc;
 }
 
-/* Adds one item to a BF, replying with its answer (an array element). */
-static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString *item,
-                         bool *failed)
+/* Adds one item (by its hash) to a BF, replying with its answer (an array
+ * element); *failed on an error reply. */
+static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, bk_hash hash, bool *failed)
 {
-    bk_key k = arg_key(item);
     bool was_new = false;
-    bk_status status = bk_filter_add(value->filters[0], k.data, k.len, &was_new);
-    if (status == BK_OK) {
+    if (bk_filter_add_hash(value->filters[0], hash, &was_new) == BK_OK) {
         reply_bool(ctx, was_new);
     } else {
         RedisModule_ReplyWithError(ctx, value->meta.expansion == 0
@@ -187,29 +192,42 @@ static bk_status create_bf(const void *options, bkr_value **out) { return new_bf
 
 static bk_status create_cf(const void *options, bkr_value **out) { return new_cf(options, out); }
 
+/* Items per step of bf_add_items (hashes and answers on the stack). */
+#define ADD_CHUNK 128
+
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
- * first error, as RedisBloom does).  The items are first queried as one
- * batch (hashed and their memory requested ahead): one already present
- * answers 0 without an add, and the adds of the others find their words
- * in the cache.  The answers are those of adding one item after another. */
+ * first error, as RedisBloom does).  ADD_CHUNK items at a time are hashed
+ * once and queried as one batch (their memory requested ahead of the
+ * probes): an item already present answers 0 without an add, and the adds
+ * of the others find their lines in the cache.  The answers are those of
+ * adding one item after another (an add reports a repeat within the batch
+ * itself). */
 static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,
                          int first, int argc)
 {
-    bool *present = NULL;
-    bk_key *keys = argc - first > 1 ? items_with_answers(argv, first, argc, &present) : NULL;
-    if (keys != NULL)
-        bkr_value_contains_batch(value, keys, (size_t)(argc - first), present);
+    bk_filter *filter = value->filters[0];
+    bk_hash hashes[ADD_CHUNK];
+    bool present[ADD_CHUNK];
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
     long replied = 0;
     bool failed = false;
-    for (int i = first; i < argc && !failed; i++, replied++) {
-        if (keys != NULL && present[i - first])
-            reply_bool(ctx, false);
-        else
-            bf_add_reply(ctx, value, argv[i], &failed);
+    for (int at = first; at < argc && !failed; at += ADD_CHUNK) {
+        size_t count = (size_t)(argc - at) < ADD_CHUNK ? (size_t)(argc - at) : ADD_CHUNK;
+        for (size_t i = 0; i < count; i++) {
+            bk_key k = arg_key(argv[at + (int)i]);
+            hashes[i] = bk_filter_hash(filter, k.data, k.len);
+        }
+        memset(present, 0, sizeof present);
+        if (count > 1)
+            bk_filter_contains_hash_batch(filter, hashes, count, present);
+        for (size_t i = 0; i < count && !failed; i++, replied++) {
+            if (present[i])
+                reply_bool(ctx, false);
+            else
+                bf_add_reply(ctx, value, hashes[i], &failed);
+        }
     }
     RedisModule_ReplySetArrayLength(ctx, replied);
-    free(keys);
 }
 
 static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
@@ -224,7 +242,8 @@ static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
             bf_add_items(ctx, value, argv, 2, argc);
         } else {
             bool failed = false;
-            bf_add_reply(ctx, value, argv[2], &failed);
+            bk_key k = arg_key(argv[2]);
+            bf_add_reply(ctx, value, bk_filter_hash(value->filters[0], k.data, k.len), &failed);
         }
         after_write(ctx, argv[1], value);
     }

@@ -349,6 +349,7 @@ static bk_status cf_grow(bkr_value *value, unsigned max_links)
         return BK_ENOMEM;
     }
     value->filters[value->meta.filter_count++] = link;
+    value->cf_room = params.capacity;
     return BK_OK;
 }
 
@@ -356,12 +357,18 @@ bk_status bkr_cf_add(bkr_value *value, const void *item, size_t len, unsigned ma
 {
     bk_status status = bk_filter_add(bkr_value_newest(value), item, len, NULL);
     if (status == BK_EFULL) {
+        value->cf_crossed = true; /* the newest link's stash is taken */
         status = cf_grow(value, max_links);
         if (status == BK_OK)
             status = bk_filter_add(bkr_value_newest(value), item, len, NULL);
     }
-    if (status == BK_OK)
+    if (status == BK_OK) {
         value->meta.items++;
+        if (value->cf_room == 0)
+            value->cf_crossed = true;
+        else
+            value->cf_room--;
+    }
     return status;
 }
 
@@ -407,6 +414,8 @@ bk_status bkr_cf_delete(bkr_value *value, const void *item, size_t len)
 {
     for (uint32_t i = value->meta.filter_count; i-- > 0;) {
         if (bk_filter_remove(value->filters[i], item, len) == BK_OK) {
+            if (i + 1 == value->meta.filter_count)
+                value->cf_room++;
             if (value->meta.items > 0)
                 value->meta.items--;
             value->meta.deletes++;

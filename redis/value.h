@@ -75,8 +75,15 @@ typedef struct bkr_value {
     bkr_meta meta;
     bk_filter **filters; /* meta.filter_count of them, oldest first */
     /* Run-time state, never saved. */
-    bool past_design_point;  /* counted in INFO bloomkit */
-    bool crossing_pending;   /* the fill alarm fired: notify after the command */
+    bool past_design_point; /* counted in INFO bloomkit */
+    bool crossing_pending;  /* the fill alarm fired: notify after the command */
+    /* CF: adds the newest link takes before it passes its capacity (the
+     * module keeps the count instead of a library fill alarm, whose adds
+     * would ask each time whether the item was new: a second bucket read),
+     * and whether an add took it past its design point (capacity exceeded,
+     * or its stash taken: the chain grew or could not). */
+    uint64_t cf_room;
+    bool cf_crossed;
     bk_stats newest_stats;   /* bk_filter_stats of the newest filter ... */
     bool newest_stats_valid; /* ... until the next write */
     uint8_t *dump;           /* SCANDUMP's encoding, kept between chunks */
@@ -128,7 +135,8 @@ bk_status bkr_value_decode(const void *bytes, size_t size, bkr_value **out);
 
 /* CF chain: add (duplicates allowed), growing the chain by `expansion`
  * when the newest link's stash is taken (BK_EFULL when it may not grow:
- * expansion 0 or max_links reached).  Items counted. */
+ * expansion 0 or max_links reached).  Items counted; cf_room and
+ * cf_crossed kept. */
 bk_status bkr_cf_add(bkr_value *value, const void *item, size_t len, unsigned max_links);
 /* True if any link may hold the item. */
 bool bkr_value_contains(const bkr_value *value, const void *item, size_t len);
@@ -139,7 +147,8 @@ bk_status bkr_value_contains_batch(const bkr_value *value, const bk_key *keys, s
                                    bool *results);
 /* Sum of the links' counts. */
 uint64_t bkr_value_count(const bkr_value *value, const void *item, size_t len);
-/* Deletes one copy, newest link first: BK_OK, BK_ENOTFOUND. */
+/* Deletes one copy, newest link first: BK_OK, BK_ENOTFOUND (cf_room
+ * grows back when the copy was in the newest link). */
 bk_status bkr_cf_delete(bkr_value *value, const void *item, size_t len);
 
 #endif /* BLOOMKIT_REDIS_VALUE_H */

@@ -504,6 +504,18 @@ static size_t test_pipelined(const bk_bloom *filter, const bk_hash *hashes, size
     return present;
 }
 
+void bk_bloom_prefetch_hash(const bk_bloom *filter, bk_hash hash, bool for_write)
+{
+    if (worth_prefetching(filter))
+        prefetch_bits(filter, hash, for_write ? 1 : 0);
+}
+
+size_t bk_bloom_contains_hash_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
+                                    bool *results)
+{
+    return test_pipelined(filter, hashes, count, results);
+}
+
 static bk_status add_hash_batch(bk_bloom *filter, const bk_hash *hashes, size_t count,
                                 size_t *new_count)
 {

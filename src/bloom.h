@@ -53,6 +53,17 @@ bk_status bk_bloom_add_hash(bk_bloom *filter, bk_hash hash, bool *was_new);
 bool bk_bloom_contains(const bk_bloom *filter, const void *key, size_t len);
 bool bk_bloom_contains_hash(const bk_bloom *filter, bk_hash hash);
 
+/* For a chain of filters (src/scalable.c): asks the CPU to fetch the
+ * cache lines the key's probes touch (a hint; nothing is read), for a
+ * later add (for_write) or query -- when the filter is bigger than the L2,
+ * else it does nothing; and the batch query, results[i] (may be NULL) for
+ * hashes[i], returning how many were present, answered as one
+ * bk_bloom_contains_hash per hash but with the lines of later hashes
+ * fetched while earlier ones are probed. */
+void bk_bloom_prefetch_hash(const bk_bloom *filter, bk_hash hash, bool for_write);
+size_t bk_bloom_contains_hash_batch(const bk_bloom *filter, const bk_hash *hashes, size_t count,
+                                    bool *results);
+
 /* m, k, adds that reported a new key, set bits, the raw words (ceil(m/64)
  * of them), the key count estimated from the fill, and everything `bloomkit
  * info` shows.  bk_bloom_create, _add, _contains and these getters but

@@ -7,8 +7,9 @@
  * keys quietly degrades when given 2n.  Instead of guessing n, start with a
  * filter for n0 keys; when it holds n0 keys, freeze it and open a new one,
  * s times larger (s = expansion) and with a tighter target FPR (times r =
- * tightening).  A query asks every sub-filter; an add asks the whole chain
- * first and, if the key is absent, sets it in the newest sub-filter only.
+ * tightening).  A query asks every sub-filter; an add asks the older
+ * sub-filters and, if none holds the key, sets it in the newest only (in one
+ * pass: a bit flipped there says the key was new).
  *
  * Memory layout: a fixed array of up to 64 pointers to ordinary bk_bloom
  * filters (src/bloom.h), each with its own word array:
@@ -272,28 +273,41 @@ static inline bool newest_is_full(const bk_scalable *filter)
     return newest->keys_added >= newest->capacity;
 }
 
+/* True if a sub-filter older than the newest may hold the key. */
+static inline bool older_contain(const bk_scalable *filter, bk_hash hash)
+{
+    for (unsigned i = filter->filter_count - 1; i-- > 0;)
+        if (bk_bloom_contains_hash(filter->filters[i], bk_level_hash(hash, i)))
+            return true;
+    return false;
+}
+
+/* One pass over the newest sub-filter: setting the key's bits there flips
+ * one exactly when the newest did not hold the key, so the set answers the
+ * query too (and the bloom counts the key only then).  Only a full newest
+ * sub-filter is queried first, to decide whether a new one must open. */
 static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 {
     bk_scalable *filter = object;
     if (filter->read_only)
         return BK_EIMMUTABLE;
-    if (chain_contains(filter, hash)) {
-        if (was_new != NULL)
-            *was_new = false;
-        return BK_OK;
+    bool fresh = false;
+    if (!older_contain(filter, hash)) {
+        unsigned level = filter->filter_count - 1;
+        bk_hash level_hash = bk_level_hash(hash, level);
+        if (newest_is_full(filter) &&
+            !bk_bloom_contains_hash(filter->filters[level], level_hash)) {
+            bk_status status = grow(filter);
+            if (status != BK_OK)
+                return status;
+            level = filter->filter_count - 1;
+            level_hash = bk_level_hash(hash, level);
+        }
+        bk_bloom_add_hash(filter->filters[level], level_hash, &fresh);
+        filter->keys_added += fresh;
     }
-    if (newest_is_full(filter)) {
-        bk_status status = grow(filter);
-        if (status != BK_OK)
-            return status;
-    }
-    unsigned level = filter->filter_count - 1;
-    /* The chain reported the key absent, so some bit of it is 0 in the
-     * newest sub-filter: this add flips it and counts the key there. */
-    bk_bloom_add_hash(filter->filters[level], bk_level_hash(hash, level), NULL);
-    filter->keys_added++;
     if (was_new != NULL)
-        *was_new = true;
+        *was_new = fresh;
     return BK_OK;
 }
 
@@ -312,14 +326,29 @@ static bool ops_contains_key(const void *object, const void *key, size_t len)
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Adds in order, stopping at the first error with *new_count counting the
- * keys added before it. */
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+/* Batches go a chunk of keys at a time.  Adds go in order, stopping at
+ * the first error with *new_count counting the keys added before it; the
+ * newest sub-filter's lines of key i + ADD_DISTANCE are requested while
+ * key i is added, so a chain bigger than the caches overlaps its misses. */
+#define BATCH_CHUNK 128
+#define ADD_DISTANCE 8
+
+static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
+    bk_scalable *filter = object;
     size_t fresh = 0;
     bk_status status = BK_OK;
+    for (size_t i = 0; i < count && i < ADD_DISTANCE; i++) {
+        unsigned level = filter->filter_count - 1;
+        bk_bloom_prefetch_hash(filter->filters[level], bk_level_hash(hashes[i], level), true);
+    }
     for (size_t i = 0; i < count && status == BK_OK; i++) {
+        if (i + ADD_DISTANCE < count) {
+            unsigned level = filter->filter_count - 1;
+            bk_bloom_prefetch_hash(filter->filters[level],
+                                   bk_level_hash(hashes[i + ADD_DISTANCE], level), true);
+        }
         bool was_new = false;
         status = ops_add_hash(filter, hashes[i], &was_new);
         fresh += was_new;
@@ -328,15 +357,48 @@ static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t 
     return status;
 }
 
+/* Queries of one chunk: every key asks the newest sub-filter (the bloom
+ * batch query, prefetched), the keys it lacks ask the next older one, and
+ * so on -- the answers of chain_contains, sub-filter by sub-filter. */
+static size_t contains_chunk(const bk_scalable *filter, const bk_hash *hashes, size_t count,
+                             bool *results)
+{
+    bk_hash level_hashes[BATCH_CHUNK];
+    bool found[BATCH_CHUNK];
+    uint8_t pending[BATCH_CHUNK]; /* indexes of keys no sub-filter held yet */
+    size_t pending_count = count, present = 0;
+    for (size_t j = 0; j < count; j++) {
+        pending[j] = (uint8_t)j;
+        results[j] = false;
+    }
+    for (unsigned level = filter->filter_count; level-- > 0 && pending_count > 0;) {
+        for (size_t j = 0; j < pending_count; j++)
+            level_hashes[j] = bk_level_hash(hashes[pending[j]], level);
+        bk_bloom_contains_hash_batch(filter->filters[level], level_hashes, pending_count, found);
+        size_t still = 0;
+        for (size_t j = 0; j < pending_count; j++) {
+            if (found[j]) {
+                results[pending[j]] = true;
+                present++;
+            } else {
+                pending[still++] = pending[j];
+            }
+        }
+        pending_count = still;
+    }
+    return present;
+}
+
 static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
+    bool chunk_results[BATCH_CHUNK];
     size_t present = 0;
-    for (size_t i = 0; i < count; i++) {
-        bool found = chain_contains(filter, hashes[i]);
-        present += found;
+    for (size_t at = 0; at < count; at += BATCH_CHUNK) {
+        size_t n = count - at < BATCH_CHUNK ? count - at : BATCH_CHUNK;
+        present += contains_chunk(filter, hashes + at, n, chunk_results);
         if (results != NULL)
-            results[i] = found;
+            memcpy(results + at, chunk_results, n * sizeof *results);
     }
     return present;
 }

@@ -393,6 +393,17 @@ static void test_batches_match_single_calls(void **state)
     assert_int_equal(bk_filter_contains_batch(batch, keys, N, results), N);
     for (unsigned i = 0; i < N; i++)
         assert_true(results[i]);
+    /* Absent keys over several sub-filters and batch chunks: the batch
+     * answers (false positives included) are the single queries'. */
+    assert_true(sub_count(batch) > 3);
+    size_t single_present = 0;
+    for (unsigned i = 0; i < N; i++) {
+        keys[i].len = make_key(text[i], "absent", i);
+        single_present += bk_filter_contains(batch, keys[i].data, keys[i].len);
+    }
+    assert_int_equal(bk_filter_contains_batch(batch, keys, N, results), single_present);
+    for (unsigned i = 0; i < N; i++)
+        assert_int_equal(results[i], bk_filter_contains(batch, keys[i].data, keys[i].len));
     bk_filter_free(one);
     bk_filter_free(batch);
 }

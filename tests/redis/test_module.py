@@ -281,6 +281,13 @@ def test_notification_and_info(server):
         c.value("BK.MADD", "fill", *["g%d" % i for i in range(100)])    # past 1.05 x 100
         c.value("BK.MADD", "fill", *["h%d" % i for i in range(100)])    # further: no second event
         c.value("BK.ADD", "fill", "one-more")
+        # A CF: its capacity of adds announces nothing, the next one does.
+        c.value("CF.RESERVE", "cfill", "100")
+        c.value("CF.INSERT", "cfill", "ITEMS", *["c%d" % i for i in range(100)])
+        info = c.value("INFO", "bloomkit").decode()
+        check("bloomkit_filters_past_design_point:1" in info, info)
+        c.value("CF.ADD", "cfill", "c100")
+        c.value("CF.INSERT", "cfill", "ITEMS", *["d%d" % i for i in range(100)])
         c.call("PUBLISH", "__keyevent@0__:bloomkit.past-design-point", "end-marker")
         messages = []
         while True:
@@ -288,10 +295,10 @@ def test_notification_and_info(server):
             messages.append(msg[2])
             if msg[2] == b"end-marker":
                 break
-        check(messages == [b"fill", b"end-marker"], "events %r" % messages)
+        check(messages == [b"fill", b"cfill", b"end-marker"], "events %r" % messages)
         info = c.value("INFO", "bloomkit").decode()
-        check("bloomkit_filters_past_design_point:1" in info and "bloomkit_filters_bloom:1" in info, info)
-        check("# bloomkit" in info and "bloomkit_bytes:" in info and "bloomkit_filters:1" in info, info)
+        check("bloomkit_filters_past_design_point:2" in info and "bloomkit_filters_bloom:1" in info, info)
+        check("# bloomkit" in info and "bloomkit_bytes:" in info and "bloomkit_filters:2" in info, info)
 
 
 def test_persistence(server):
