@@ -365,13 +365,18 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     const bk_blocked *filter = bk_filter_object_of(handle, BK_KIND_BLOCKED);
     if (filter == NULL)
         return BK_EKIND;
-    if (filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD ||
-        filter->hasher.algorithm != BK_HASH_XXH3 || !bk_blocked_uses_simd(filter))
+    if ((filter->hasher.algorithm != BK_HASH_XXH3 && filter->hasher.algorithm != BK_HASH_XXH64) ||
+        (filter->flags & BK_FLAG_CONCURRENT))
         return BK_EUNSUPPORTED;
     view->words = filter->words;
     view->block_count = filter->block_count;
+    bk_blocked_last_round_shifts(filter->hashes, view->last_round_shifts);
+    view->last_round_positions = bk_blocked_last_round_positions(filter->hashes);
     view->hashes = filter->hashes;
+    view->rounds = bk_blocked_round_count(filter->hashes);
+    view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
+    view->xxh3_one_round = view->hash_algorithm == BK_HASH_XXH3 && view->rounds == 1;
     return BK_OK;
 }
 

@@ -99,15 +99,25 @@ BK_API_BEGIN
 struct bk_blocked_view {
     const uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
-    unsigned hashes;    /* k, 1 to 7 */
-    uint64_t hash_seed; /* XXH3's */
+    /* The last round's slice shifts (bk_blocked_last_round_shifts): the
+     * only round's for k <= 7.  One vector for the SIMD tests. */
+    uint64_t last_round_shifts[BK_BLOCKED_BLOCK_WORDS];
+    unsigned hashes;                  /* k */
+    unsigned rounds;                  /* ceil(k / 7): 1 for k <= 7 */
+    unsigned last_round_positions;    /* 1 to 7: k for k <= 7 */
+    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
+    uint64_t hash_seed;
+    /* XXH3 and k <= 7: the SIMD key query finishes h2 in the vector unit
+     * (bk_blocked_one_round_test_key_*); one flag, tested before the hash,
+     * so the common filter's query is one straight run. */
+    bool xxh3_one_round;
 };
 
 /* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
- * for a filter of another kind; BK_EUNSUPPORTED when the filter's query is
- * not one round of the SIMD test: k > 7, a hash other than XXH3, a
- * BK_FLAG_CONCURRENT filter, or the library on its portable path (query
- * those with bk_filter_contains).  On error *view is untouched. */
+ * for a filter of another kind; BK_EUNSUPPORTED for a filter keyed with
+ * SipHash (its hash is a library call) and for a BK_FLAG_CONCURRENT filter
+ * (its words are read with atomic loads): query those with
+ * bk_filter_contains.  On error *view is untouched. */
 bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
 /* bk_filter_contains_hash(filter, hash), inline. */
@@ -116,11 +126,34 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
-    return bk_blocked_one_round_test_avx512(block, hash.h2, view->hashes);
+    const __m512i line = _mm512_load_si512((const void *)block);
+    uint64_t word = hash.h2;
+    bool present = true;
+    for (unsigned round = 1; round < view->rounds; round++) {
+        present &= bk_blocked_round_test(line, word,
+                                         bk_blocked_round_shifts(BK_BLOCKED_POSITIONS_PER_WORD));
+        word = bk_mix64(word);
+    }
+    return present & bk_blocked_round_test(line, word,
+                                           _mm512_loadu_si512((const void *)view->last_round_shifts));
 #elif defined(__AVX2__)
-    return bk_blocked_one_round_test_avx2(block, hash.h2, view->hashes);
+    const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
+    const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
+    uint64_t word = hash.h2;
+    bool present = true;
+    for (unsigned round = 1; round < view->rounds; round++) {
+        present &= bk_blocked_round_test_avx2(
+            low, high, word, bk_blocked_round_shifts_for_avx2(BK_BLOCKED_POSITIONS_PER_WORD));
+        word = bk_mix64(word);
+    }
+    const bk_blocked_round_shifts_avx2 last = {
+        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+    };
+    return present & bk_blocked_round_test_avx2(low, high, word, last);
 #else
-    return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
+    return bk_blocked_block_test_scalar(block, hash.h2, view->rounds,
+                                        view->last_round_positions);
 #endif
 }
 
@@ -130,17 +163,23 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_vi
                                                       const void *key, size_t len)
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-    if (len == 8 || len == 16)
-        return bk_blocked_one_round_test_key_avx512(view->words, view->block_count,
-                                                    bk_blocked_round_shifts(view->hashes), key,
-                                                    len, view->hash_seed);
+    if ((len == 8 || len == 16) && __builtin_expect(view->xxh3_one_round, 1))
+        return bk_blocked_one_round_test_key_avx512(
+            view->words, view->block_count,
+            _mm512_loadu_si512((const void *)view->last_round_shifts), key, len,
+            view->hash_seed);
 #elif defined(__AVX2__) && !defined(__AVX512F__)
-    if (len == 8 || len == 16)
-        return bk_blocked_one_round_test_key_avx2(view->words, view->block_count,
-                                                  bk_blocked_round_shifts_for_avx2(view->hashes),
-                                                  key, len, view->hash_seed);
+    if ((len == 8 || len == 16) && __builtin_expect(view->xxh3_one_round, 1)) {
+        const bk_blocked_round_shifts_avx2 shifts = {
+            _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+            _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+        };
+        return bk_blocked_one_round_test_key_avx2(view->words, view->block_count, shifts, key,
+                                                  len, view->hash_seed);
+    }
 #endif
-    return bk_blocked_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
+    return bk_blocked_view_contains_hash(
+        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 BK_API_END
