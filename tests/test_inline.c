@@ -198,6 +198,35 @@ static void test_sbbf_view_word_by_word(void **state)
     }
 }
 
+/* The block checks a view compiles to -- word by word, the 64-bit scalar
+ * one (callers built without SSE2), the SSE2 one (x86-64 callers built
+ * without AVX2) -- agree on random blocks of every density and random
+ * keys, and on blocks holding exactly the key's bits, or all but one. */
+static void test_sbbf_block_tests_agree(void **state)
+{
+    (void)state;
+    uint64_t random = 31;
+    _Alignas(32) uint32_t block[BK_SBBF_WORDS];
+    for (int trial = 0; trial < 200000; trial++) {
+        uint32_t x = (uint32_t)next_random(&random);
+        int shape = trial % 4;
+        for (unsigned i = 0; i < BK_SBBF_WORDS; i++) {
+            uint32_t r = (uint32_t)next_random(&random);
+            block[i] = shape == 0   ? r & (uint32_t)next_random(&random) /* sparse */
+                       : shape == 1 ? r | (uint32_t)next_random(&random) /* dense */
+                                    : bk_sbbf_word_mask(x, i); /* the key's bits */
+        }
+        if (shape == 3) /* all but one of them */
+            block[next_random(&random) % BK_SBBF_WORDS] = 0;
+        bool expected = bk_sbbf_block_test_portable(block, x);
+        assert_int_equal(bk_sbbf_block_test_scalar(block, x), expected);
+#if defined(__SSE2__)
+        assert_int_equal(bk_sbbf_block_test_sse2(block, x), expected);
+#endif
+        assert_int_equal(expected, shape == 2 || (shape != 3 && expected));
+    }
+}
+
 /* A view reads the filter's own words: keys added after it was taken are
  * present through it, and a loaded copy's view answers as the original. */
 static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
@@ -770,6 +799,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sbbf_view_matches_library),
         cmocka_unit_test(test_sbbf_view_word_by_word),
+        cmocka_unit_test(test_sbbf_block_tests_agree),
         cmocka_unit_test(test_sbbf_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_view_init_rejects_null),
         cmocka_unit_test(test_view_init_follows_the_hash),
