@@ -18,17 +18,20 @@
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
- * The view serves the common design only -- k <= 7 (the designs down to
- * 0.4% FPR; 1% has k = 6), the default hash (XXH3), the library on a SIMD
- * path (not BK_FLAG_CONCURRENT, not BLOOMKIT_PORTABLE) -- and so its query
- * is the hash, the block and one round of the block test and nothing else:
- * about 38 instructions per 8-byte key with -mavx512f, no branch.
- * bk_blocked_view returns BK_EUNSUPPORTED for the other filters.  A view
- * that served every filter too (XXH64, k > 7, the word-by-word test) held
- * those cases' code in the caller's loop, where it costs every query even
- * when never taken, in registers and spills: about 35% slower per key
- * (docs/PERFORMANCE.md), more than the rare filters it served gain over
- * bk_filter_contains.
+ * The view serves every blocked filter but two: one keyed with SipHash
+ * (its hash is a library call, which would cost every query of the loop
+ * even untaken) and a BK_FLAG_CONCURRENT one (its words need atomic
+ * loads); bk_blocked_view returns BK_EUNSUPPORTED for those.  Any k, XXH3
+ * and XXH64, and whatever path the library itself takes.  The common
+ * design -- k <= 7 (the designs down to 0.4% FPR; 1% has k = 6) with XXH3
+ * -- stays one straight run on a SIMD build: one predicted test of a flag
+ * the view holds (xxh3_one_round), then the hash, the block and one round
+ * of the block test: about 38 instructions per 8-byte key with -mavx512f.
+ * The other filters take the rounds' loop (one more predicted branch per
+ * round).  An earlier view that served every filter with the cases' code
+ * interleaved in the loop was about 35% slower; this layout costs the
+ * common design about 4% against a view serving it alone (figures:
+ * docs/PERFORMANCE.md).
  *
  * The block of a key and its k bit positions (src/blocked.c draws the
  * layout and derives the accuracy):
@@ -41,14 +44,15 @@
  *
  * The block arithmetic, the walk and the tests described below live in
  * bloomkit/detail/blocked_detail.h (src/blocked*.c are built from them
- * too; not an interface).  Three forms of the test, same answers
+ * too; not an interface).  Four forms of the test, same answers
  * (tests/test_blocked.c runs the library's paths, tests/test_inline.c the
- * view's, on random filters):
+ * view's, each compiled form, on random filters):
  *
- * - Portable: the walk, one relaxed atomic load per position (a plain move
- *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
- *   filter), the k bits ANDed without a branch on any of them.  Stopping
- *   at the first clear bit mispredicts on absent keys: slower for them.
+ * - Portable (the library's, not the view's): the walk, one relaxed atomic
+ *   load per position (a plain move on x86-64, race-free against the
+ *   atomic adds of a BK_FLAG_CONCURRENT filter), the k bits ANDed without
+ *   a branch on any of them.  Stopping at the first clear bit mispredicts
+ *   on absent keys: slower for them.
  *
  * - AVX-512 (chosen at compile time, as the AVX2 form below: the including
  *   file is built with -mavx512f, or -mavx2, or a -march that implies
@@ -71,7 +75,14 @@
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
  *
- * The view compiled without AVX2 takes the portable form.  The library's
+ * - Scalar, for a caller built without AVX2 (plain -O2): the round as
+ *   a straight run of k probes entered by a switch on the round's length
+ *   (bk_blocked_round_test_scalar), each a shift, a load from the line and
+ *   an AND, no branch on the bits; plain loads.  A loop over the probes
+ *   (gcc -O2 does not unroll it) or seven probes with the extra ones
+ *   masked off were slower.
+ *
+ * The library's
  * test tells the compiler that k <= 7 is the likely case (one round,
  * __builtin_expect).  Against the sbbf view, this one pays for a longer
  * hash (XXH3-128 against XXH64 read before its last step) and a larger
