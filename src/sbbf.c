@@ -374,9 +374,9 @@ bk_status bk_sbbf_view(const bk_filter *handle, struct bk_sbbf_view *view)
     return BK_OK;
 }
 
-/* The hash inline, the AVX2 test one call away.  The inline view's query
- * (bloomkit/sbbf_inline.h) in one AVX2 function instead: slower through
- * the handle. */
+/* bk_filter_contains of one key: an XXH64 filter on the AVX2 path hashes
+ * and tests in one function (bk_sbbf_avx2_contains_key), the others hash
+ * here and test through test_bits. */
 static bool sbbf_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_sbbf *filter = object;

@@ -94,9 +94,9 @@ static inline unsigned bk_blocked_last_round_positions(unsigned hashes)
 /* The slice shifts of the last round of a key's test (the only round for
  * k <= 7): 9 j for slice j < the round's positions, 0 past them, so
  * that those lanes test slice 0 again, a bit the key needs anyway.  Lane
- * 7 is always 0.  The view keeps them (bloomkit/blocked_inline.h), the
- * SIMD tests load them as one vector, the scalar test reads them one by
- * one. */
+ * 7 is always 0.  The view keeps them (bloomkit/blocked_inline.h) for
+ * its SIMD tests, which load them as one vector; its scalar test takes
+ * the round's length instead (bk_blocked_last_round_positions). */
 static inline void bk_blocked_last_round_shifts(unsigned hashes,
                                                 uint64_t shifts[BK_BLOCKED_BLOCK_WORDS])
 {
