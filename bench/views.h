@@ -20,7 +20,7 @@
  * block tests; the blocked view serves every filter of the run.  The
  * static kinds' views have no SIMD code.  BENCH_BASELINE_VIEWS set (to
  * anything) takes the baseline copies -- a caller built with plain -O2:
- * scalar blocked, SSE2 sbbf -- while the library keeps its best path. */
+ * scalar blocked, SSE2 sbbf -- while the library keeps its best path.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H
