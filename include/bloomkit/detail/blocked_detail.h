@@ -135,19 +135,30 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_scalar(const uint64_t *block,
                                                           unsigned positions)
 {
     uint64_t all = ~(uint64_t)0, slices = word;
+/* The fall-through annotated for clang's -Wimplicit-fallthrough too. */
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define BK_BLOCKED_FALL_THROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef BK_BLOCKED_FALL_THROUGH
+#define BK_BLOCKED_FALL_THROUGH ((void)0)
+#endif
 #define BK_BLOCKED_NEXT_PROBE                             \
     all &= bk_blocked_probe_scalar(block, slices);        \
-    slices >>= BK_BLOCKED_POSITION_BITS
+    slices >>= BK_BLOCKED_POSITION_BITS;                  \
+    BK_BLOCKED_FALL_THROUGH
     switch (positions) {
-    case 7: BK_BLOCKED_NEXT_PROBE; /* fall through */
-    case 6: BK_BLOCKED_NEXT_PROBE; /* fall through */
-    case 5: BK_BLOCKED_NEXT_PROBE; /* fall through */
-    case 4: BK_BLOCKED_NEXT_PROBE; /* fall through */
-    case 3: BK_BLOCKED_NEXT_PROBE; /* fall through */
-    case 2: BK_BLOCKED_NEXT_PROBE; /* fall through */
+    case 7: BK_BLOCKED_NEXT_PROBE;
+    case 6: BK_BLOCKED_NEXT_PROBE;
+    case 5: BK_BLOCKED_NEXT_PROBE;
+    case 4: BK_BLOCKED_NEXT_PROBE;
+    case 3: BK_BLOCKED_NEXT_PROBE;
+    case 2: BK_BLOCKED_NEXT_PROBE;
     default: all &= bk_blocked_probe_scalar(block, slices);
     }
 #undef BK_BLOCKED_NEXT_PROBE
+#undef BK_BLOCKED_FALL_THROUGH
     return all & 1;
 }
 
