@@ -8,6 +8,8 @@
  */
 #include "views.h"
 
+#include <stdlib.h>
+
 #include "cpu.h"
 
 #if defined(BENCH_VIEWS_AVX2)
@@ -101,12 +103,16 @@ static void choose_loops(bench_view *view)
 {
     const bk_cpu_features *cpu = bk_cpu();
     (void)cpu; /* unused in a build without the SIMD copies */
+    /* BENCH_BASELINE_VIEWS set: the baseline copies (a caller built with
+     * plain -O2) beside the library on its best path */
+    bool baseline_only = getenv("BENCH_BASELINE_VIEWS") != NULL;
     bench_key_loop key_loop;
     bench_hash_loop hash_loop;
 #define SET_LOOPS(kind, copy) \
     (key_loop = bench_##kind##_hits_##copy, hash_loop = bench_##kind##_hash_hits_##copy)
 #ifdef BENCH_HAVE_AVX2_VIEWS
-#define IF_AVX2_SET_LOOPS(kind) (cpu->avx2 ? (void)SET_LOOPS(kind, avx2) : (void)0)
+#define IF_AVX2_SET_LOOPS(kind) \
+    (cpu->avx2 && !baseline_only ? (void)SET_LOOPS(kind, avx2) : (void)0)
 #else
 #define IF_AVX2_SET_LOOPS(kind) ((void)0)
 #endif
@@ -114,7 +120,7 @@ static void choose_loops(bench_view *view)
 /* the AVX-512 copies are built with -mavx512f -mavx512dq -mbmi2, as for a
  * CPU with those (every one with AVX-512 DQ has BMI2) */
 #define IF_AVX512_SET_LOOPS(kind) \
-    (cpu->avx512dqbw && cpu->bmi2 ? (void)SET_LOOPS(kind, avx512) : (void)0)
+    (cpu->avx512dqbw && cpu->bmi2 && !baseline_only ? (void)SET_LOOPS(kind, avx512) : (void)0)
 #else
 #define IF_AVX512_SET_LOOPS(kind) ((void)0)
 #endif

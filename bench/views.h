@@ -17,9 +17,10 @@
  * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set.  The blocked
  * loops are compiled three times (baseline, -mavx2, -mavx512f) and the run
  * takes the best the CPU has, under the library's own conditions for its
- * block tests; the blocked view serves k <= 7, XXH3 and the library's SIMD
- * path (every blocked filter of the default run).  The static kinds' views
- * have no SIMD code.
+ * block tests; the blocked view serves every filter of the run.  The
+ * static kinds' views have no SIMD code.  BENCH_BASELINE_VIEWS set (to
+ * anything) takes the baseline copies -- a caller built with plain -O2:
+ * scalar blocked, SSE2 sbbf -- while the library keeps its best path.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H

@@ -346,6 +346,24 @@ static inline void count_new_key(bk_blocked *filter)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
 }
 
+static bool add_key_portable(bk_blocked *filter, const void *key, size_t len)
+{
+    bool flipped = set_bits_portable(filter, bk_hash_inline(&filter->hasher, key, len));
+    if (flipped)
+        count_new_key(filter);
+    return flipped;
+}
+
+static bk_status add_key(bk_blocked *filter, const void *key, size_t len, bool *was_new)
+{
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    bool flipped = filter->path.add_key(filter, key, len);
+    if (was_new != NULL)
+        *was_new = flipped;
+    return BK_OK;
+}
+
 static bk_status add_hash(bk_blocked *filter, bk_hash hash, bool *was_new)
 {
     if (filter->borrowed)
@@ -365,13 +383,18 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     const bk_blocked *filter = bk_filter_object_of(handle, BK_KIND_BLOCKED);
     if (filter == NULL)
         return BK_EKIND;
-    if (filter->hashes > BK_BLOCKED_POSITIONS_PER_WORD ||
-        filter->hasher.algorithm != BK_HASH_XXH3 || !bk_blocked_uses_simd(filter))
+    if ((filter->hasher.algorithm != BK_HASH_XXH3 && filter->hasher.algorithm != BK_HASH_XXH64) ||
+        (filter->flags & BK_FLAG_CONCURRENT))
         return BK_EUNSUPPORTED;
     view->words = filter->words;
     view->block_count = filter->block_count;
+    bk_blocked_last_round_shifts(filter->hashes, view->last_round_shifts);
+    view->last_round_positions = bk_blocked_last_round_positions(filter->hashes);
     view->hashes = filter->hashes;
+    view->rounds = bk_blocked_round_count(filter->hashes);
+    view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
+    view->xxh3_one_round = view->hash_algorithm == BK_HASH_XXH3 && view->rounds == 1;
     return BK_OK;
 }
 
@@ -429,6 +452,7 @@ static bk_status add_hash_batch(bk_blocked *filter, const bk_hash *hashes, size_
 
 static const bk_blocked_path portable_path = {
     .set_bits = set_bits_portable,
+    .add_key = add_key_portable,
     .contains_hash = contains_hash_portable,
     .contains_key = bk_blocked_contains_other_key,
     .add_batch = add_batch_portable,
@@ -701,6 +725,11 @@ static bk_status ops_add_hash(void *filter, bk_hash hash, bool *was_new)
     return add_hash(filter, hash, was_new);
 }
 
+static bk_status ops_add_key(void *filter, const void *key, size_t len, bool *was_new)
+{
+    return add_key(filter, key, len, was_new);
+}
+
 static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
     const bk_blocked *f = filter;
@@ -770,6 +799,7 @@ const bk_kind_ops bk_blocked_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .add_key = ops_add_key,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .union_with = ops_union,

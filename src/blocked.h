@@ -23,6 +23,9 @@ struct bk_blocked;
  * answers.  A filter holds a copy of its path's table and calls through
  * it, so no call re-decides the path:
  *   set_bits:      ORs the key's bits into its block; whether any flipped;
+ *   add_key:       the one-key add from key bytes: the hash (inline), then
+ *                  set_bits' work, the key counted into keys_added if new;
+ *                  whether it was (one call for bk_filter_add);
  *   contains_hash, contains_key: the one-key queries;
  *   add_batch:     set_bits for each hash (blocks prefetched ahead),
  *                  counting the new keys into keys_added; returns them;
@@ -32,6 +35,7 @@ struct bk_blocked;
  */
 typedef struct bk_blocked_path {
     bool (*set_bits)(struct bk_blocked *filter, bk_hash hash);
+    bool (*add_key)(struct bk_blocked *filter, const void *key, size_t len);
     bool (*contains_hash)(const struct bk_blocked *filter, bk_hash hash);
     bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
     size_t (*add_batch)(struct bk_blocked *filter, const bk_hash *hashes, size_t count);

@@ -84,7 +84,7 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
     case 15: return CALL(15); \
     case 16: return CALL(16)
 
-static bool path_set_bits(bk_blocked *filter, bk_hash hash)
+static inline __attribute__((always_inline)) bool set_bits(bk_blocked *filter, bk_hash hash)
 {
     uint64_t *block = bk_blocked_block(filter, hash);
 #define SET(K) set_block(block, hash.h2, K)
@@ -93,6 +93,17 @@ static bool path_set_bits(bk_blocked *filter, bk_hash hash)
     default: return set_block(block, hash.h2, filter->hashes);
     }
 #undef SET
+}
+
+static bool path_set_bits(bk_blocked *filter, bk_hash hash) { return set_bits(filter, hash); }
+
+/* The one-key add: the hash and path_set_bits' switch inline, the key
+ * counted without a branch on whether it was new. */
+static bool path_add_key(bk_blocked *filter, const void *key, size_t len)
+{
+    bool fresh = set_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
+    return fresh;
 }
 
 /* Queries: bloomkit/blocked_inline.h's AVX2 test, eight positions' words
@@ -206,6 +217,7 @@ static size_t path_test_batch(const bk_blocked *filter, const bk_hash *hashes, s
 
 const bk_blocked_path bk_blocked_avx2_path = {
     .set_bits = path_set_bits,
+    .add_key = path_add_key,
     .contains_hash = path_contains_hash,
     .contains_key = path_contains_key,
     .add_batch = path_add_batch,

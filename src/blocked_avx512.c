@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) bool set_block(uint64_t *block, uin
  * general loop. */
 #define FOR_COMMON_K(X) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
-static bool path_set_bits(bk_blocked *filter, bk_hash hash)
+static inline __attribute__((always_inline)) bool set_bits(bk_blocked *filter, bk_hash hash)
 {
     uint64_t *block = bk_blocked_block(filter, hash);
     switch (filter->hashes) {
@@ -64,6 +64,17 @@ static bool path_set_bits(bk_blocked *filter, bk_hash hash)
 #undef SET_CONSTANT_K
     default: return set_block(block, hash.h2, filter->hashes);
     }
+}
+
+static bool path_set_bits(bk_blocked *filter, bk_hash hash) { return set_bits(filter, hash); }
+
+/* The one-key add: the hash and path_set_bits' switch inline, the key
+ * counted without a branch on whether it was new. */
+static bool path_add_key(bk_blocked *filter, const void *key, size_t len)
+{
+    bool fresh = set_bits(filter, bk_hash_inline(&filter->hasher, key, len));
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
+    return fresh;
 }
 
 static inline __attribute__((always_inline)) size_t
@@ -159,6 +170,7 @@ static size_t path_test_batch(const bk_blocked *filter, const bk_hash *hashes, s
 
 const bk_blocked_path bk_blocked_avx512_path = {
     .set_bits = path_set_bits,
+    .add_key = path_add_key,
     .contains_hash = path_contains_hash,
     .contains_key = path_contains_key,
     .add_batch = path_add_batch,

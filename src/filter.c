@@ -370,6 +370,8 @@ bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *wa
 {
     if (filter == NULL || (key == NULL && len != 0))
         return BK_EINVAL;
+    if (filter->ops->add_key != NULL && alarm_countdown(filter) == 0)
+        return filter->ops->add_key(filter->object, key, len, was_new);
     return bk_filter_add_hash(filter, bk_filter_hash(filter, key, len), was_new);
 }
 

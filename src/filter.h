@@ -75,6 +75,10 @@ typedef struct bk_kind_ops {
      * (one indirect call for bk_filter_contains instead of a hash call and
      * a second dispatch).  Same answer as contains_hash of the key's hash. */
     bool (*contains_key)(const void *filter, const void *key, size_t len);
+    /* Optional: the one-key add from the key's bytes, likewise (the handle
+     * calls it when no fill alarm is armed).  Same effect and result as
+     * add_hash of the key's hash. */
+    bk_status (*add_key)(void *filter, const void *key, size_t len, bool *was_new);
 
     bk_status (*union_with)(void *dst, const void *src);
     bk_status (*intersect_with)(void *dst, const void *src);

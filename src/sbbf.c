@@ -336,6 +336,23 @@ static bk_status sbbf_add_hash(void *object, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
+/* bk_filter_add of one key: an XXH64 filter on the AVX2 path in one
+ * function (bk_sbbf_avx2_add_key), the others through sbbf_add_hash. */
+static bk_status sbbf_add_key(void *object, const void *key, size_t len, bool *was_new)
+{
+    bk_sbbf *filter = object;
+#ifdef BK_HAVE_AVX2_SOURCES
+    if (filter->hasher.algorithm == BK_HASH_XXH64 && bk_sbbf_uses_simd(filter) &&
+        !filter->borrowed) {
+        bool fresh = bk_sbbf_avx2_add_key(filter, key, len);
+        if (was_new != NULL)
+            *was_new = fresh;
+        return BK_OK;
+    }
+#endif
+    return sbbf_add_hash(object, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
 static bool sbbf_contains_hash(const void *filter, bk_hash hash)
 {
     return test_bits(filter, hash.h1);
@@ -357,12 +374,16 @@ bk_status bk_sbbf_view(const bk_filter *handle, struct bk_sbbf_view *view)
     return BK_OK;
 }
 
-/* The hash inline, the AVX2 test one call away.  The inline view's query
- * (bloomkit/sbbf_inline.h) in one AVX2 function instead: slower through
- * the handle. */
+/* bk_filter_contains of one key: an XXH64 filter on the AVX2 path hashes
+ * and tests in one function (bk_sbbf_avx2_contains_key), the others hash
+ * here and test through test_bits. */
 static bool sbbf_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_sbbf *filter = object;
+#ifdef BK_HAVE_AVX2_SOURCES
+    if (filter->hasher.algorithm == BK_HASH_XXH64 && bk_sbbf_uses_simd(filter))
+        return bk_sbbf_avx2_contains_key(filter, key, len);
+#endif
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len).h1);
 }
 
@@ -1107,6 +1128,7 @@ const bk_kind_ops bk_sbbf_ops = {
     .add_hash = sbbf_add_hash,
     .contains_hash = sbbf_contains_hash,
     .contains_key = sbbf_contains_key,
+    .add_key = sbbf_add_key,
     .add_hash_batch = sbbf_add_hash_batch,
     .contains_hash_batch = sbbf_contains_hash_batch,
     .union_with = sbbf_union,

@@ -35,6 +35,12 @@ static inline uint32_t *bk_sbbf_block(const bk_sbbf *filter, uint64_t hash)
 }
 
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key);
+/* The one-key add of an XXH64 filter on the AVX2 path, hash to count in
+ * one function (fewer calls than hashing, then bk_sbbf_avx2_set): whether
+ * the key was new, counted in keys_added. */
+bool bk_sbbf_avx2_add_key(bk_sbbf *filter, const void *key, size_t len);
+/* The one-key query of an XXH64 filter on the AVX2 path, likewise. */
+bool bk_sbbf_avx2_contains_key(const bk_sbbf *filter, const void *key, size_t len);
 bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key);
 size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count);
 /* Each block is requested BK_LINE_RING_SIZE keys ahead (src/prefetch.h). */

@@ -27,6 +27,20 @@ static inline bool set_block(uint32_t *block, uint32_t key)
 }
 
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key) { return set_block(block, key); }
+
+bool bk_sbbf_avx2_contains_key(const bk_sbbf *filter, const void *key, size_t len)
+{
+    uint64_t hash = bk_hash_xxh64(key, len, filter->hasher.seed).h1;
+    return bk_sbbf_block_test_avx2(bk_sbbf_block(filter, hash), (uint32_t)hash);
+}
+
+bool bk_sbbf_avx2_add_key(bk_sbbf *filter, const void *key, size_t len)
+{
+    uint64_t hash = bk_hash_xxh64(key, len, filter->hasher.seed).h1;
+    bool fresh = set_block(bk_sbbf_block(filter, hash), (uint32_t)hash);
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
+    return fresh;
+}
 bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key)
 {
     return bk_sbbf_block_test_avx2(block, key);

@@ -301,19 +301,26 @@ static void check_one_key_queries(probe_path path)
             uint64_t *reference = calloc(blocks * 8, sizeof *reference);
             assert_non_null(reference);
             uint8_t key[40];
+            uint64_t new_keys = 0;
             for (int i = 0; i < 6000; i++) {
                 for (size_t b = 0; b < sizeof key; b++)
                     key[b] = (uint8_t)next_random(&rng);
                 size_t len = lengths[(size_t)i % (sizeof lengths / sizeof lengths[0])];
                 bk_hash h = bk_filter_hash(handle, key, len);
                 if (i % 3 == 0) { /* a third go in: about 50% fill, both answers common */
+                    bool expected_new = !reference_check(reference, blocks, ks[j], h), was_new;
                     reference_insert(reference, blocks, ks[j], h);
-                    assert_int_equal(bk_filter_add(handle, key, len, NULL), BK_OK);
+                    assert_int_equal(bk_filter_add(handle, key, len, &was_new), BK_OK);
+                    assert_int_equal(was_new, expected_new);
+                    new_keys += expected_new;
                 }
                 bool expected = reference_check(reference, blocks, ks[j], h);
                 assert_int_equal(bk_filter_contains(handle, key, len), expected);
             }
             assert_memory_equal(words_of(handle), reference, blocks * 64);
+            bk_stats stats;
+            bk_filter_stats(handle, &stats);
+            assert_int_equal(stats.keys_added, new_keys);
             free(reference);
             bk_filter_free(handle);
         }

@@ -35,7 +35,7 @@
 enum { WRITERS = 4, READERS = 2, KEYS_PER_WRITER = 6000, BATCH = 32 };
 
 /* The inline view of a bloom or sbbf filter; a concurrent blocked filter
- * has none (bk_blocked_view serves the SIMD path only), so its readers
+ * has none (its words are read with atomic loads), so its readers
  * take the handle. */
 typedef struct kind_view {
     bk_kind kind;

@@ -198,6 +198,35 @@ static void test_sbbf_view_word_by_word(void **state)
     }
 }
 
+/* The block checks a view compiles to -- word by word, the 64-bit scalar
+ * one (callers built without SSE2), the SSE2 one (x86-64 callers built
+ * without AVX2) -- agree on random blocks of every density and random
+ * keys, and on blocks holding exactly the key's bits, or all but one. */
+static void test_sbbf_block_tests_agree(void **state)
+{
+    (void)state;
+    uint64_t random = 31;
+    _Alignas(32) uint32_t block[BK_SBBF_WORDS];
+    for (int trial = 0; trial < 200000; trial++) {
+        uint32_t x = (uint32_t)next_random(&random);
+        int shape = trial % 4;
+        for (unsigned i = 0; i < BK_SBBF_WORDS; i++) {
+            uint32_t r = (uint32_t)next_random(&random);
+            block[i] = shape == 0   ? r & (uint32_t)next_random(&random) /* sparse */
+                       : shape == 1 ? r | (uint32_t)next_random(&random) /* dense */
+                                    : bk_sbbf_word_mask(x, i); /* the key's bits */
+        }
+        if (shape == 3) /* all but one of them */
+            block[next_random(&random) % BK_SBBF_WORDS] = 0;
+        bool expected = bk_sbbf_block_test_portable(block, x);
+        assert_int_equal(bk_sbbf_block_test_scalar(block, x), expected);
+#if defined(__SSE2__)
+        assert_int_equal(bk_sbbf_block_test_sse2(block, x), expected);
+#endif
+        assert_int_equal(expected, shape == 2 || (shape != 3 && expected));
+    }
+}
+
 /* A view reads the filter's own words: keys added after it was taken are
  * present through it, and a loaded copy's view answers as the original. */
 static void test_sbbf_view_sees_later_adds_and_loaded_copies(void **state)
@@ -624,14 +653,6 @@ static bk_filter *create_blocked(const bk_params *params)
     return filter;
 }
 
-/* Whether the library queries the filter on a SIMD path (not so under
- * BLOOMKIT_PORTABLE=1 or on a CPU without AVX2): the view's condition with
- * k <= 7 and XXH3. */
-static bool on_simd_path(const bk_filter *filter)
-{
-    return bk_blocked_uses_simd(bk_filter_object_of(filter, BK_KIND_BLOCKED));
-}
-
 /* Adds `count` keys, then checks them and absent keys through the view:
  * every added key present, and both answers seen. */
 static void check_blocked_filter(bk_filter *filter, size_t count, uint64_t seed)
@@ -644,36 +665,46 @@ static void check_blocked_filter(bk_filter *filter, size_t count, uint64_t seed)
     free_keys(&absent);
 }
 
-/* k from 1 to 7 (every design the view serves), the 1% design, several
- * sizes and seeds: where the library is on a SIMD path, the view is given
- * and answers as the library; on its portable path (BLOOMKIT_PORTABLE=1, a
- * CPU without AVX2) it is refused. */
+/* The view of every blocked filter but a SipHash or concurrent one, in
+ * every compiled form (scalar, AVX2, AVX-512), answers as the library:
+ * k from 1 to 7 (one round), 8 to 15 (two and three rounds, the last of
+ * every length), 21 (three full rounds) and the largest k; the 1% design;
+ * XXH64; a one-block filter; a seeded filter; and with the library on its
+ * portable path. */
 static void test_blocked_view_matches_library(void **state)
 {
     (void)state;
-    for (unsigned k = 1; k <= BK_BLOCKED_POSITIONS_PER_WORD + 3; k++) {
-        bk_params p = {
-            .bits = 512 * (100 + 40 * (uint64_t)k), .hashes = k, .capacity = 5000, .seed = k
-        };
-        if (k == BK_BLOCKED_POSITIONS_PER_WORD + 1) /* the 1% design, k = 6 */
+    const unsigned ks[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 21, BK_MAX_HASHES };
+    const size_t k_count = sizeof ks / sizeof ks[0];
+    for (size_t c = 0; c < k_count + 5; c++) {
+        bk_params p = { .capacity = 5000, .fpr = 0.01 };
+        if (c < k_count)
+            p = (bk_params){ .bits = 512 * (100 + 40 * (uint64_t)(ks[c] % 32)),
+                             .hashes = ks[c],
+                             .capacity = 5000,
+                             .seed = ks[c] };
+        else if (c == k_count) /* the 1% design, k = 6 */
             p = (bk_params){ .capacity = 20000, .fpr = 0.01 };
-        else if (k == BK_BLOCKED_POSITIONS_PER_WORD + 2)
+        else if (c == k_count + 1)
             p = (bk_params){ .capacity = 1, .fpr = 0.01 };
-        else if (k == BK_BLOCKED_POSITIONS_PER_WORD + 3)
+        else if (c == k_count + 2)
             p = (bk_params){ .capacity = 5000, .fpr = 0.01, .seed = 0x5eed };
+        else if (c == k_count + 3)
+            p = (bk_params){ .capacity = 5000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64 };
         bk_filter *filter = create_blocked(&p);
-        struct bk_blocked_view view;
-        if (!on_simd_path(filter)) {
-            assert_int_equal(bk_blocked_view(filter, &view), BK_EUNSUPPORTED);
-            bk_filter_free(filter);
-            continue;
+        if (c == k_count + 4) { /* the library's portable path: the same view */
+            bk_status status =
+                bk_blocked_set_path(bk_filter_object_of(filter, BK_KIND_BLOCKED), BK_BLOCKED_PORTABLE);
+            assert_int_equal(status, BK_OK);
         }
+        struct bk_blocked_view view;
         assert_int_equal(bk_blocked_view(filter, &view), BK_OK);
         bk_stats stats;
         bk_filter_stats(filter, &stats);
         assert_int_equal(view.hashes, stats.hashes);
+        assert_int_equal(view.rounds, (stats.hashes + 6) / 7);
         assert_int_equal(view.block_count, stats.bits / BK_BLOCKED_BLOCK_BITS);
-        check_blocked_filter(filter, (size_t)p.capacity, 1300 + k);
+        check_blocked_filter(filter, (size_t)p.capacity, 1300 + c);
         bk_filter_free(filter);
     }
 }
@@ -684,10 +715,6 @@ static void test_blocked_view_sees_later_adds_and_loaded_copies(void **state)
     (void)state;
     bk_params p = { .capacity = 10000, .fpr = 0.01 };
     bk_filter *filter = create_blocked(&p);
-    if (!on_simd_path(filter)) {
-        bk_filter_free(filter);
-        skip();
-    }
     struct bk_blocked_view early;
     assert_int_equal(bk_blocked_view(filter, &early), BK_OK);
     key_list keys = random_keys(10000, 41), absent = random_keys(ABSENT_KEYS, 42);
@@ -704,23 +731,19 @@ static void test_blocked_view_sees_later_adds_and_loaded_copies(void **state)
     free_keys(&absent);
 }
 
-/* The filters whose query is not one round of the SIMD test are refused,
- * *view untouched: k = 8, 14 and the largest k, XXH64, SipHash, a
- * concurrent filter, a filter on its portable path; and NULL arguments and
- * a filter of another kind. */
+/* A SipHash filter (its hash is a call) and a concurrent filter (atomic
+ * loads) are refused, *view untouched; so are NULL arguments and a filter
+ * of another kind. */
 static void test_blocked_view_errors(void **state)
 {
     (void)state;
     const bk_params refused[] = {
-        { .bits = 512 * 100, .hashes = BK_BLOCKED_POSITIONS_PER_WORD + 1, .capacity = 1000 },
-        { .bits = 512 * 1000, .hashes = 14, .capacity = 10000 },
-        { .bits = 512 * 4000, .hashes = BK_MAX_HASHES, .capacity = 2000 },
-        { .capacity = 1000, .fpr = 0.01, .hash_algorithm = BK_HASH_XXH64 },
         { .capacity = 1000,
           .fpr = 0.01,
           .hash_algorithm = BK_HASH_SIPHASH,
           .secret_key = secret_key },
         { .capacity = 1000, .fpr = 0.01, .flags = BK_FLAG_CONCURRENT },
+        { .bits = 512 * 100, .hashes = 9, .capacity = 1000, .flags = BK_FLAG_CONCURRENT },
     };
     struct bk_blocked_view view, untouched;
     memset(&view, 0xa5, sizeof view);
@@ -731,17 +754,15 @@ static void test_blocked_view_errors(void **state)
         bk_filter_free(filter);
     }
     bk_params p = { .capacity = 1000, .fpr = 0.01 };
-    bk_filter *portable = create_blocked(&p);
-    bk_blocked_set_path(bk_filter_object_of(portable, BK_KIND_BLOCKED), BK_BLOCKED_PORTABLE);
-    assert_int_equal(bk_blocked_view(portable, &view), BK_EUNSUPPORTED);
+    bk_filter *blocked = create_blocked(&p);
     assert_int_equal(bk_blocked_view(NULL, &view), BK_EINVAL);
-    assert_int_equal(bk_blocked_view(portable, NULL), BK_EINVAL);
+    assert_int_equal(bk_blocked_view(blocked, NULL), BK_EINVAL);
     bk_filter *bloom = NULL;
     assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &bloom), BK_OK);
     assert_int_equal(bk_blocked_view(bloom, &view), BK_EKIND);
     assert_memory_equal(&view, &untouched, sizeof view);
     bk_filter_free(bloom);
-    bk_filter_free(portable);
+    bk_filter_free(blocked);
 }
 
 #if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
@@ -778,6 +799,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sbbf_view_matches_library),
         cmocka_unit_test(test_sbbf_view_word_by_word),
+        cmocka_unit_test(test_sbbf_block_tests_agree),
         cmocka_unit_test(test_sbbf_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_view_init_rejects_null),
         cmocka_unit_test(test_view_init_follows_the_hash),

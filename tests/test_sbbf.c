@@ -251,6 +251,44 @@ static void test_matches_reference_implementation(void **state)
     }
 }
 
+/* One-key adds from key bytes (bk_filter_add: the AVX2 path hashes and
+ * sets in one function) agree with the portable path: the same was_new
+ * for every key, bits and key counts, for 8-byte keys and others. */
+static void test_one_key_adds_agree(void **state)
+{
+    (void)state;
+    bk_filter *portable = make_filter(6000, 6000 * 16);
+    bk_filter *simd = make_filter(6000, 6000 * 16);
+    assert_int_equal(set_simd(portable, false), BK_OK);
+    if (set_simd(simd, true) != BK_OK) {
+        bk_filter_free(portable);
+        bk_filter_free(simd);
+        skip();
+    }
+    uint64_t rng = 4242;
+    size_t fresh = 0;
+    for (int i = 0; i < 6000; i++) {
+        uint8_t key[24];
+        for (size_t b = 0; b < sizeof key; b++)
+            key[b] = (uint8_t)next_random(&rng);
+        size_t len = (size_t)i % 3 == 0 ? 8 : (size_t)i % 3 == 1 ? 16 : 5 + (size_t)i % 19;
+        bool was_new_p, was_new_s;
+        assert_int_equal(bk_filter_add(portable, key, len, &was_new_p), BK_OK);
+        assert_int_equal(bk_filter_add(simd, key, len, &was_new_s), BK_OK);
+        assert_int_equal(was_new_p, was_new_s);
+        fresh += was_new_s;
+        assert_true(bk_filter_contains(simd, key, len));
+        assert_int_equal(bk_filter_add(simd, key, len, &was_new_s), BK_OK); /* again: not new */
+        assert_false(was_new_s);
+    }
+    assert_true(fresh > 5000); /* most keys were new: both answers seen */
+    assert_memory_equal(words_of(portable), words_of(simd), stats_of(simd).bits / 8);
+    assert_int_equal(stats_of(portable).keys_added, fresh);
+    assert_int_equal(stats_of(simd).keys_added, fresh);
+    bk_filter_free(portable);
+    bk_filter_free(simd);
+}
+
 static void test_portable_and_avx2_agree(void **state)
 {
     (void)state;
@@ -682,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_golden_parquet_with_header),
         cmocka_unit_test(test_matches_reference_implementation),
         cmocka_unit_test(test_portable_and_avx2_agree),
+        cmocka_unit_test(test_one_key_adds_agree),
         cmocka_unit_test(test_key_lengths_agree),
         cmocka_unit_test(test_batch_lengths),
         cmocka_unit_test(test_no_false_negatives_and_batch_equals_single),

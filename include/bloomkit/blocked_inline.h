@@ -18,17 +18,20 @@
  * a fixed key width as a constant, as above: the compiler then keeps only
  * the hash's code for that length.
  *
- * The view serves the common design only -- k <= 7 (the designs down to
- * 0.4% FPR; 1% has k = 6), the default hash (XXH3), the library on a SIMD
- * path (not BK_FLAG_CONCURRENT, not BLOOMKIT_PORTABLE) -- and so its query
- * is the hash, the block and one round of the block test and nothing else:
- * about 38 instructions per 8-byte key with -mavx512f, no branch.
- * bk_blocked_view returns BK_EUNSUPPORTED for the other filters.  A view
- * that served every filter too (XXH64, k > 7, the word-by-word test) held
- * those cases' code in the caller's loop, where it costs every query even
- * when never taken, in registers and spills: about 35% slower per key
- * (docs/PERFORMANCE.md), more than the rare filters it served gain over
- * bk_filter_contains.
+ * The view serves every blocked filter but two: one keyed with SipHash
+ * (its hash is a library call, which would cost every query of the loop
+ * even untaken) and a BK_FLAG_CONCURRENT one (its words need atomic
+ * loads); bk_blocked_view returns BK_EUNSUPPORTED for those.  Any k, XXH3
+ * and XXH64, and whatever path the library itself takes.  The common
+ * design -- k <= 7 (the designs down to 0.4% FPR; 1% has k = 6) with XXH3
+ * -- stays one straight run on a SIMD build: one predicted test of a flag
+ * the view holds (xxh3_one_round), then the hash, the block and one round
+ * of the block test: about 38 instructions per 8-byte key with -mavx512f.
+ * The other filters take the rounds' loop (one more predicted branch per
+ * round).  An earlier view that served every filter with the cases' code
+ * interleaved in the loop was about 35% slower; this layout costs the
+ * common design about 4% against a view serving it alone (figures:
+ * docs/PERFORMANCE.md).
  *
  * The block of a key and its k bit positions (src/blocked.c draws the
  * layout and derives the accuracy):
@@ -41,14 +44,15 @@
  *
  * The block arithmetic, the walk and the tests described below live in
  * bloomkit/detail/blocked_detail.h (src/blocked*.c are built from them
- * too; not an interface).  Three forms of the test, same answers
+ * too; not an interface).  Four forms of the test, same answers
  * (tests/test_blocked.c runs the library's paths, tests/test_inline.c the
- * view's, on random filters):
+ * view's, each compiled form, on random filters):
  *
- * - Portable: the walk, one relaxed atomic load per position (a plain move
- *   on x86-64, race-free against the atomic adds of a BK_FLAG_CONCURRENT
- *   filter), the k bits ANDed without a branch on any of them.  Stopping
- *   at the first clear bit mispredicts on absent keys: slower for them.
+ * - Portable (the library's, not the view's): the walk, one relaxed atomic
+ *   load per position (a plain move on x86-64, race-free against the
+ *   atomic adds of a BK_FLAG_CONCURRENT filter), the k bits ANDed without
+ *   a branch on any of them.  Stopping at the first clear bit mispredicts
+ *   on absent keys: slower for them.
  *
  * - AVX-512 (chosen at compile time, as the AVX2 form below: the including
  *   file is built with -mavx512f, or -mavx2, or a -march that implies
@@ -71,7 +75,14 @@
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
  *
- * The view compiled without AVX2 takes the portable form.  The library's
+ * - Scalar, for a caller built without AVX2 (plain -O2): the round as
+ *   a straight run of k probes entered by a switch on the round's length
+ *   (bk_blocked_round_test_scalar), each a shift, a load from the line and
+ *   an AND, no branch on the bits; plain loads.  A loop over the probes
+ *   (gcc -O2 does not unroll it) or seven probes with the extra ones
+ *   masked off were slower.
+ *
+ * The library's
  * test tells the compiler that k <= 7 is the likely case (one round,
  * __builtin_expect).  Against the sbbf view, this one pays for a longer
  * hash (XXH3-128 against XXH64 read before its last step) and a larger
@@ -99,15 +110,25 @@ BK_API_BEGIN
 struct bk_blocked_view {
     const uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
-    unsigned hashes;    /* k, 1 to 7 */
-    uint64_t hash_seed; /* XXH3's */
+    /* The last round's slice shifts (bk_blocked_last_round_shifts): the
+     * only round's for k <= 7.  One vector for the SIMD tests. */
+    uint64_t last_round_shifts[BK_BLOCKED_BLOCK_WORDS];
+    unsigned hashes;                  /* k */
+    unsigned rounds;                  /* ceil(k / 7): 1 for k <= 7 */
+    unsigned last_round_positions;    /* 1 to 7: k for k <= 7 */
+    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
+    uint64_t hash_seed;
+    /* XXH3 and k <= 7: the SIMD key query finishes h2 in the vector unit
+     * (bk_blocked_one_round_test_key_*); one flag, tested before the hash,
+     * so the common filter's query is one straight run. */
+    bool xxh3_one_round;
 };
 
 /* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
- * for a filter of another kind; BK_EUNSUPPORTED when the filter's query is
- * not one round of the SIMD test: k > 7, a hash other than XXH3, a
- * BK_FLAG_CONCURRENT filter, or the library on its portable path (query
- * those with bk_filter_contains).  On error *view is untouched. */
+ * for a filter of another kind; BK_EUNSUPPORTED for a filter keyed with
+ * SipHash (its hash is a library call) and for a BK_FLAG_CONCURRENT filter
+ * (its words are read with atomic loads): query those with
+ * bk_filter_contains.  On error *view is untouched. */
 bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
 /* bk_filter_contains_hash(filter, hash), inline. */
@@ -116,11 +137,34 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
-    return bk_blocked_one_round_test_avx512(block, hash.h2, view->hashes);
+    const __m512i line = _mm512_load_si512((const void *)block);
+    uint64_t word = hash.h2;
+    bool present = true;
+    for (unsigned round = 1; round < view->rounds; round++) {
+        present &= bk_blocked_round_test(line, word,
+                                         bk_blocked_round_shifts(BK_BLOCKED_POSITIONS_PER_WORD));
+        word = bk_mix64(word);
+    }
+    return present & bk_blocked_round_test(line, word,
+                                           _mm512_loadu_si512((const void *)view->last_round_shifts));
 #elif defined(__AVX2__)
-    return bk_blocked_one_round_test_avx2(block, hash.h2, view->hashes);
+    const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
+    const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
+    uint64_t word = hash.h2;
+    bool present = true;
+    for (unsigned round = 1; round < view->rounds; round++) {
+        present &= bk_blocked_round_test_avx2(
+            low, high, word, bk_blocked_round_shifts_for_avx2(BK_BLOCKED_POSITIONS_PER_WORD));
+        word = bk_mix64(word);
+    }
+    const bk_blocked_round_shifts_avx2 last = {
+        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+    };
+    return present & bk_blocked_round_test_avx2(low, high, word, last);
 #else
-    return bk_blocked_block_test_portable(block, hash.h2, view->hashes);
+    return bk_blocked_block_test_scalar(block, hash.h2, view->rounds,
+                                        view->last_round_positions);
 #endif
 }
 
@@ -130,17 +174,23 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_vi
                                                       const void *key, size_t len)
 {
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-    if (len == 8 || len == 16)
-        return bk_blocked_one_round_test_key_avx512(view->words, view->block_count,
-                                                    bk_blocked_round_shifts(view->hashes), key,
-                                                    len, view->hash_seed);
+    if ((len == 8 || len == 16) && __builtin_expect(view->xxh3_one_round, 1))
+        return bk_blocked_one_round_test_key_avx512(
+            view->words, view->block_count,
+            _mm512_loadu_si512((const void *)view->last_round_shifts), key, len,
+            view->hash_seed);
 #elif defined(__AVX2__) && !defined(__AVX512F__)
-    if (len == 8 || len == 16)
-        return bk_blocked_one_round_test_key_avx2(view->words, view->block_count,
-                                                  bk_blocked_round_shifts_for_avx2(view->hashes),
-                                                  key, len, view->hash_seed);
+    if ((len == 8 || len == 16) && __builtin_expect(view->xxh3_one_round, 1)) {
+        const bk_blocked_round_shifts_avx2 shifts = {
+            _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+            _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+        };
+        return bk_blocked_one_round_test_key_avx2(view->words, view->block_count, shifts, key,
+                                                  len, view->hash_seed);
+    }
 #endif
-    return bk_blocked_view_contains_hash(view, bk_hash_xxh3(key, len, view->hash_seed));
+    return bk_blocked_view_contains_hash(
+        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 BK_API_END

@@ -84,6 +84,99 @@ static inline bool bk_blocked_block_test_portable(const uint64_t *block, uint64_
     return all & 1;
 }
 
+/* The positions of the last round of k's test (the only round for k <= 7):
+ * 1 to 7. */
+static inline unsigned bk_blocked_last_round_positions(unsigned hashes)
+{
+    return hashes - (hashes - 1) / BK_BLOCKED_POSITIONS_PER_WORD * BK_BLOCKED_POSITIONS_PER_WORD;
+}
+
+/* The slice shifts of the last round of a key's test (the only round for
+ * k <= 7): 9 j for slice j < the round's positions, 0 past them, so
+ * that those lanes test slice 0 again, a bit the key needs anyway.  Lane
+ * 7 is always 0.  The view keeps them (bloomkit/blocked_inline.h) for
+ * its SIMD tests, which load them as one vector; its scalar test takes
+ * the round's length instead (bk_blocked_last_round_positions). */
+static inline void bk_blocked_last_round_shifts(unsigned hashes,
+                                                uint64_t shifts[BK_BLOCKED_BLOCK_WORDS])
+{
+    unsigned positions = bk_blocked_last_round_positions(hashes);
+    for (unsigned lane = 0; lane < BK_BLOCKED_BLOCK_WORDS; lane++)
+        shifts[lane] = lane < positions ? BK_BLOCKED_POSITION_BITS * lane : 0;
+}
+
+/* The rounds of a key's test: ceil(k / 7). */
+static inline unsigned bk_blocked_round_count(unsigned hashes)
+{
+    return (hashes + BK_BLOCKED_POSITIONS_PER_WORD - 1) / BK_BLOCKED_POSITIONS_PER_WORD;
+}
+
+/* One probe of the scalar round: bit (slice & 511) of the line, in bit 0
+ * of the result (higher bits are garbage the caller masks off). */
+static BK_ALWAYS_INLINE uint64_t bk_blocked_probe_scalar(const uint64_t *block, uint64_t slice)
+{
+    return block[(slice >> 6) & (BK_BLOCKED_BLOCK_WORDS - 1)] >> (slice & 63);
+}
+
+/*
+ * The scalar round, for callers built without AVX2: the first `positions`
+ * (1 to 7) slices of `word`, 9 j, each bit ANDed in without a branch (a
+ * branch per probe mispredicts on absent keys), with plain loads (not for
+ * a BK_FLAG_CONCURRENT filter).  The switch enters a straight run of
+ * probes at the round's count, each falling through to the next: its jump
+ * is predicted (k is fixed per filter), and the probes cost only what k
+ * asks.  Per probe: an immediate shift of the word, the word index (bits
+ * 6-8 of the slice), a load from the line, a shift by the bit index
+ * (x86-64's shifts read only its low 6 bits, so the AND folds away), an
+ * AND.  Seven probes with the extra ones masked off instead (an OR per
+ * probe): slower; a loop: gcc -O2 does not unroll it.
+ */
+static BK_ALWAYS_INLINE bool bk_blocked_round_test_scalar(const uint64_t *block, uint64_t word,
+                                                          unsigned positions)
+{
+    uint64_t all = ~(uint64_t)0, slices = word;
+/* The fall-through annotated for clang's -Wimplicit-fallthrough too. */
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define BK_BLOCKED_FALL_THROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef BK_BLOCKED_FALL_THROUGH
+#define BK_BLOCKED_FALL_THROUGH ((void)0)
+#endif
+#define BK_BLOCKED_NEXT_PROBE                             \
+    all &= bk_blocked_probe_scalar(block, slices);        \
+    slices >>= BK_BLOCKED_POSITION_BITS;                  \
+    BK_BLOCKED_FALL_THROUGH
+    switch (positions) {
+    case 7: BK_BLOCKED_NEXT_PROBE;
+    case 6: BK_BLOCKED_NEXT_PROBE;
+    case 5: BK_BLOCKED_NEXT_PROBE;
+    case 4: BK_BLOCKED_NEXT_PROBE;
+    case 3: BK_BLOCKED_NEXT_PROBE;
+    case 2: BK_BLOCKED_NEXT_PROBE;
+    default: all &= bk_blocked_probe_scalar(block, slices);
+    }
+#undef BK_BLOCKED_NEXT_PROBE
+#undef BK_BLOCKED_FALL_THROUGH
+    return all & 1;
+}
+
+/* The scalar test of any k, in rounds (bk_blocked_round_count), the last
+ * of `last_positions` (bk_blocked_last_round_positions). */
+static BK_ALWAYS_INLINE bool bk_blocked_block_test_scalar(const uint64_t *block, uint64_t h2,
+                                                          unsigned rounds,
+                                                          unsigned last_positions)
+{
+    bool present = true;
+    uint64_t word = h2;
+    for (unsigned round = 1; round < rounds; round++) {
+        present &= bk_blocked_round_test_scalar(block, word, BK_BLOCKED_POSITIONS_PER_WORD);
+        word = bk_mix64(word);
+    }
+    return present & bk_blocked_round_test_scalar(block, word, last_positions);
+}
+
 #if defined(__AVX512F__)
 /*
  * The slice shifts of a round of `positions` slices (1 to 7): 9 j in lane
