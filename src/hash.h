@@ -26,7 +26,7 @@
 #include "bloomkit/hash_inline.h" /* bk_mix64, bk_hash_inline: XXH3/XXH64 inlined */
 
 /* Whether an inline view can hash for this hasher (XXH3, XXH64, MIX64;
- * not the out-of-line SipHash): bk_hash_xxh3_or_xxh64. */
+ * not the out-of-line SipHash): bk_hash_unkeyed. */
 static inline bool bk_hasher_inlinable(const bk_hasher *hasher)
 {
     return hasher->algorithm == BK_HASH_XXH3 || hasher->algorithm == BK_HASH_XXH64 ||

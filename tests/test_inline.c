@@ -669,14 +669,14 @@ static void check_blocked_filter(bk_filter *filter, size_t count, uint64_t seed)
  * every compiled form (scalar, AVX2, AVX-512), answers as the library:
  * k from 1 to 7 (one round), 8 to 15 (two and three rounds, the last of
  * every length), 21 (three full rounds) and the largest k; the 1% design;
- * XXH64; a one-block filter; a seeded filter; and with the library on its
- * portable path. */
+ * XXH64; MIX64 (8-byte keys mixed, the others XXH3); a one-block filter;
+ * a seeded filter; and with the library on its portable path. */
 static void test_blocked_view_matches_library(void **state)
 {
     (void)state;
     const unsigned ks[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 21, BK_MAX_HASHES };
     const size_t k_count = sizeof ks / sizeof ks[0];
-    for (size_t c = 0; c < k_count + 5; c++) {
+    for (size_t c = 0; c < k_count + 6; c++) {
         bk_params p = { .capacity = 5000, .fpr = 0.01 };
         if (c < k_count)
             p = (bk_params){ .bits = 512 * (100 + 40 * (uint64_t)(ks[c] % 32)),
@@ -691,6 +691,8 @@ static void test_blocked_view_matches_library(void **state)
             p = (bk_params){ .capacity = 5000, .fpr = 0.01, .seed = 0x5eed };
         else if (c == k_count + 3)
             p = (bk_params){ .capacity = 5000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64 };
+        else if (c == k_count + 5)
+            p = (bk_params){ .capacity = 5000, .fpr = 0.01, .hash_algorithm = BK_HASH_MIX64 };
         bk_filter *filter = create_blocked(&p);
         if (c == k_count + 4) { /* the library's portable path: the same view */
             bk_status status =

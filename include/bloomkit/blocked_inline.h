@@ -116,7 +116,7 @@ struct bk_blocked_view {
     unsigned hashes;                  /* k */
     unsigned rounds;                  /* ceil(k / 7): 1 for k <= 7 */
     unsigned last_round_positions;    /* 1 to 7: k for k <= 7 */
-    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
+    bk_hash_algorithm hash_algorithm; /* XXH3, XXH64 or MIX64 */
     uint64_t hash_seed;
     /* XXH3 and k <= 7: the SIMD key query finishes h2 in the vector unit
      * (bk_blocked_one_round_test_key_*); one flag, tested before the hash,
@@ -190,7 +190,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_vi
     }
 #endif
     return bk_blocked_view_contains_hash(
-        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
+        view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 BK_API_END

@@ -62,7 +62,7 @@ struct bk_bloom_view {
     uint64_t bits;                    /* m */
     unsigned hashes;                  /* k */
     bool exit_early;                  /* more than BK_BLOOM_EXIT_EARLY_BYTES */
-    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
+    bk_hash_algorithm hash_algorithm; /* XXH3, XXH64 or MIX64 */
     uint64_t hash_seed;
 };
 
@@ -83,7 +83,7 @@ static BK_ALWAYS_INLINE bool bk_bloom_view_contains(const struct bk_bloom_view *
                                                     const void *key, size_t len)
 {
     return bk_bloom_view_contains_hash(
-        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
+        view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 BK_API_END

@@ -69,7 +69,7 @@ struct bk_fuse_view {
     uint32_t segment_mask;     /* fuse: L - 1; xor8: 0 */
     uint64_t attempt_seed;     /* the seed of the attempt that peeled */
     bk_kind kind;
-    bk_hash_algorithm hash_algorithm; /* BK_HASH_XXH3 or BK_HASH_XXH64 */
+    bk_hash_algorithm hash_algorithm; /* XXH3, XXH64 or MIX64 */
     uint64_t hash_seed;
 };
 
@@ -162,7 +162,7 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const struct bk_fuse_view *vi
                                                    const void *key, size_t len)
 {
     return bk_fuse_view_contains_hash(
-        view, bk_hash_xxh3_or_xxh64(view->hash_algorithm, key, len, view->hash_seed));
+        view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 BK_API_END

@@ -10,7 +10,7 @@
  * out-of-line call; the inline views (bloomkit/bloom_inline.h,
  * blocked_inline.h, sbbf_inline.h, fuse_inline.h) therefore serve the
  * other algorithms only (each view says which), through
- * bk_hash_xxh3_or_xxh64, which holds no call.  The pieces they are built from (XXH3-128 and
+ * bk_hash_unkeyed, which holds no call.  The pieces they are built from (XXH3-128 and
  * XXH64 of 8- and 16-byte keys written out, their vector finishing steps)
  * are in bloomkit/detail/hash_detail.h: not an interface, they may change.
  *
@@ -85,7 +85,7 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_mix64(const void *key, size_t len, uint6
 /* XXH3-128, XXH64 (+ mix) or MIX64 of the key, as bk_hash_key gives them:
  * the hash of the inline views (every algorithm but SipHash; the name
  * predates MIX64).  XXH3 is the likely branch (the default). */
-static BK_ALWAYS_INLINE bk_hash bk_hash_xxh3_or_xxh64(bk_hash_algorithm algorithm,
+static BK_ALWAYS_INLINE bk_hash bk_hash_unkeyed(bk_hash_algorithm algorithm,
                                                       const void *key, size_t len, uint64_t seed)
 {
     if (__builtin_expect(algorithm == BK_HASH_XXH3, 1))
