@@ -97,7 +97,8 @@ int run_hash_cost(void)
     bk_filter *filters[ALGORITHMS] = { NULL };
     for (int a = 0; a < ALGORITHMS; a++) {
         bk_hasher_init(&hashers[a], algorithms[a], 0, NULL);
-        bk_params params = { .capacity = HC_FILTER_KEYS, .fpr = 0.01,
+        bk_params params = { .capacity = HC_FILTER_KEYS,
+                             .fpr = 0.01,
                              .hash_algorithm = algorithms[a] };
         if (bk_filter_create(BK_KIND_BLOCKED, &params, &filters[a]) != BK_OK)
             break;
@@ -114,7 +115,8 @@ int run_hash_cost(void)
                                          : time_form(form, &hashers[a], filters[a], keys, out,
                                                      &checksum);
     printf("hash cost of one 8-byte key, ns per key (median of %d rounds, algorithms "
-           "alternating)\n%-12s", HC_ROUNDS, "form");
+           "alternating)\n%-12s",
+           HC_ROUNDS, "form");
     for (int a = 0; a < ALGORITHMS; a++)
         printf(" %8s", bk_hash_algorithm_name(algorithms[a]));
     printf("\n");

@@ -45,7 +45,7 @@ typedef struct options {
     bool rebuild;
     bool no_mlock;
     bool no_pin;
-    int cpu; /* --cpu N; -1: the CPU the run starts on */
+    int cpu;        /* --cpu N; -1: the CPU the run starts on */
     bool hash_cost; /* --hash-cost: the hash table alone (bench/hash_cost.c) */
 } options;
 

@@ -383,8 +383,7 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     const bk_blocked *filter = bk_filter_object_of(handle, BK_KIND_BLOCKED);
     if (filter == NULL)
         return BK_EKIND;
-    if (filter->hasher.algorithm == BK_HASH_SIPHASH ||
-        (filter->flags & BK_FLAG_CONCURRENT))
+    if (filter->hasher.algorithm == BK_HASH_SIPHASH || (filter->flags & BK_FLAG_CONCURRENT))
         return BK_EUNSUPPORTED;
     view->words = filter->words;
     view->block_count = filter->block_count;

@@ -214,7 +214,7 @@ static void test_sbbf_block_tests_agree(void **state)
             uint32_t r = (uint32_t)next_random(&random);
             block[i] = shape == 0   ? r & (uint32_t)next_random(&random) /* sparse */
                        : shape == 1 ? r | (uint32_t)next_random(&random) /* dense */
-                                    : bk_sbbf_word_mask(x, i); /* the key's bits */
+                                    : bk_sbbf_word_mask(x, i);           /* the key's bits */
         }
         if (shape == 3) /* all but one of them */
             block[next_random(&random) % BK_SBBF_WORDS] = 0;
@@ -674,7 +674,9 @@ static void check_blocked_filter(bk_filter *filter, size_t count, uint64_t seed)
 static void test_blocked_view_matches_library(void **state)
 {
     (void)state;
-    const unsigned ks[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 21, BK_MAX_HASHES };
+    const unsigned ks[] = {
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 21, BK_MAX_HASHES
+    };
     const size_t k_count = sizeof ks / sizeof ks[0];
     for (size_t c = 0; c < k_count + 6; c++) {
         bk_params p = { .capacity = 5000, .fpr = 0.01 };
@@ -695,8 +697,8 @@ static void test_blocked_view_matches_library(void **state)
             p = (bk_params){ .capacity = 5000, .fpr = 0.01, .hash_algorithm = BK_HASH_MIX64 };
         bk_filter *filter = create_blocked(&p);
         if (c == k_count + 4) { /* the library's portable path: the same view */
-            bk_status status =
-                bk_blocked_set_path(bk_filter_object_of(filter, BK_KIND_BLOCKED), BK_BLOCKED_PORTABLE);
+            bk_status status = bk_blocked_set_path(bk_filter_object_of(filter, BK_KIND_BLOCKED),
+                                                   BK_BLOCKED_PORTABLE);
             assert_int_equal(status, BK_OK);
         }
         struct bk_blocked_view view;

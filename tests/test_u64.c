@@ -158,7 +158,8 @@ static void check_static(bk_kind kind, bk_hash_algorithm algorithm, const uint64
     assert_same_answers(filter, values);
     for (size_t i = 0; i < KEYS; i++)
         assert_true(bk_filter_contains_u64(filter, values[i]));
-    assert_int_equal(bk_filter_add_u64(filter, 1, NULL), bk_filter_add(filter, bytes[1], 8, NULL));
+    assert_int_equal(bk_filter_add_u64(filter, 1, NULL),
+                     bk_filter_add(filter, bytes[1], 8, NULL));
     assert_int_equal(bk_filter_remove_u64(filter, values[0]),
                      bk_filter_remove(filter, bytes[0], 8));
     bk_filter_free(filter);

@@ -145,8 +145,8 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
                                          bk_blocked_round_shifts(BK_BLOCKED_POSITIONS_PER_WORD));
         word = bk_mix64(word);
     }
-    return present & bk_blocked_round_test(line, word,
-                                           _mm512_loadu_si512((const void *)view->last_round_shifts));
+    return present & bk_blocked_round_test(
+                         line, word, _mm512_loadu_si512((const void *)view->last_round_shifts));
 #elif defined(__AVX2__)
     const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
     const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));

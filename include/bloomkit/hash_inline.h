@@ -85,8 +85,8 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_mix64(const void *key, size_t len, uint6
 /* XXH3-128, XXH64 (+ mix) or MIX64 of the key, as bk_hash_key gives them:
  * the hash of the inline views (every algorithm but SipHash; the name
  * predates MIX64).  XXH3 is the likely branch (the default). */
-static BK_ALWAYS_INLINE bk_hash bk_hash_unkeyed(bk_hash_algorithm algorithm,
-                                                      const void *key, size_t len, uint64_t seed)
+static BK_ALWAYS_INLINE bk_hash bk_hash_unkeyed(bk_hash_algorithm algorithm, const void *key,
+                                                size_t len, uint64_t seed)
 {
     if (__builtin_expect(algorithm == BK_HASH_XXH3, 1))
         return bk_hash_xxh3(key, len, seed);

@@ -182,11 +182,10 @@ static BK_ALWAYS_INLINE bool bk_sbbf_block_test_sse2(const uint32_t *block, uint
     const __m128i high_salts = _mm_setr_epi32(0x705495c7, 0x2df1424b, (int)0x9efc4947u,
                                               0x5c6bfb31);
     const __m128i *line = (const __m128i *)(const void *)block;
-    const __m128i missing =
-        _mm_or_si128(_mm_andnot_si128(_mm_load_si128(line),
-                                      bk_sbbf_word_masks_sse2(x_lanes, low_salts)),
-                     _mm_andnot_si128(_mm_load_si128(line + 1),
-                                      bk_sbbf_word_masks_sse2(x_lanes, high_salts)));
+    const __m128i missing = _mm_or_si128(
+        _mm_andnot_si128(_mm_load_si128(line), bk_sbbf_word_masks_sse2(x_lanes, low_salts)),
+        _mm_andnot_si128(_mm_load_si128(line + 1),
+                         bk_sbbf_word_masks_sse2(x_lanes, high_salts)));
     return _mm_movemask_epi8(_mm_cmpeq_epi32(missing, _mm_setzero_si128())) == 0xffff;
 }
 #endif

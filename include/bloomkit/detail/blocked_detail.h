@@ -144,9 +144,9 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_scalar(const uint64_t *block,
 #ifndef BK_BLOCKED_FALL_THROUGH
 #define BK_BLOCKED_FALL_THROUGH ((void)0)
 #endif
-#define BK_BLOCKED_NEXT_PROBE                             \
-    all &= bk_blocked_probe_scalar(block, slices);        \
-    slices >>= BK_BLOCKED_POSITION_BITS;                  \
+#define BK_BLOCKED_NEXT_PROBE                      \
+    all &= bk_blocked_probe_scalar(block, slices); \
+    slices >>= BK_BLOCKED_POSITION_BITS;           \
     BK_BLOCKED_FALL_THROUGH
     switch (positions) {
     case 7: BK_BLOCKED_NEXT_PROBE;
