@@ -72,6 +72,7 @@
 #include "filter.h"
 #include "hash.h"
 #include "level_hash.h"
+#include "memory.h"
 
 #define EMPTY_EPOCH UINT64_MAX
 /* The latest clock value an event may have: 2^64 - 1 is refused (a time
@@ -79,8 +80,27 @@
  * epoch ever equals EMPTY_EPOCH. */
 #define MAX_CLOCK (UINT64_MAX - 1)
 
+/* The two layouts of the generations (the parameter block's `layout`). */
+#define LAYOUT_RINGS 0 /* g classic Bloom filters (g > 8, and older files) */
+#define LAYOUT_CELLS 1 /* one cache line per key, a g-bit cell per probe */
+#define CELLS_MAX_GENERATIONS 8u
+#define LINE_BITS 512u
+#define LINE_WORDS 8u
+
 struct bk_window {
-    bk_bloom *generations[BK_WINDOW_MAX_GENERATIONS]; /* ring slots */
+    unsigned layout;
+    /* LAYOUT_RINGS: one classic filter per ring slot */
+    bk_bloom *generations[BK_WINDOW_MAX_GENERATIONS];
+    /* LAYOUT_CELLS: lines of 512 bits, cells of c bits, bit j of a cell
+     * belonging to ring slot j */
+    uint64_t *words;
+    uint64_t lines;
+    unsigned cell_bits;      /* c = 2, 4 or 8, the power of two >= g */
+    unsigned hashes;         /* k cells per key */
+    uint64_t generation_capacity;
+    uint64_t slot_keys[BK_WINDOW_MAX_GENERATIONS]; /* keys each slot counts */
+    unsigned live_slots;     /* bit j: slot j is read at the clock */
+
     uint64_t epochs[BK_WINDOW_MAX_GENERATIONS];       /* epoch held, or EMPTY_EPOCH */
     unsigned generation_count;                        /* g */
     bool timed;        /* clock = caller's seconds, else insertion index */
@@ -101,11 +121,42 @@ struct bk_window {
 
 typedef struct window_design {
     bool timed;
+    unsigned layout;
     uint64_t length, span, capacity, generation_capacity;
     unsigned generation_count;
     double target_fpr;
-    bk_sizing sizing; /* one generation */
+    bk_sizing sizing; /* one generation (LAYOUT_RINGS) */
+    uint64_t lines;   /* LAYOUT_CELLS: cache lines and cells per key */
+    unsigned hashes;
 } window_design;
+
+/* c: the cell width of LAYOUT_CELLS, the power of two >= g. */
+static unsigned cell_bits_for(unsigned generations)
+{
+    return generations <= 2 ? 2 : generations <= 4 ? 4 : 8;
+}
+
+static unsigned cells_per_line(unsigned cell_bits) { return LINE_BITS / cell_bits; }
+
+/* LAYOUT_CELLS: each generation is a blocked filter whose blocks are the
+ * 512 / c cells of one line, sized by src/sizing.c's blocked model for its
+ * capacity at p / g (the union bound over the g generations). */
+static bk_status design_cells(window_design *d)
+{
+    unsigned block_bits = cells_per_line(cell_bits_for(d->generation_count));
+    double bits_per_key;
+    unsigned hashes;
+    bk_status status = bk_blocked_bits_per_key_for_fpr(d->target_fpr / d->generation_count,
+                                                       block_bits, &bits_per_key, &hashes);
+    if (status != BK_OK)
+        return status == BK_EINVAL ? BK_ERANGE : status;
+    double lines = ceil((double)d->generation_capacity * bits_per_key / block_bits);
+    if (!(lines * LINE_BITS <= (double)BK_MAX_BITS))
+        return BK_ERANGE;
+    d->lines = lines < 1 ? 1 : (uint64_t)lines;
+    d->hashes = hashes;
+    return BK_OK;
+}
 
 /* ceil(n S / L) without overflow (S <= L, so the result is <= n). */
 static uint64_t generation_capacity(uint64_t capacity, uint64_t span, uint64_t length)
@@ -139,6 +190,13 @@ static bk_status design_window(const bk_params *params, window_design *out)
         return BK_EINVAL;
     d.span = d.length / (d.generation_count - 1) + (d.length % (d.generation_count - 1) != 0);
     d.generation_capacity = generation_capacity(d.capacity, d.span, d.length);
+    d.layout = d.generation_count <= CELLS_MAX_GENERATIONS ? LAYOUT_CELLS : LAYOUT_RINGS;
+    if (d.layout == LAYOUT_CELLS) {
+        bk_status status = design_cells(&d);
+        if (status == BK_OK)
+            *out = d;
+        return status;
+    }
     bk_status status = bk_size_for_fpr_at_most(
         d.generation_capacity, generation_fpr(d.target_fpr, d.generation_count), &d.sizing);
     if (status != BK_OK)
@@ -159,6 +217,12 @@ static bk_window *new_window(const window_design *d, const bk_hasher *hasher)
     if (filter == NULL)
         return NULL;
     filter->timed = d->timed;
+    filter->layout = d->layout;
+    filter->generation_count = d->layout == LAYOUT_CELLS ? d->generation_count : 0;
+    filter->cell_bits = cell_bits_for(d->generation_count);
+    filter->lines = d->lines;
+    filter->hashes = d->hashes;
+    filter->generation_capacity = d->generation_capacity;
     filter->length = d->length;
     filter->span = d->span;
     filter->capacity = d->capacity;
@@ -169,10 +233,15 @@ static bk_window *new_window(const window_design *d, const bk_hasher *hasher)
     return filter;
 }
 
+static size_t cells_bytes(const bk_window *filter) { return (size_t)filter->lines * 64; }
+
 static void ops_destroy(void *object)
 {
     bk_window *filter = object;
-    bk_bloom_array_free(filter->generations, filter->generation_count);
+    if (filter->layout == LAYOUT_RINGS)
+        bk_bloom_array_free(filter->generations, filter->generation_count);
+    else if (!filter->read_only && filter->words != NULL)
+        bk_free_zeroed(filter->words, cells_bytes(filter));
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }
@@ -190,6 +259,15 @@ static bk_status ops_create(const bk_params *params, void **out)
     bk_window *filter = new_window(&d, &hasher);
     if (filter == NULL)
         return BK_ENOMEM;
+    if (d.layout == LAYOUT_CELLS) {
+        filter->words = bk_alloc_zeroed(cells_bytes(filter));
+        if (filter->words == NULL) {
+            ops_destroy(filter);
+            return BK_ENOMEM;
+        }
+        *out = filter;
+        return BK_OK;
+    }
     for (unsigned i = 0; i < d.generation_count; i++) {
         status = bk_bloom_create_from_sizing(&d.sizing, &hasher, 0, NULL,
                                              &filter->generations[i]);
@@ -211,6 +289,16 @@ static bk_status ops_copy(const void *object, void **out)
         return BK_ENOMEM;
     *copy = *filter;
     copy->read_only = false;
+    if (filter->layout == LAYOUT_CELLS) {
+        copy->words = bk_alloc_zeroed(cells_bytes(filter));
+        if (copy->words == NULL) {
+            free(copy);
+            return BK_ENOMEM;
+        }
+        memcpy(copy->words, filter->words, cells_bytes(filter));
+        *out = copy;
+        return BK_OK;
+    }
     bk_status status = bk_bloom_array_copy(filter->generations, filter->generation_count,
                                            copy->generations);
     if (status != BK_OK) {
@@ -228,9 +316,14 @@ static bk_status ops_clear(void *object)
     if (filter->read_only)
         return BK_EIMMUTABLE;
     for (unsigned i = 0; i < filter->generation_count; i++) {
-        bk_bloom_clear(filter->generations[i]);
+        if (filter->layout == LAYOUT_RINGS)
+            bk_bloom_clear(filter->generations[i]);
         filter->epochs[i] = EMPTY_EPOCH;
+        filter->slot_keys[i] = 0;
     }
+    if (filter->layout == LAYOUT_CELLS)
+        memset(filter->words, 0, cells_bytes(filter));
+    filter->live_slots = 0;
     filter->started = false;
     filter->clock = 0;
     filter->keys_added = 0;
@@ -262,6 +355,93 @@ static inline bool slot_live(const bk_window *filter, unsigned slot, uint64_t ep
     return held != EMPTY_EPOCH && held <= epoch && epoch - held < filter->generation_count;
 }
 
+/* The slots a query at `epoch` reads, as a bit mask. */
+static unsigned live_slots_at(const bk_window *filter, uint64_t epoch)
+{
+    unsigned live = 0;
+    for (unsigned slot = 0; slot < filter->generation_count; slot++)
+        live |= (unsigned)slot_live(filter, slot, epoch) << slot;
+    return live;
+}
+
+/* The word pattern with bit j of every c-bit cell set, for each j in `slots`. */
+static uint64_t cell_pattern(unsigned cell_bits, unsigned slots)
+{
+    uint64_t one_cell = slots, pattern = 0;
+    for (unsigned shift = 0; shift < 64; shift += cell_bits)
+        pattern |= one_cell << shift;
+    return pattern;
+}
+
+/* LAYOUT_CELLS: empties the generations of `slots` in one pass. */
+static void clear_cell_slots(bk_window *filter, unsigned slots)
+{
+    uint64_t keep = ~cell_pattern(filter->cell_bits, slots);
+    for (size_t i = 0; i < (size_t)filter->lines * LINE_WORDS; i++)
+        filter->words[i] &= keep;
+}
+
+/* LAYOUT_CELLS probes.  The key's line is bk_reduce(h1, lines); its k cells
+ * are b-bit slices of h2 (b = log2 of the cells per line: 8, 7 or 6), low
+ * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
+ * runs out.  cell_probe_mask ANDs the key's k cells: bit j is set when
+ * generation j holds all of the key's bits. */
+typedef struct cell_walk {
+    uint64_t state, stream;
+    unsigned left, width, cell_mask;
+} cell_walk;
+
+static inline cell_walk cell_walk_start(const bk_window *filter, uint64_t h2)
+{
+    unsigned width = filter->cell_bits == 2 ? 8 : filter->cell_bits == 4 ? 7 : 6;
+    return (cell_walk){ h2, h2, 64 / width, width, (1u << width) - 1 };
+}
+
+static inline unsigned cell_walk_next(cell_walk *walk)
+{
+    if (walk->left == 0) {
+        walk->state = bk_mix64(walk->state);
+        walk->stream = walk->state;
+        walk->left = 64 / walk->width;
+    }
+    unsigned cell = (unsigned)walk->stream & walk->cell_mask;
+    walk->stream >>= walk->width;
+    walk->left--;
+    return cell;
+}
+
+static inline uint64_t *cell_line(const bk_window *filter, uint64_t h1)
+{
+    return filter->words + bk_reduce(h1, filter->lines) * LINE_WORDS;
+}
+
+static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
+{
+    const uint64_t *line = cell_line(filter, hash.h1);
+    unsigned c = filter->cell_bits, per_word_log = c == 2 ? 5 : c == 4 ? 4 : 3;
+    cell_walk walk = cell_walk_start(filter, hash.h2);
+    uint64_t all = ~(uint64_t)0;
+    for (unsigned i = 0; i < filter->hashes; i++) {
+        unsigned cell = cell_walk_next(&walk);
+        unsigned in_word = cell & ((1u << per_word_log) - 1);
+        all &= line[cell >> per_word_log] >> (in_word * c);
+    }
+    return (unsigned)all & ((1u << c) - 1);
+}
+
+/* Sets the key's bit of generation `slot` in its k cells. */
+static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
+{
+    uint64_t *line = cell_line(filter, hash.h1);
+    unsigned c = filter->cell_bits, per_word_log = c == 2 ? 5 : c == 4 ? 4 : 3;
+    cell_walk walk = cell_walk_start(filter, hash.h2);
+    for (unsigned i = 0; i < filter->hashes; i++) {
+        unsigned cell = cell_walk_next(&walk);
+        unsigned in_word = cell & ((1u << per_word_log) - 1);
+        line[cell >> per_word_log] |= (uint64_t)1 << (in_word * c + slot);
+    }
+}
+
 /* Moves the clock to `clock` (>= the latest), clearing the slots of the
  * epochs it passes: at most g of them. */
 static void advance_to(bk_window *filter, uint64_t clock)
@@ -271,13 +451,22 @@ static void advance_to(bk_window *filter, uint64_t clock)
     uint64_t first = filter->started ? filter->clock / filter->span + 1 : epoch;
     if (epoch >= g && first < epoch - (g - 1))
         first = epoch - (g - 1);
+    unsigned cleared = 0;
     for (uint64_t x = first; x <= epoch && x >= first; x++) {
         unsigned slot = (unsigned)(x % g);
-        bk_bloom_clear(filter->generations[slot]);
+        if (filter->layout == LAYOUT_RINGS)
+            bk_bloom_clear(filter->generations[slot]);
+        else
+            cleared |= 1u << slot;
         filter->epochs[slot] = x;
+        filter->slot_keys[slot] = 0;
     }
+    if (cleared != 0)
+        clear_cell_slots(filter, cleared);
     filter->clock = clock;
     filter->started = true;
+    if (filter->layout == LAYOUT_CELLS)
+        filter->live_slots = live_slots_at(filter, epoch);
 }
 
 static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t clock)
@@ -285,6 +474,10 @@ static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t cl
     if (!filter->started)
         return false;
     uint64_t epoch = clock / filter->span;
+    if (filter->layout == LAYOUT_CELLS) {
+        unsigned live = clock == filter->clock ? filter->live_slots : live_slots_at(filter, epoch);
+        return (cell_probe_mask(filter, hash) & live) != 0;
+    }
     for (unsigned slot = 0; slot < filter->generation_count; slot++)
         if (slot_live(filter, slot, epoch) &&
             bk_bloom_contains_hash(filter->generations[slot], bk_level_hash(hash, slot)))
@@ -298,7 +491,13 @@ static void add_at_clock(bk_window *filter, bk_hash hash, uint64_t clock, bool *
     advance_to(filter, clock);
     bool present = contains_at_clock(filter, hash, clock);
     unsigned slot = (unsigned)((clock / filter->span) % filter->generation_count);
-    bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
+    if (filter->layout == LAYOUT_RINGS) {
+        bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
+    } else {
+        bool in_slot = (cell_probe_mask(filter, hash) >> slot) & 1;
+        cell_set(filter, hash, slot);
+        filter->slot_keys[slot] += !in_slot;
+    }
     if (!present)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
     if (was_new != NULL)
@@ -391,6 +590,48 @@ uint64_t bk_window_horizon(const bk_window *filter)
     return filter->span * filter->generation_count;
 }
 
+/* LAYOUT_CELLS: the bits generation `slot` has set (bit `slot` of each cell). */
+static uint64_t cell_bits_set(const bk_window *filter, unsigned slot)
+{
+    uint64_t pattern = cell_pattern(filter->cell_bits, 1u << slot), count = 0;
+    for (size_t i = 0; i < (size_t)filter->lines * LINE_WORDS; i++)
+        count += (uint64_t)__builtin_popcountll(filter->words[i] & pattern);
+    return count;
+}
+
+/* LAYOUT_CELLS: one generation as a blocked filter of its own (kind
+ * BK_KIND_BLOCKED: blocks of 512 / c bits, m = lines * 512 / c). */
+static void cell_generation_stats(const bk_window *filter, unsigned slot, bk_stats *out)
+{
+    unsigned block_bits = cells_per_line(filter->cell_bits);
+    uint64_t bits = filter->lines * block_bits, set = cell_bits_set(filter, slot);
+    bk_stats s;
+    memset(&s, 0, sizeof s);
+    s.kind = BK_KIND_BLOCKED;
+    s.bits = bits;
+    s.hashes = filter->hashes;
+    s.bytes = bits / 8;
+    s.capacity = filter->generation_capacity;
+    s.target_fpr = filter->target_fpr / filter->generation_count;
+    s.keys_added = filter->slot_keys[slot];
+    s.fill_ratio = (double)set / (double)bits;
+    s.keys_estimated = bk_blocked_estimate_keys(filter->lines, filter->hashes, block_bits,
+                                                s.fill_ratio);
+    s.design_fill_ratio = bk_blocked_expected_fill(
+        (double)filter->generation_capacity / (double)filter->lines, filter->hashes, block_bits);
+    s.current_fpr = s.keys_estimated > 0
+                        ? bk_blocked_predicted_fpr((double)bits / s.keys_estimated,
+                                                   filter->hashes, block_bits)
+                        : 0;
+    s.bits_per_key = (double)bits / (double)filter->generation_capacity;
+    s.design_point_keys = (double)filter->generation_capacity;
+    s.past_design_point =
+        (double)s.keys_added > BK_DESIGN_MARGIN * (double)filter->generation_capacity;
+    s.hash_algorithm = filter->hasher.algorithm;
+    s.seed = filter->hasher.seed;
+    *out = s;
+}
+
 /* The window behind a handle, or NULL with *status set: BK_EINVAL for a
  * NULL handle, BK_EKIND for another kind. */
 static const bk_window *window_of(const bk_filter *handle, bk_status *status)
@@ -433,7 +674,10 @@ bk_status bk_window_generation_stats(const bk_filter *handle, size_t index, bk_s
         return filter == NULL ? status : BK_EINVAL;
     if (index >= filter->generation_count)
         return BK_ERANGE;
-    bk_bloom_stats(filter->generations[index], out);
+    if (filter->layout == LAYOUT_RINGS)
+        bk_bloom_stats(filter->generations[index], out);
+    else
+        cell_generation_stats(filter, (unsigned)index, out);
     return BK_OK;
 }
 
@@ -441,8 +685,12 @@ bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index,
 {
     if (index >= filter->generation_count)
         return false;
+    if (filter->layout == LAYOUT_CELLS)
+        return (cell_probe_mask(filter, hash) >> index) & 1;
     return bk_bloom_contains_hash(filter->generations[index], bk_level_hash(hash, index));
 }
+
+bool bk_window_is_blocked(const bk_window *filter) { return filter->layout == LAYOUT_CELLS; }
 
 /* A generation holds more distinct keys than BK_DESIGN_MARGIN times its
  * capacity.  A count, not the fill test of bk_fill_past_design_point: the
@@ -456,10 +704,24 @@ static bool generation_overfull(const bk_bloom *generation)
 static bool some_live_generation_overfull(const bk_window *filter)
 {
     uint64_t epoch = filter->clock / filter->span;
-    for (unsigned slot = 0; slot < filter->generation_count; slot++)
-        if (slot_live(filter, slot, epoch) && generation_overfull(filter->generations[slot]))
+    for (unsigned slot = 0; slot < filter->generation_count; slot++) {
+        if (!slot_live(filter, slot, epoch))
+            continue;
+        if (filter->layout == LAYOUT_RINGS ? generation_overfull(filter->generations[slot])
+                                           : (double)filter->slot_keys[slot] >
+                                                 BK_DESIGN_MARGIN *
+                                                     (double)filter->generation_capacity)
             return true;
+    }
     return false;
+}
+
+static void generation_stats_of(const bk_window *filter, unsigned slot, bk_stats *out)
+{
+    if (filter->layout == LAYOUT_RINGS)
+        bk_bloom_stats(filter->generations[slot], out);
+    else
+        cell_generation_stats(filter, slot, out);
 }
 
 static void ops_stats(const void *object, bk_stats *out)
@@ -471,7 +733,7 @@ static void ops_stats(const void *object, bk_stats *out)
     uint64_t epoch = filter->clock / filter->span;
     for (unsigned slot = 0; slot < filter->generation_count; slot++) {
         bk_stats gen;
-        bk_bloom_stats(filter->generations[slot], &gen);
+        generation_stats_of(filter, slot, &gen);
         s.bits += gen.bits;
         s.bytes += gen.bytes;
         s.hashes = gen.hashes;
@@ -487,6 +749,10 @@ static void ops_stats(const void *object, bk_stats *out)
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
     s.keys_added = filter->keys_added;
+    if (filter->layout == LAYOUT_CELLS) { /* the cells' unused bits too */
+        s.bits = filter->lines * LINE_BITS;
+        s.bytes = cells_bytes(filter);
+    }
     s.fill_ratio = bits_set / (double)s.bits;
     s.current_fpr = 1 - none_positive;
     s.bits_per_key = (double)s.bits / (double)filter->capacity;
@@ -508,13 +774,15 @@ static void ops_stats(const void *object, bk_stats *out)
  *    24  f64  target FPR p
  *    32  u64  generation capacity ceil(n S / L)
  *    40  u64  bits per generation m     48  u32  hashes k
- *    52  u32  generations g (2..64)     56  u32  mode: 0 insertions, 1 seconds
+ *    52  u32  generations g (2..64)     56  u16  mode: 0 insertions, 1 seconds
+ *    58  u16  layout: 0 rings (g classic filters), 1 cells (one line per key)
  *    60  u32  started: 1 once an event has set the clock, else 0
  *    64  u64  clock of the latest event (insertion index or timestamp)
  *    72  g records of 16 bytes, ring slot order:
  *        +0 u64 epoch held (2^64-1 = empty)   +8 u64 keys in the generation
- * Payload: each generation's ceil(m/64) little-endian words, zero-padded to
- * a multiple of 64 bytes, in ring slot order.
+ * Payload, rings: each generation's ceil(m/64) little-endian words,
+ * zero-padded to a multiple of 64 bytes, in ring slot order.  Cells: the
+ * m c / 512 lines of 8 little-endian words (m = lines * 512 / c).
  */
 #define WINDOW_HEADER_SIZE 72
 #define SLOT_RECORD_SIZE 16
@@ -522,6 +790,12 @@ static void ops_stats(const void *object, bk_stats *out)
 static size_t padded_words(uint64_t bits)
 {
     return (bk_bloom_words_for_bits(bits) + 7) & ~(size_t)7;
+}
+
+/* LAYOUT_CELLS: m, the cells of all lines (each generation's bits). */
+static uint64_t cell_count(const bk_window *filter)
+{
+    return filter->lines * cells_per_line(filter->cell_bits);
 }
 
 static size_t ops_params_size(const void *object)
@@ -533,34 +807,42 @@ static size_t ops_params_size(const void *object)
 static void ops_write_params(const void *object, uint8_t *out)
 {
     const bk_window *filter = object;
-    const bk_bloom *first = filter->generations[0];
+    bool rings = filter->layout == LAYOUT_RINGS;
     bk_store_le64(out, filter->length);
     bk_store_le64(out + 8, filter->span);
     bk_store_le64(out + 16, filter->capacity);
     bk_store_le_double(out + 24, filter->target_fpr);
-    bk_store_le64(out + 32, first->capacity);
-    bk_store_le64(out + 40, first->bits);
-    bk_store_le32(out + 48, first->hashes);
+    bk_store_le64(out + 32, filter->generation_capacity);
+    bk_store_le64(out + 40, rings ? filter->generations[0]->bits : cell_count(filter));
+    bk_store_le32(out + 48, rings ? filter->generations[0]->hashes : filter->hashes);
     bk_store_le32(out + 52, filter->generation_count);
-    bk_store_le32(out + 56, filter->timed);
+    bk_store_le16(out + 56, filter->timed);
+    bk_store_le16(out + 58, (uint16_t)filter->layout);
     bk_store_le32(out + 60, filter->started);
     bk_store_le64(out + 64, filter->clock);
     for (unsigned i = 0; i < filter->generation_count; i++) {
         uint8_t *record = out + WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * i;
         bk_store_le64(record, filter->epochs[i]);
-        bk_store_le64(record + 8, filter->generations[i]->keys_added);
+        bk_store_le64(record + 8, rings ? filter->generations[i]->keys_added
+                                        : filter->slot_keys[i]);
     }
 }
 
 static uint64_t ops_payload_size(const void *object)
 {
     const bk_window *filter = object;
+    if (filter->layout == LAYOUT_CELLS)
+        return cells_bytes(filter);
     return (uint64_t)padded_words(filter->generations[0]->bits) * 8 * filter->generation_count;
 }
 
 static void ops_write_payload(const void *object, uint8_t *out)
 {
     const bk_window *filter = object;
+    if (filter->layout == LAYOUT_CELLS) {
+        bk_store_le64_array(out, filter->words, (size_t)filter->lines * LINE_WORDS);
+        return;
+    }
     for (unsigned i = 0; i < filter->generation_count; i++) {
         const bk_bloom *gen = filter->generations[i];
         size_t padded = padded_words(gen->bits);
@@ -576,6 +858,19 @@ typedef struct window_header {
     uint64_t clock;
 } window_header;
 
+/* LAYOUT_CELLS: m a whole number of lines, at most 2^56 bits in all. */
+static bk_status read_cells_geometry(uint64_t bits, unsigned hashes, window_design *d)
+{
+    uint64_t per_line = cells_per_line(cell_bits_for(d->generation_count));
+    if (bits % per_line != 0)
+        return BK_ECORRUPT;
+    if (bits / per_line > BK_MAX_BITS / LINE_BITS || hashes > BK_MAX_HASHES)
+        return BK_ERANGE;
+    d->lines = bits / per_line;
+    d->hashes = hashes;
+    return BK_OK;
+}
+
 static bk_status read_window_header(const uint8_t *params, size_t params_size, window_header *h)
 {
     if (params_size < WINDOW_HEADER_SIZE)
@@ -589,12 +884,15 @@ static bk_status read_window_header(const uint8_t *params, size_t params_size, w
     uint64_t bits = bk_load_le64(params + 40);
     unsigned hashes = bk_load_le32(params + 48);
     d->generation_count = bk_load_le32(params + 52);
-    uint32_t mode = bk_load_le32(params + 56), started = bk_load_le32(params + 60);
+    uint32_t mode = bk_load_le16(params + 56), started = bk_load_le32(params + 60);
+    d->layout = bk_load_le16(params + 58);
     h->clock = bk_load_le64(params + 64);
     d->timed = mode == 1;
     h->started = started == 1;
     if (d->length == 0 || d->capacity == 0 || d->generation_count < 2 ||
         d->generation_count > BK_WINDOW_MAX_GENERATIONS || mode > 1 || started > 1 ||
+        d->layout > LAYOUT_CELLS ||
+        (d->layout == LAYOUT_CELLS && d->generation_count > CELLS_MAX_GENERATIONS) ||
         !(d->target_fpr > 0 && d->target_fpr < 1) || bits == 0 || hashes == 0 ||
         (!h->started && h->clock != 0) || h->clock > MAX_CLOCK)
         return BK_ECORRUPT;
@@ -605,6 +903,8 @@ static bk_status read_window_header(const uint8_t *params, size_t params_size, w
     if (d->span != span ||
         d->generation_capacity != generation_capacity(d->capacity, d->span, d->length))
         return BK_ECORRUPT;
+    if (d->layout == LAYOUT_CELLS)
+        return read_cells_geometry(bits, hashes, d);
     if (bits > BK_MAX_BITS || hashes > BK_MAX_HASHES ||
         (unsigned __int128)bits * d->generation_count > BK_MAX_BITS)
         return BK_ERANGE;
@@ -690,6 +990,59 @@ static bk_status read_generation(bk_window *filter, unsigned slot, const uint8_t
     return BK_OK;
 }
 
+/* LAYOUT_CELLS: the lines, after checking that no bit is set outside the
+ * generations of held slots (cell bits g .. c-1 are unused; an empty slot
+ * holds nothing), and the per-slot key counts. */
+static bk_status read_cells(bk_window *filter, const uint8_t *params, const uint8_t *payload,
+                            bool in_place)
+{
+    unsigned held = 0;
+    for (unsigned slot = 0; slot < filter->generation_count; slot++) {
+        filter->epochs[slot] = bk_load_le64(slot_record(params, slot));
+        filter->slot_keys[slot] = bk_load_le64(slot_record(params, slot) + 8);
+        held |= (unsigned)(filter->epochs[slot] != EMPTY_EPOCH) << slot;
+    }
+    uint64_t stray = ~cell_pattern(filter->cell_bits, held);
+    size_t words = (size_t)filter->lines * LINE_WORDS;
+    for (size_t i = 0; i < words; i++)
+        if ((bk_load_le64(payload + 8 * i) & stray) != 0)
+            return BK_ECORRUPT;
+    if (in_place) {
+        filter->words = (uint64_t *)(uintptr_t)payload;
+    } else {
+        filter->words = bk_alloc_zeroed(cells_bytes(filter));
+        if (filter->words == NULL)
+            return BK_ENOMEM;
+        bk_load_le64_array(filter->words, payload, words);
+    }
+    if (filter->started)
+        filter->live_slots = live_slots_at(filter, filter->clock / filter->span);
+    return BK_OK;
+}
+
+static bk_status read_cells_window(const window_header *h, const uint8_t *params,
+                                   const uint8_t *payload, uint64_t payload_size,
+                                   const bk_hasher *hasher, uint64_t keys_added, bool in_place,
+                                   void **out)
+{
+    if (payload_size != h->design.lines * 64)
+        return BK_ECORRUPT;
+    bk_window *filter = new_window(&h->design, hasher);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    filter->started = h->started;
+    filter->clock = h->clock;
+    filter->keys_added = keys_added;
+    bk_status status = read_cells(filter, params, payload, in_place);
+    filter->read_only = in_place && status == BK_OK;
+    if (status != BK_OK) {
+        ops_destroy(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
+}
+
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
                           uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                           bool in_place, void **out)
@@ -703,6 +1056,9 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
         return status;
     if (!keys_added_valid(&h, keys_added))
         return BK_ECORRUPT;
+    if (h.design.layout == LAYOUT_CELLS)
+        return read_cells_window(&h, params, payload, payload_size, hasher, keys_added, in_place,
+                                 out);
     uint64_t slice_bytes = (uint64_t)padded_words(h.design.sizing.bits) * 8;
     if (payload_size != slice_bytes * h.design.generation_count)
         return BK_ECORRUPT;
@@ -747,10 +1103,18 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     out->bits = d.sizing.bits * d.generation_count;
     out->hashes = d.sizing.hashes;
     out->bytes = (uint64_t)bk_bloom_words_for_bits(d.sizing.bits) * 8 * d.generation_count;
+    out->design_fill_ratio = d.sizing.design_fill_ratio;
+    if (d.layout == LAYOUT_CELLS) {
+        unsigned block_bits = cells_per_line(cell_bits_for(d.generation_count));
+        out->bits = d.lines * LINE_BITS;
+        out->hashes = d.hashes;
+        out->bytes = d.lines * 64;
+        out->design_fill_ratio = bk_blocked_expected_fill(
+            (double)d.generation_capacity / (double)d.lines, d.hashes, block_bits);
+    }
     out->capacity = d.capacity;
     out->target_fpr = d.target_fpr;
     out->bits_per_key = (double)out->bits / (double)d.capacity;
-    out->design_fill_ratio = d.sizing.design_fill_ratio;
     out->filters = d.generation_count;
     out->hash_algorithm = params->hash_algorithm;
     return BK_OK;

@@ -277,19 +277,22 @@ static void test_time_window_burst_passes_design_point(void **state)
     bk_filter_free(f);
 }
 
-/* Every generation holds the same 1000 keys (the stream cycles through
- * them, one cycle per span).  With one probe sequence shared by all
- * generations they would hold identical bits and a false positive of one
- * would be a false positive of all; with per-generation sequences
- * (src/level_hash.h) the joint rate is the product of the rates. */
+/* The ring layout (g > 8): every generation holds the same 1000 keys (the
+ * stream cycles through them, one cycle per span).  With one probe
+ * sequence shared by all generations they would hold identical bits and a
+ * false positive of one would be a false positive of all; with
+ * per-generation sequences (src/level_hash.h) the joint rate is the
+ * product of the rates.  (The cell layout shares the probes on purpose:
+ * its FPR bound is the union bound, checked by test_fpr_and_no_false_negatives.) */
 static void test_generations_are_independent(void **state)
 {
     (void)state;
-    bk_params p = { .window_keys = 3000, .fpr = 0.05 };
+    bk_params p = { .window_keys = 8000, .fpr = 0.05, .generations = 9 };
     bk_filter *f = create_or_fail(&p);
+    assert_false(bk_window_is_blocked(object_of(f)));
     assert_int_equal(bk_window_span(object_of(f)), 1000);
     char key[32];
-    for (unsigned t = 0; t < 4000; t++)
+    for (unsigned t = 0; t < 9000; t++)
         bk_filter_add(f, key, make_key(key, "cycle", t % 1000), NULL);
     const unsigned absent = 400000;
     unsigned in[4] = { 0 }, both01 = 0, both23 = 0;
@@ -572,11 +575,14 @@ static void test_format_round_trip(void **state)
     bk_filter_free(f);
 }
 
-static void test_format_rejects_inconsistent_data(void **state)
+/* Damage to each field of a window with `generations` generations: g = 3
+ * gives the cell layout with an unused bit per cell, g = 9 the rings. */
+static void check_rejects_inconsistent_data(unsigned generations)
 {
-    (void)state;
-    bk_params p = { .window_keys = 300, .fpr = 0.01 };
+    bk_params p = { .window_keys = 300, .fpr = 0.01, .generations = generations };
     bk_filter *f = create_or_fail(&p);
+    bool blocked = bk_window_is_blocked(object_of(f));
+    assert_int_equal(blocked, generations <= 8);
     char key[32];
     for (unsigned i = 0; i < 1000; i++)
         bk_filter_add(f, key, make_key(key, "w", i), NULL);
@@ -606,6 +612,8 @@ static void test_format_rejects_inconsistent_data(void **state)
         { 52, 1, 4, BK_ECORRUPT },               /* one generation */
         { 52, 5, 4, BK_ECORRUPT },               /* g != records */
         { 56, 2, 4, BK_ECORRUPT },               /* unknown mode */
+        { 58, 2, 2, BK_ECORRUPT },               /* unknown layout */
+        { 58, !blocked, 2, BK_ECORRUPT },        /* the other layout */
         { 60, 0, 4, BK_ECORRUPT },               /* not started, yet a clock */
         { 72, 1, 8, BK_ECORRUPT },               /* slot 0 holding epoch 1 */
         { 72, 4000, 8, BK_ECORRUPT },            /* an epoch in the future */
@@ -621,14 +629,24 @@ static void test_format_rejects_inconsistent_data(void **state)
         assert_int_equal(status, damage[i].expected);
         memcpy(e.params + damage[i].offset, saved, 8);
     }
-    e.payload[e.payload_size - 1] = 1; /* padding of the last generation */
+    /* rings: padding of the last generation; cells: a cell's unused bit 3 */
+    size_t stray_byte = blocked ? 0 : e.payload_size - 1;
+    uint8_t stray_bit = blocked ? 0x08 : 0x01, saved_byte = e.payload[stray_byte];
+    e.payload[stray_byte] |= stray_bit;
     assert_int_equal(decode(&e, f, false, &g), BK_ECORRUPT);
-    e.payload[e.payload_size - 1] = 0;
+    e.payload[stray_byte] = saved_byte;
     assert_ptr_equal(g, (bk_filter *)&e);
     assert_int_equal(decode(&e, f, false, &g), BK_OK);
     bk_filter_free(g);
     release(&e);
     bk_filter_free(f);
+}
+
+static void test_format_rejects_inconsistent_data(void **state)
+{
+    (void)state;
+    check_rejects_inconsistent_data(3);
+    check_rejects_inconsistent_data(9);
 }
 
 /* Through the container (src/format.c): buffer, file, load, map; and a
