@@ -5,14 +5,51 @@
  * The idea.  A Bloom filter cannot forget one key, but it can forget all
  * of them at once (clear).  Cut the stream into spans of S events and give
  * each span its own filter; keep the filters of the g most recent spans and
- * clear the oldest when a new span starts.  This is the segmented sliding
- * window that Shtul, Baquero & Almeida ("Age-Partitioned Bloom Filters",
- * arXiv:2001.03147, 2020) take as their starting point; they refine it by
- * sharing slices between generations to save memory, which we do not (our
- * generations are plain bk_bloom filters, reused from src/bloom.c, so the
- * code and the file format stay simple).  Time-based windows follow the
- * same scheme with spans of S seconds, the caller passing the clock
- * (compare the Time-limited Bloom filter, Rodrigues et al., SAC 2023).
+ * clear the oldest when a new span starts: the segmented sliding window
+ * that Shtul, Baquero & Almeida ("Age-Partitioned Bloom Filters",
+ * arXiv:2001.03147, 2020) start from.  Time-based windows follow the same
+ * scheme with spans of S seconds, the caller passing the clock (compare the
+ * Time-limited Bloom filter, Rodrigues et al., SAC 2023).
+ *
+ * The cell layout (g <= 8).  The g generations are blocked filters that
+ * share their blocks: a key picks one 64-byte line, bk_reduce(h1, lines),
+ * and k cells in it; a cell is c bits (c = 2, 4 or 8, the power of two
+ * >= g), and bit j of every cell belongs to ring slot j.  Generation j is
+ * thus a blocked filter of 512/c-bit blocks, and all g of them answer from
+ * the same line with one AND:
+ *
+ *     one line, c = 4 (g = 4):  128 cells of 4 bits
+ *     word 0: [c15 ... c1 c0]   cell = slot3 slot2 slot1 slot0
+ *     query:  m = cell[x1] & cell[x2] & ... & cell[xk] & live_slots
+ *             present <=> m != 0
+ *
+ * An add sets bit `slot` of its k cells; starting a span clears bit `slot`
+ * of every cell (one pass over the lines, once per S events).  The cells'
+ * positions are b-bit slices of h2 (b = log2(512/c)), then of bk_mix64(h2),
+ * bk_mix64(bk_mix64(h2)), ...  All generations share the positions, so
+ * their false positives are correlated and the union bound is used:
+ * each generation is sized by the blocked model (src/sizing.c,
+ * bk_blocked_bits_per_key_for_fpr at 512/c-bit blocks) for its capacity at
+ * p/g, and P(false positive) <= g (p/g) = p.  Unused cell bits (g < c) stay
+ * zero.  Windows of more than 8 generations, and files written before the
+ * cell layout, use the ring layout: g classic bk_bloom filters, generation
+ * j probing with bk_level_hash(hash, j) (src/level_hash.h), each at
+ * p_g = 1 - (1 - p)^{1/g}.
+ *
+ * Why this layout.  Both designs were prototyped at W = 10^6 and 10^7,
+ * p = 1%, g = 4, one key per call (figures: docs/PERFORMANCE.md):
+ *   - Age-partitioned slices (k + l slices of m bits, an insert setting one
+ *     bit in each of the k newest, a query looking for k consecutive set
+ *     slices; best k = 11, l = 46 at 1%) need 19.7 bits per key of the
+ *     window against the cells' 20.6, but a query probes up to k + l = 57
+ *     slices in different lines: 12-25 times slower than the cells, so it
+ *     was not taken.
+ *   - The ring of classic filters needs 16.6 bits per key but a query
+ *     reads up to g filters of k probes each; it stays for g > 8, where a
+ *     cell would outgrow the line.
+ * Neither design comes within 1.3x of one blocked filter of W keys
+ * (9.92 bits per key at 1%): the g/(g-1) span that is always partly stale
+ * and the split of p between generations cost 2.07x in the cells.
  *
  * The clock.  Every event has a clock value c: for an insertion window the
  * index of the insertion (0, 1, 2, ...: every add counts, repeats too); for
@@ -37,29 +74,20 @@
  *     so its slot has been cleared or is no longer read.  Between (g-1) S
  *     and g S it depends on where t and c fall in their spans; g S <=
  *     L g/(g-1) + g: keys linger at most 1/(g-1) of a window (plus rounding).
- *   - FPR: a query reads at most g generations, each sized by
- *     bk_size_for_fpr_at_most for its capacity at p_g = 1 - (1 - p)^{1/g},
- *     so  P(false positive) <= 1 - (1 - p_g)^g = p  while no generation
- *     holds more than its capacity ceil(n S / L).  (With independent
- *     probe sequences per slot, src/level_hash.h, the product form is the
- *     expected rate, not only a bound.)
+ *   - FPR at most p while no generation holds more than its capacity
+ *     ceil(n S / L) (above).
  *
- * Costs: an add probes every live generation once (to report was_new) and
- * sets k bits in one; a query probes up to g generations.  Memory is
- * g/(g-1) * 1.44 log2(g/p) bits per key of the window: the price of the
- * g-fold split of p and of the span that is always partly stale.
+ * Costs: an add probes the key's line (or every live generation of the
+ * ring, to report was_new) and sets k bits in one generation; a query
+ * reads one line (cells) or up to g generations (rings).
  *
  * Measured (gcc 12 -O2, XXH3 seed 0; W = 100,000, g = 4, p = 0.01;
  * 1,000,000 keys "user:%u" streamed through, then 1,000,000 keys
- * "guest:%u" never added queried):
- *     measured FPR 0.00999 (bound p = 0.01; from the fill 0.00991)
- *     the last 100,000 keys: all found
- *     memory 16.6 bits per key of the window (207,840 bytes); the design
- *     gives 22.1 at g = 2 (horizon 2 W), 16.6 at g = 4 (1.33 W), 15.9 at
- *     g = 8 (1.14 W); a classic filter for 100,000 keys at 1%: 9.6
- *     time per call, relative to a classic filter of 1,000,000 keys at 1%
- *     on the same (shared, loaded) machine: add 1.8x, absent query 1.8x
- *     (an absent key visits all g generations; each stops at a zero bit)
+ * "guest:%u" never added queried; tests/test_window.c):
+ *     cells: measured FPR 0.00970 (bound p = 0.01; from the fill 0.00997),
+ *     the last 100,000 keys all found, 20.56 bits per key of the window
+ *     (k = 7, 128-bit blocks per generation); rings: FPR 0.00999, 16.6
+ *     bits per key; a blocked filter of 100,000 keys at 1%: 9.92.
  */
 #include "window.h"
 
@@ -990,19 +1018,18 @@ static bk_status read_generation(bk_window *filter, unsigned slot, const uint8_t
     return BK_OK;
 }
 
-/* LAYOUT_CELLS: the lines, after checking that no bit is set outside the
- * generations of held slots (cell bits g .. c-1 are unused; an empty slot
- * holds nothing), and the per-slot key counts. */
+/* LAYOUT_CELLS: the lines, after checking that the unused cell bits
+ * g .. c-1 are zero, and the per-slot key counts.  (An empty slot's bits
+ * are never read and are cleared before the slot takes an epoch, as in
+ * the ring layout.) */
 static bk_status read_cells(bk_window *filter, const uint8_t *params, const uint8_t *payload,
                             bool in_place)
 {
-    unsigned held = 0;
     for (unsigned slot = 0; slot < filter->generation_count; slot++) {
         filter->epochs[slot] = bk_load_le64(slot_record(params, slot));
         filter->slot_keys[slot] = bk_load_le64(slot_record(params, slot) + 8);
-        held |= (unsigned)(filter->epochs[slot] != EMPTY_EPOCH) << slot;
     }
-    uint64_t stray = ~cell_pattern(filter->cell_bits, held);
+    uint64_t stray = ~cell_pattern(filter->cell_bits, (1u << filter->generation_count) - 1);
     size_t words = (size_t)filter->lines * LINE_WORDS;
     for (size_t i = 0; i < words; i++)
         if ((bk_load_le64(payload + 8 * i) & stray) != 0)
