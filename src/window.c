@@ -501,11 +501,12 @@ static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t cl
 {
     if (!filter->started)
         return false;
-    uint64_t epoch = clock / filter->span;
     if (filter->layout == LAYOUT_CELLS) {
-        unsigned live = clock == filter->clock ? filter->live_slots : live_slots_at(filter, epoch);
+        unsigned live = clock == filter->clock ? filter->live_slots
+                                               : live_slots_at(filter, clock / filter->span);
         return (cell_probe_mask(filter, hash) & live) != 0;
     }
+    uint64_t epoch = clock / filter->span;
     for (unsigned slot = 0; slot < filter->generation_count; slot++)
         if (slot_live(filter, slot, epoch) &&
             bk_bloom_contains_hash(filter->generations[slot], bk_level_hash(hash, slot)))
