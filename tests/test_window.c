@@ -23,6 +23,7 @@
 #include "filter.h"
 #include "roundtrip.h"
 #include "growth_golden.h"
+#include "endian.h"
 #include "window.h" /* src/window.h: the ring's geometry and one generation alone */
 
 static size_t make_key(char *buffer, const char *prefix, unsigned i)
@@ -514,6 +515,8 @@ static void release(encoded *e)
 static bk_status decode(const encoded *e, const bk_filter *like, bool in_place, bk_filter **out)
 {
     void *object = *out;
+    /* in place only where the container allows it (src/format.c) */
+    in_place = in_place && bk_host_is_little_endian();
     bk_status status = bk_window_ops.read(e->params, e->params_size, e->payload, e->payload_size,
                                           bk_window_ops.hasher(object_of(like)),
                                           stats_of(like).keys_added, in_place, &object);
@@ -537,7 +540,8 @@ static void test_format_round_trip(void **state)
     assert_int_equal(e.params_size, 72 + 16 * 6);
     bk_filter *copy;
     assert_int_equal(bk_filter_copy(f, &copy), BK_OK); /* the original goes on below */
-    for (int in_place = 1; in_place >= 0; in_place--) {
+    /* mapped in place (little-endian hosts only), then copied */
+    for (int in_place = bk_host_is_little_endian(); in_place >= 0; in_place--) {
         bk_filter *g = NULL;
         assert_int_equal(decode(&e, copy, in_place, &g), BK_OK);
         bk_stats a, b;
