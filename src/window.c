@@ -414,59 +414,61 @@ static void clear_cell_slots(bk_window *filter, unsigned slots)
  * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
  * runs out.  cell_probe_mask ANDs the key's k cells: bit j is set when
  * generation j holds all of the key's bits. */
-typedef struct cell_walk {
-    uint64_t state, stream;
-    unsigned left, width, cell_mask;
-} cell_walk;
-
-static inline cell_walk cell_walk_start(const bk_window *filter, uint64_t h2)
+/* The walk over h2 for cells of `cell_bits` bits, and the line.  Inlined
+ * with a constant width, so each width gets its own straight code. */
+static inline __attribute__((always_inline)) unsigned
+cell_probe_mask_width(const bk_window *filter, bk_hash hash, const unsigned cell_bits)
 {
-    unsigned width = filter->cell_bits == 2 ? 8 : filter->cell_bits == 4 ? 7 : 6;
-    return (cell_walk){ h2, h2, 64 / width, width, (1u << width) - 1 };
-}
-
-static inline unsigned cell_walk_next(cell_walk *walk)
-{
-    if (walk->left == 0) {
-        walk->state = bk_mix64(walk->state);
-        walk->stream = walk->state;
-        walk->left = 64 / walk->width;
+    const unsigned width = cell_bits == 2 ? 8 : cell_bits == 4 ? 7 : 6; /* log2 cells */
+    const unsigned per_word_log = width - 3; /* log2(64 / c): cells a word */
+    const uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+    uint64_t state = hash.h2, stream = state, all = ~(uint64_t)0;
+    unsigned k = filter->hashes, first = k < 64 / width ? k : 64 / width;
+    for (unsigned i = 0; i < k;) {
+        for (unsigned j = 0; j < first; j++, i++) { /* the cells one 64-bit value gives */
+            unsigned cell = (unsigned)stream & ((1u << width) - 1);
+            stream >>= width;
+            all &= line[cell >> per_word_log] >> ((cell & ((1u << per_word_log) - 1)) * cell_bits);
+        }
+        state = bk_mix64(state);
+        stream = state;
+        first = k - i < 64 / width ? k - i : 64 / width;
     }
-    unsigned cell = (unsigned)walk->stream & walk->cell_mask;
-    walk->stream >>= walk->width;
-    walk->left--;
-    return cell;
-}
-
-static inline uint64_t *cell_line(const bk_window *filter, uint64_t h1)
-{
-    return filter->words + bk_reduce(h1, filter->lines) * LINE_WORDS;
+    return (unsigned)all & ((1u << cell_bits) - 1);
 }
 
 static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
 {
-    const uint64_t *line = cell_line(filter, hash.h1);
-    unsigned c = filter->cell_bits, per_word_log = c == 2 ? 5 : c == 4 ? 4 : 3;
-    cell_walk walk = cell_walk_start(filter, hash.h2);
-    uint64_t all = ~(uint64_t)0;
-    for (unsigned i = 0; i < filter->hashes; i++) {
-        unsigned cell = cell_walk_next(&walk);
-        unsigned in_word = cell & ((1u << per_word_log) - 1);
-        all &= line[cell >> per_word_log] >> (in_word * c);
+    switch (filter->cell_bits) {
+    case 2:
+        return cell_probe_mask_width(filter, hash, 2);
+    case 4:
+        return cell_probe_mask_width(filter, hash, 4);
+    default:
+        return cell_probe_mask_width(filter, hash, 8);
     }
-    return (unsigned)all & ((1u << c) - 1);
 }
 
-/* Sets the key's bit of generation `slot` in its k cells. */
+/* Sets the key's bit of generation `slot` in its k cells (the walk of
+ * cell_probe_mask_width). */
 static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
 {
-    uint64_t *line = cell_line(filter, hash.h1);
-    unsigned c = filter->cell_bits, per_word_log = c == 2 ? 5 : c == 4 ? 4 : 3;
-    cell_walk walk = cell_walk_start(filter, hash.h2);
+    const unsigned c = filter->cell_bits, width = c == 2 ? 8 : c == 4 ? 7 : 6;
+    const unsigned per_word_log = width - 3;
+    uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+    uint64_t state = hash.h2, stream = state;
+    unsigned left = 64 / width;
     for (unsigned i = 0; i < filter->hashes; i++) {
-        unsigned cell = cell_walk_next(&walk);
-        unsigned in_word = cell & ((1u << per_word_log) - 1);
-        line[cell >> per_word_log] |= (uint64_t)1 << (in_word * c + slot);
+        if (left == 0) {
+            state = bk_mix64(state);
+            stream = state;
+            left = 64 / width;
+        }
+        unsigned cell = (unsigned)stream & ((1u << width) - 1);
+        stream >>= width;
+        left--;
+        line[cell >> per_word_log] |= (uint64_t)1
+                                      << ((cell & ((1u << per_word_log) - 1)) * c + slot);
     }
 }
 
@@ -551,16 +553,24 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
+/* A query at the latest clock: on the cell layout one line and the live
+ * slots cached by advance_to (none before the first event). */
+static inline bool contains_now(const bk_window *filter, bk_hash hash)
+{
+    if (filter->layout == LAYOUT_CELLS)
+        return (cell_probe_mask(filter, hash) & filter->live_slots) != 0;
+    return contains_at_clock(filter, hash, filter->clock);
+}
+
 static bool ops_contains_hash(const void *object, bk_hash hash)
 {
-    const bk_window *filter = object;
-    return contains_at_clock(filter, hash, filter->clock);
+    return contains_now(object, hash);
 }
 
 static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_window *filter = object;
-    return contains_at_clock(filter, bk_hash_inline(&filter->hasher, key, len), filter->clock);
+    return contains_now(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
 /* Only a time window has a clock the caller sets. */
@@ -599,7 +609,7 @@ static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes,
     const bk_window *filter = object;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
-        bool found = contains_at_clock(filter, hashes[i], filter->clock);
+        bool found = contains_now(filter, hashes[i]);
         present += found;
         if (results != NULL)
             results[i] = found;
