@@ -96,6 +96,7 @@
 #include <string.h>
 
 #include "bloom.h"
+#include "cpu.h"
 #include "endian.h"
 #include "filter.h"
 #include "hash.h"
@@ -128,6 +129,7 @@ struct bk_window {
     uint64_t generation_capacity;
     uint64_t slot_keys[BK_WINDOW_MAX_GENERATIONS]; /* keys each slot counts */
     unsigned live_slots;     /* bit j: slot j is read at the clock */
+    bool avx2_cells;         /* queries take bk_window_cells4_mask_avx2 */
 
     uint64_t epochs[BK_WINDOW_MAX_GENERATIONS];       /* epoch held, or EMPTY_EPOCH */
     unsigned generation_count;                        /* g */
@@ -250,6 +252,10 @@ static bk_window *new_window(const window_design *d, const bk_hasher *hasher)
     filter->cell_bits = cell_bits_for(d->generation_count);
     filter->lines = d->lines;
     filter->hashes = d->hashes;
+#ifdef BK_HAVE_AVX2_SOURCES
+    filter->avx2_cells = d->layout == LAYOUT_CELLS && filter->cell_bits == 4 && d->hashes <= 8 &&
+                         bk_cpu()->avx2;
+#endif
     filter->generation_capacity = d->generation_capacity;
     filter->length = d->length;
     filter->span = d->span;
@@ -414,18 +420,19 @@ static void clear_cell_slots(bk_window *filter, unsigned slots)
  * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
  * runs out.  cell_probe_mask ANDs the key's k cells: bit j is set when
  * generation j holds all of the key's bits. */
-/* The walk over h2 for cells of `cell_bits` bits, and the line.  Inlined
- * with a constant width, so each width gets its own straight code. */
+/* The AND of the key's k cells of `cell_bits` bits in `line`: the walk over
+ * h2 above.  Inlined with a constant width, so each width gets its own
+ * straight code; the cells one 64-bit value gives are read without a
+ * branch between them. */
 static inline __attribute__((always_inline)) unsigned
-cell_probe_mask_width(const bk_window *filter, bk_hash hash, const unsigned cell_bits)
+cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
 {
     const unsigned width = cell_bits == 2 ? 8 : cell_bits == 4 ? 7 : 6; /* log2 cells */
     const unsigned per_word_log = width - 3; /* log2(64 / c): cells a word */
-    const uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
-    uint64_t state = hash.h2, stream = state, all = ~(uint64_t)0;
-    unsigned k = filter->hashes, first = k < 64 / width ? k : 64 / width;
+    uint64_t state = h2, stream = state, all = ~(uint64_t)0;
+    unsigned first = k < 64 / width ? k : 64 / width;
     for (unsigned i = 0; i < k;) {
-        for (unsigned j = 0; j < first; j++, i++) { /* the cells one 64-bit value gives */
+        for (unsigned j = 0; j < first; j++, i++) {
             unsigned cell = (unsigned)stream & ((1u << width) - 1);
             stream >>= width;
             all &= line[cell >> per_word_log] >> ((cell & ((1u << per_word_log) - 1)) * cell_bits);
@@ -437,20 +444,38 @@ cell_probe_mask_width(const bk_window *filter, bk_hash hash, const unsigned cell
     return (unsigned)all & ((1u << cell_bits) - 1);
 }
 
-static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
+unsigned bk_window_cells4_mask_portable(const uint64_t *line, uint64_t h2, unsigned hashes)
 {
-    switch (filter->cell_bits) {
+    return cells_and(line, h2, hashes, 4);
+}
+
+/* The portable cell query, out of line so that the AVX2 caller stays small. */
+static BK_NOINLINE unsigned cells_and_portable(const uint64_t *line, uint64_t h2, unsigned k,
+                                                unsigned cell_bits)
+{
+    switch (cell_bits) {
     case 2:
-        return cell_probe_mask_width(filter, hash, 2);
+        return cells_and(line, h2, k, 2);
     case 4:
-        return cell_probe_mask_width(filter, hash, 4);
+        return cells_and(line, h2, k, 4);
     default:
-        return cell_probe_mask_width(filter, hash, 8);
+        return cells_and(line, h2, k, 8);
     }
 }
 
+/* Bit j set: generation j holds all of the key's bits. */
+static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
+{
+    const uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+#ifdef BK_HAVE_AVX2_SOURCES
+    if (filter->avx2_cells)
+        return bk_window_cells4_mask_avx2(line, hash.h2, filter->hashes);
+#endif
+    return cells_and_portable(line, hash.h2, filter->hashes, filter->cell_bits);
+}
+
 /* Sets the key's bit of generation `slot` in its k cells (the walk of
- * cell_probe_mask_width). */
+ * cells_and). */
 static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
 {
     const unsigned c = filter->cell_bits, width = c == 2 ? 8 : c == 4 ? 7 : 6;

@@ -23,6 +23,8 @@
 #include "filter.h"
 #include "roundtrip.h"
 #include "growth_golden.h"
+#include "bloomkit/hash_inline.h"
+#include "cpu.h"
 #include "endian.h"
 #include "window.h" /* src/window.h: the ring's geometry and one generation alone */
 
@@ -317,6 +319,38 @@ static void test_generations_are_independent(void **state)
     assert_true(both23 <= binomial_upper(absent, joint23));
     assert_false(bk_window_generation_contains_hash(object_of(f), 4, bk_filter_hash(f, "x", 1)));
     bk_filter_free(f);
+}
+
+/* The AVX2 cell query (src/window_avx2.c) answers as the portable walk, for
+ * every k it serves, on lines of random density, where the CPU has AVX2. */
+static void test_cell_query_paths_agree(void **state)
+{
+    (void)state;
+#ifdef BK_HAVE_AVX2_SOURCES
+    if (!bk_cpu()->avx2)
+        skip();
+    _Alignas(64) uint64_t line[8];
+    uint64_t x = 12345;
+    unsigned nonzero = 0;
+    for (unsigned round = 0; round < 20000; round++) {
+        unsigned density = round % 4; /* AND of 0..3 random words: sparse to dense */
+        for (unsigned w = 0; w < 8; w++) {
+            uint64_t word = ~(uint64_t)0;
+            for (unsigned d = 0; d <= density; d++)
+                word &= (x = bk_mix64(x + w + 1));
+            line[w] = ~word;
+        }
+        uint64_t h2 = (x = bk_mix64(x));
+        for (unsigned k = 1; k <= 8; k++) {
+            unsigned portable = bk_window_cells4_mask_portable(line, h2, k);
+            assert_int_equal(bk_window_cells4_mask_avx2(line, h2, k), portable);
+            nonzero += portable != 0;
+        }
+    }
+    assert_true(nonzero > 1000); /* both answers occur */
+#else
+    skip();
+#endif
 }
 
 static void test_bad_parameters(void **state)
@@ -766,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_time_window_clock_rules),
         cmocka_unit_test(test_time_window_burst_passes_design_point),
         cmocka_unit_test(test_generations_are_independent),
+        cmocka_unit_test(test_cell_query_paths_agree),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_batches_copy_clear),
