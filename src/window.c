@@ -11,10 +11,10 @@
  * scheme with spans of S seconds, the caller passing the clock (compare the
  * Time-limited Bloom filter, Rodrigues et al., SAC 2023).
  *
- * The cell layout (g <= 8).  The g generations are blocked filters that
+ * The cell layout (g <= 4).  The g generations are blocked filters that
  * share their blocks: a key picks one 64-byte line, bk_reduce(h1, lines),
- * and k cells in it; a cell is c bits (c = 2, 4 or 8, the power of two
- * >= g), and bit j of every cell belongs to ring slot j.  Generation j is
+ * and k cells in it; a cell is c bits (c = 2 or 4, the power of two >= g),
+ * and bit j of every cell belongs to ring slot j.  Generation j is
  * thus a blocked filter of 512/c-bit blocks, and all g of them answer from
  * the same line with one AND:
  *
@@ -31,8 +31,10 @@
  * each generation is sized by the blocked model (src/sizing.c,
  * bk_blocked_bits_per_key_for_fpr at 512/c-bit blocks) for its capacity at
  * p/g, and P(false positive) <= g (p/g) = p.  Unused cell bits (g < c) stay
- * zero.  Windows of more than 8 generations, and files written before the
- * cell layout, use the ring layout: g classic bk_bloom filters, generation
+ * zero.  With 4-bit cells and k <= 8 the query runs with AVX2 where the CPU
+ * has it (src/window_avx2.c, the same answers as the portable walk).
+ * Windows of more than 4 generations, and files written before the cell
+ * layout, use the ring layout: g classic bk_bloom filters, generation
  * j probing with bk_level_hash(hash, j) (src/level_hash.h), each at
  * p_g = 1 - (1 - p)^{1/g}.
  *
@@ -44,12 +46,14 @@
  *     window against the cells' 20.6, but a query probes up to k + l = 57
  *     slices in different lines: 12-25 times slower than the cells, so it
  *     was not taken.
- *   - The ring of classic filters needs 16.6 bits per key but a query
- *     reads up to g filters of k probes each; it stays for g > 8, where a
- *     cell would outgrow the line.
+ *   - The ring of classic filters needs 16.6 bits per key (g = 4) but a
+ *     query reads up to g filters of k probes each; it stays for g > 4,
+ *     where 8-bit cells would leave 64-bit blocks per generation (25.7
+ *     bits per key at g = 8 against the rings' 15.9).
  * Neither design comes within 1.3x of one blocked filter of W keys
  * (9.92 bits per key at 1%): the g/(g-1) span that is always partly stale
- * and the split of p between generations cost 2.07x in the cells.
+ * and the split of p between generations cost 2.07x in the cells (g = 4;
+ * 2.42x at g = 2, 2.90x at g = 3 whose cells waste a bit).
  *
  * The clock.  Every event has a clock value c: for an insertion window the
  * index of the insertion (0, 1, 2, ...: every add counts, repeats too); for
@@ -110,9 +114,9 @@
 #define MAX_CLOCK (UINT64_MAX - 1)
 
 /* The two layouts of the generations (the parameter block's `layout`). */
-#define LAYOUT_RINGS 0 /* g classic Bloom filters (g > 8, and older files) */
+#define LAYOUT_RINGS 0 /* g classic Bloom filters (g > 4, and older files) */
 #define LAYOUT_CELLS 1 /* one cache line per key, a g-bit cell per probe */
-#define CELLS_MAX_GENERATIONS 8u
+#define CELLS_MAX_GENERATIONS 4u
 #define LINE_BITS 512u
 #define LINE_WORDS 8u
 
@@ -124,7 +128,7 @@ struct bk_window {
      * belonging to ring slot j */
     uint64_t *words;
     uint64_t lines;
-    unsigned cell_bits;      /* c = 2, 4 or 8, the power of two >= g */
+    unsigned cell_bits;      /* c = 2 or 4, the power of two >= g */
     unsigned hashes;         /* k cells per key */
     uint64_t generation_capacity;
     uint64_t slot_keys[BK_WINDOW_MAX_GENERATIONS]; /* keys each slot counts */
@@ -161,10 +165,7 @@ typedef struct window_design {
 } window_design;
 
 /* c: the cell width of LAYOUT_CELLS, the power of two >= g. */
-static unsigned cell_bits_for(unsigned generations)
-{
-    return generations <= 2 ? 2 : generations <= 4 ? 4 : 8;
-}
+static unsigned cell_bits_for(unsigned generations) { return generations <= 2 ? 2 : 4; }
 
 static unsigned cells_per_line(unsigned cell_bits) { return LINE_BITS / cell_bits; }
 
@@ -416,7 +417,7 @@ static void clear_cell_slots(bk_window *filter, unsigned slots)
 }
 
 /* LAYOUT_CELLS probes.  The key's line is bk_reduce(h1, lines); its k cells
- * are b-bit slices of h2 (b = log2 of the cells per line: 8, 7 or 6), low
+ * are b-bit slices of h2 (b = log2 of the cells per line: 8 or 7), low
  * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
  * runs out.  cell_probe_mask ANDs the key's k cells: bit j is set when
  * generation j holds all of the key's bits. */
@@ -427,7 +428,7 @@ static void clear_cell_slots(bk_window *filter, unsigned slots)
 static inline __attribute__((always_inline)) unsigned
 cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
 {
-    const unsigned width = cell_bits == 2 ? 8 : cell_bits == 4 ? 7 : 6; /* log2 cells */
+    const unsigned width = cell_bits == 2 ? 8 : 7; /* log2 of the cells a line */
     const unsigned per_word_log = width - 3; /* log2(64 / c): cells a word */
     uint64_t state = h2, stream = state, all = ~(uint64_t)0;
     unsigned first = k < 64 / width ? k : 64 / width;
@@ -453,14 +454,7 @@ unsigned bk_window_cells4_mask_portable(const uint64_t *line, uint64_t h2, unsig
 static BK_NOINLINE unsigned cells_and_portable(const uint64_t *line, uint64_t h2, unsigned k,
                                                 unsigned cell_bits)
 {
-    switch (cell_bits) {
-    case 2:
-        return cells_and(line, h2, k, 2);
-    case 4:
-        return cells_and(line, h2, k, 4);
-    default:
-        return cells_and(line, h2, k, 8);
-    }
+    return cell_bits == 2 ? cells_and(line, h2, k, 2) : cells_and(line, h2, k, 4);
 }
 
 /* Bit j set: generation j holds all of the key's bits. */
@@ -478,7 +472,7 @@ static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
  * cells_and). */
 static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
 {
-    const unsigned c = filter->cell_bits, width = c == 2 ? 8 : c == 4 ? 7 : 6;
+    const unsigned c = filter->cell_bits, width = c == 2 ? 8 : 7;
     const unsigned per_word_log = width - 3;
     uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
     uint64_t state = hash.h2, stream = state;

@@ -620,7 +620,7 @@ static void check_rejects_inconsistent_data(unsigned generations)
     bk_params p = { .window_keys = 300, .fpr = 0.01, .generations = generations };
     bk_filter *f = create_or_fail(&p);
     bool blocked = bk_window_is_blocked(object_of(f));
-    assert_int_equal(blocked, generations <= 8);
+    assert_int_equal(blocked, generations <= 4);
     char key[32];
     for (unsigned i = 0; i < 1000; i++)
         bk_filter_add(f, key, make_key(key, "w", i), NULL);
