@@ -144,6 +144,8 @@ struct bk_window {
     double target_fpr; /* p */
     bool started;      /* an event has set the clock */
     uint64_t clock;    /* clock value of the latest event */
+    uint64_t epoch_start;  /* once started: the first clock of the clock's epoch */
+    unsigned current_slot; /* once started: the clock's ring slot */
     uint64_t keys_added;
     bk_hasher hasher;
     bool read_only; /* generations read a mapped file in place */
@@ -491,10 +493,23 @@ static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
     }
 }
 
+/* Records the epoch of the clock (after it was set): its first clock and
+ * slot, so that events within the epoch need no division. */
+static void note_epoch(bk_window *filter)
+{
+    uint64_t epoch = filter->clock / filter->span;
+    filter->epoch_start = epoch * filter->span;
+    filter->current_slot = (unsigned)(epoch % filter->generation_count);
+}
+
 /* Moves the clock to `clock` (>= the latest), clearing the slots of the
  * epochs it passes: at most g of them. */
 static void advance_to(bk_window *filter, uint64_t clock)
 {
+    if (filter->started && clock - filter->epoch_start < filter->span) {
+        filter->clock = clock; /* the same epoch: nothing to clear */
+        return;
+    }
     uint64_t epoch = clock / filter->span;
     uint64_t g = filter->generation_count;
     uint64_t first = filter->started ? filter->clock / filter->span + 1 : epoch;
@@ -514,6 +529,7 @@ static void advance_to(bk_window *filter, uint64_t clock)
         clear_cell_slots(filter, cleared);
     filter->clock = clock;
     filter->started = true;
+    note_epoch(filter);
     if (filter->layout == LAYOUT_CELLS)
         filter->live_slots = live_slots_at(filter, epoch);
 }
@@ -539,14 +555,16 @@ static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t cl
 static void add_at_clock(bk_window *filter, bk_hash hash, uint64_t clock, bool *was_new)
 {
     advance_to(filter, clock);
-    bool present = contains_at_clock(filter, hash, clock);
-    unsigned slot = (unsigned)((clock / filter->span) % filter->generation_count);
+    unsigned slot = filter->current_slot;
+    bool present;
     if (filter->layout == LAYOUT_RINGS) {
+        present = contains_at_clock(filter, hash, clock);
         bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
     } else {
-        bool in_slot = (cell_probe_mask(filter, hash) >> slot) & 1;
+        unsigned held = cell_probe_mask(filter, hash);
+        present = (held & filter->live_slots) != 0;
         cell_set(filter, hash, slot);
-        filter->slot_keys[slot] += !in_slot;
+        filter->slot_keys[slot] += !((held >> slot) & 1);
     }
     if (!present)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
@@ -1089,6 +1107,8 @@ static bk_status read_cells_window(const window_header *h, const uint8_t *params
         return BK_ENOMEM;
     filter->started = h->started;
     filter->clock = h->clock;
+    if (h->started)
+        note_epoch(filter);
     filter->keys_added = keys_added;
     bk_status status = read_cells(filter, params, payload, in_place);
     filter->read_only = in_place && status == BK_OK;
@@ -1134,6 +1154,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
             return status;
         }
     }
+    if (h.started)
+        note_epoch(filter); /* the ring is complete: g is known */
     *out = filter;
     return BK_OK;
 }
