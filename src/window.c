@@ -44,7 +44,7 @@
  *     bit in each of the k newest, a query looking for k consecutive set
  *     slices; best k = 11, l = 46 at 1%) need 19.7 bits per key of the
  *     window against the cells' 20.6, but a query probes up to k + l = 57
- *     slices in different lines: 12-25 times slower than the cells, so it
+ *     slices in different lines: 6-26 times slower than the cells, so it
  *     was not taken.
  *   - The ring of classic filters needs 16.6 bits per key (g = 4) but a
  *     query reads up to g filters of k probes each; it stays for g > 4,
