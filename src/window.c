@@ -421,12 +421,10 @@ static void clear_cell_slots(bk_window *filter, unsigned slots)
 /* LAYOUT_CELLS probes.  The key's line is bk_reduce(h1, lines); its k cells
  * are b-bit slices of h2 (b = log2 of the cells per line: 8 or 7), low
  * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
- * runs out.  cell_probe_mask ANDs the key's k cells: bit j is set when
- * generation j holds all of the key's bits. */
-/* The AND of the key's k cells of `cell_bits` bits in `line`: the walk over
- * h2 above.  Inlined with a constant width, so each width gets its own
- * straight code; the cells one 64-bit value gives are read without a
- * branch between them. */
+ * runs out.  cells_and returns the AND of the k cells in `line`: bit j is
+ * set when generation j holds all of the key's bits.  Inlined with a
+ * constant width, so each width gets straight code; the cells one 64-bit
+ * value gives are read without a branch between them. */
 static inline __attribute__((always_inline)) unsigned
 cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
 {
