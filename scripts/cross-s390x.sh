@@ -2,8 +2,10 @@
 # Runs the file-format tests (tests/test_format.c: round trips, every
 # corruption class, the golden files written on x86-64) and the quotient
 # filter's (tests/test_quotient.c: its table of little-endian words, its
-# golden files) and the integer-key calls' (tests/test_u64.c: a uint64_t
-# key is its little-endian bytes) on a big-endian machine: built for s390x with Debian's cross compiler, run under
+# golden files), the integer-key calls' (tests/test_u64.c: a uint64_t
+# key is its little-endian bytes) and the window's (tests/test_window.c:
+# both layouts' golden files) on a big-endian machine: built for s390x with
+# Debian's cross compiler, run under
 # qemu-user.  Installs gcc-s390x-linux-gnu, libc6-dev-s390x-cross and
 # qemu-user if they are missing (saying so).  cmocka has no s390x build in
 # Debian, so tests/cross/cmocka.h stands in for it.
@@ -57,3 +59,11 @@ s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
     -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
     $sources tests/test_u64.c -lm -o "$out/test_u64"
 qemu-s390x "$out/test_u64"
+
+echo "cross-s390x: building tests/test_window.c for s390x"
+s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
+    -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
+    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
+    -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
+    $sources tests/test_window.c -lm -o "$out/test_window"
+qemu-s390x "$out/test_window"

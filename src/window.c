@@ -5,14 +5,55 @@
  * The idea.  A Bloom filter cannot forget one key, but it can forget all
  * of them at once (clear).  Cut the stream into spans of S events and give
  * each span its own filter; keep the filters of the g most recent spans and
- * clear the oldest when a new span starts.  This is the segmented sliding
- * window that Shtul, Baquero & Almeida ("Age-Partitioned Bloom Filters",
- * arXiv:2001.03147, 2020) take as their starting point; they refine it by
- * sharing slices between generations to save memory, which we do not (our
- * generations are plain bk_bloom filters, reused from src/bloom.c, so the
- * code and the file format stay simple).  Time-based windows follow the
- * same scheme with spans of S seconds, the caller passing the clock
- * (compare the Time-limited Bloom filter, Rodrigues et al., SAC 2023).
+ * clear the oldest when a new span starts: the segmented sliding window
+ * that Shtul, Baquero & Almeida ("Age-Partitioned Bloom Filters",
+ * arXiv:2001.03147, 2020) start from.  Time-based windows follow the same
+ * scheme with spans of S seconds, the caller passing the clock (compare the
+ * Time-limited Bloom filter, Rodrigues et al., SAC 2023).
+ *
+ * The cell layout (g <= 4).  The g generations are blocked filters that
+ * share their blocks: a key picks one 64-byte line, bk_reduce(h1, lines),
+ * and k cells in it; a cell is c bits (c = 2 or 4, the power of two >= g),
+ * and bit j of every cell belongs to ring slot j.  Generation j is
+ * thus a blocked filter of 512/c-bit blocks, and all g of them answer from
+ * the same line with one AND:
+ *
+ *     one line, c = 4 (g = 4):  128 cells of 4 bits
+ *     word 0: [c15 ... c1 c0]   cell = slot3 slot2 slot1 slot0
+ *     query:  m = cell[x1] & cell[x2] & ... & cell[xk] & live_slots
+ *             present <=> m != 0
+ *
+ * An add sets bit `slot` of its k cells; starting a span clears bit `slot`
+ * of every cell (one pass over the lines, once per S events).  The cells'
+ * positions are b-bit slices of h2 (b = log2(512/c)), then of bk_mix64(h2),
+ * bk_mix64(bk_mix64(h2)), ...  All generations share the positions, so
+ * their false positives are correlated and the union bound is used:
+ * each generation is sized by the blocked model (src/sizing.c,
+ * bk_blocked_bits_per_key_for_fpr at 512/c-bit blocks) for its capacity at
+ * p/g, and P(false positive) <= g (p/g) = p.  Unused cell bits (g < c) stay
+ * zero.  With 4-bit cells and k <= 8 the query runs with AVX2 where the CPU
+ * has it (src/window_avx2.c, the same answers as the portable walk).
+ * Windows of more than 4 generations, and files written before the cell
+ * layout, use the ring layout: g classic bk_bloom filters, generation
+ * j probing with bk_level_hash(hash, j) (src/level_hash.h), each at
+ * p_g = 1 - (1 - p)^{1/g}.
+ *
+ * Why this layout.  Both designs were prototyped at W = 10^6 and 10^7,
+ * p = 1%, g = 4, one key per call (figures: docs/PERFORMANCE.md):
+ *   - Age-partitioned slices (k + l slices of m bits, an insert setting one
+ *     bit in each of the k newest, a query looking for k consecutive set
+ *     slices; best k = 11, l = 46 at 1%) need 19.7 bits per key of the
+ *     window against the cells' 20.6, but a query probes up to k + l = 57
+ *     slices in different lines: 6-26 times slower than the cells, so it
+ *     was not taken.
+ *   - The ring of classic filters needs 16.6 bits per key (g = 4) but a
+ *     query reads up to g filters of k probes each; it stays for g > 4,
+ *     where 8-bit cells would leave 64-bit blocks per generation (25.7
+ *     bits per key at g = 8 against the rings' 15.9).
+ * Neither design comes within 1.3x of one blocked filter of W keys
+ * (9.92 bits per key at 1%): the g/(g-1) span that is always partly stale
+ * and the split of p between generations cost 2.07x in the cells (g = 4;
+ * 2.42x at g = 2, 2.90x at g = 3 whose cells waste a bit).
  *
  * The clock.  Every event has a clock value c: for an insertion window the
  * index of the insertion (0, 1, 2, ...: every add counts, repeats too); for
@@ -37,29 +78,20 @@
  *     so its slot has been cleared or is no longer read.  Between (g-1) S
  *     and g S it depends on where t and c fall in their spans; g S <=
  *     L g/(g-1) + g: keys linger at most 1/(g-1) of a window (plus rounding).
- *   - FPR: a query reads at most g generations, each sized by
- *     bk_size_for_fpr_at_most for its capacity at p_g = 1 - (1 - p)^{1/g},
- *     so  P(false positive) <= 1 - (1 - p_g)^g = p  while no generation
- *     holds more than its capacity ceil(n S / L).  (With independent
- *     probe sequences per slot, src/level_hash.h, the product form is the
- *     expected rate, not only a bound.)
+ *   - FPR at most p while no generation holds more than its capacity
+ *     ceil(n S / L) (above).
  *
- * Costs: an add probes every live generation once (to report was_new) and
- * sets k bits in one; a query probes up to g generations.  Memory is
- * g/(g-1) * 1.44 log2(g/p) bits per key of the window: the price of the
- * g-fold split of p and of the span that is always partly stale.
+ * Costs: an add probes the key's line (or every live generation of the
+ * ring, to report was_new) and sets k bits in one generation; a query
+ * reads one line (cells) or up to g generations (rings).
  *
  * Measured (gcc 12 -O2, XXH3 seed 0; W = 100,000, g = 4, p = 0.01;
  * 1,000,000 keys "user:%u" streamed through, then 1,000,000 keys
- * "guest:%u" never added queried):
- *     measured FPR 0.00999 (bound p = 0.01; from the fill 0.00991)
- *     the last 100,000 keys: all found
- *     memory 16.6 bits per key of the window (207,840 bytes); the design
- *     gives 22.1 at g = 2 (horizon 2 W), 16.6 at g = 4 (1.33 W), 15.9 at
- *     g = 8 (1.14 W); a classic filter for 100,000 keys at 1%: 9.6
- *     time per call, relative to a classic filter of 1,000,000 keys at 1%
- *     on the same (shared, loaded) machine: add 1.8x, absent query 1.8x
- *     (an absent key visits all g generations; each stops at a zero bit)
+ * "guest:%u" never added queried; tests/test_window.c):
+ *     cells: measured FPR 0.00970 (bound p = 0.01; from the fill 0.00997),
+ *     the last 100,000 keys all found, 20.56 bits per key of the window
+ *     (k = 7, 128-bit blocks per generation); rings: FPR 0.00999, 16.6
+ *     bits per key; a blocked filter of 100,000 keys at 1%: 9.92.
  */
 #include "window.h"
 
@@ -68,10 +100,12 @@
 #include <string.h>
 
 #include "bloom.h"
+#include "cpu.h"
 #include "endian.h"
 #include "filter.h"
 #include "hash.h"
 #include "level_hash.h"
+#include "memory.h"
 
 #define EMPTY_EPOCH UINT64_MAX
 /* The latest clock value an event may have: 2^64 - 1 is refused (a time
@@ -79,8 +113,28 @@
  * epoch ever equals EMPTY_EPOCH. */
 #define MAX_CLOCK (UINT64_MAX - 1)
 
+/* The two layouts of the generations (the parameter block's `layout`). */
+#define LAYOUT_RINGS 0 /* g classic Bloom filters (g > 4, and older files) */
+#define LAYOUT_CELLS 1 /* one cache line per key, a g-bit cell per probe */
+#define CELLS_MAX_GENERATIONS 4u
+#define LINE_BITS 512u
+#define LINE_WORDS 8u
+
 struct bk_window {
-    bk_bloom *generations[BK_WINDOW_MAX_GENERATIONS]; /* ring slots */
+    unsigned layout;
+    /* LAYOUT_RINGS: one classic filter per ring slot */
+    bk_bloom *generations[BK_WINDOW_MAX_GENERATIONS];
+    /* LAYOUT_CELLS: lines of 512 bits, cells of c bits, bit j of a cell
+     * belonging to ring slot j */
+    uint64_t *words;
+    uint64_t lines;
+    unsigned cell_bits;      /* c = 2 or 4, the power of two >= g */
+    unsigned hashes;         /* k cells per key */
+    uint64_t generation_capacity;
+    uint64_t slot_keys[BK_WINDOW_MAX_GENERATIONS]; /* keys each slot counts */
+    unsigned live_slots;     /* bit j: slot j is read at the clock */
+    bool avx2_cells;         /* queries take bk_window_cells4_mask_avx2 */
+
     uint64_t epochs[BK_WINDOW_MAX_GENERATIONS];       /* epoch held, or EMPTY_EPOCH */
     unsigned generation_count;                        /* g */
     bool timed;        /* clock = caller's seconds, else insertion index */
@@ -90,6 +144,8 @@ struct bk_window {
     double target_fpr; /* p */
     bool started;      /* an event has set the clock */
     uint64_t clock;    /* clock value of the latest event */
+    uint64_t epoch_start;  /* once started: the first clock of the clock's epoch */
+    unsigned current_slot; /* once started: the clock's ring slot */
     uint64_t keys_added;
     bk_hasher hasher;
     bool read_only; /* generations read a mapped file in place */
@@ -101,11 +157,39 @@ struct bk_window {
 
 typedef struct window_design {
     bool timed;
+    unsigned layout;
     uint64_t length, span, capacity, generation_capacity;
     unsigned generation_count;
     double target_fpr;
-    bk_sizing sizing; /* one generation */
+    bk_sizing sizing; /* one generation (LAYOUT_RINGS) */
+    uint64_t lines;   /* LAYOUT_CELLS: cache lines and cells per key */
+    unsigned hashes;
 } window_design;
+
+/* c: the cell width of LAYOUT_CELLS, the power of two >= g. */
+static unsigned cell_bits_for(unsigned generations) { return generations <= 2 ? 2 : 4; }
+
+static unsigned cells_per_line(unsigned cell_bits) { return LINE_BITS / cell_bits; }
+
+/* LAYOUT_CELLS: each generation is a blocked filter whose blocks are the
+ * 512 / c cells of one line, sized by src/sizing.c's blocked model for its
+ * capacity at p / g (the union bound over the g generations). */
+static bk_status design_cells(window_design *d)
+{
+    unsigned block_bits = cells_per_line(cell_bits_for(d->generation_count));
+    double bits_per_key;
+    unsigned hashes;
+    bk_status status = bk_blocked_bits_per_key_for_fpr(d->target_fpr / d->generation_count,
+                                                       block_bits, &bits_per_key, &hashes);
+    if (status != BK_OK)
+        return status == BK_EINVAL ? BK_ERANGE : status;
+    double lines = ceil((double)d->generation_capacity * bits_per_key / block_bits);
+    if (!(lines * LINE_BITS <= (double)BK_MAX_BITS))
+        return BK_ERANGE;
+    d->lines = lines < 1 ? 1 : (uint64_t)lines;
+    d->hashes = hashes;
+    return BK_OK;
+}
 
 /* ceil(n S / L) without overflow (S <= L, so the result is <= n). */
 static uint64_t generation_capacity(uint64_t capacity, uint64_t span, uint64_t length)
@@ -139,6 +223,13 @@ static bk_status design_window(const bk_params *params, window_design *out)
         return BK_EINVAL;
     d.span = d.length / (d.generation_count - 1) + (d.length % (d.generation_count - 1) != 0);
     d.generation_capacity = generation_capacity(d.capacity, d.span, d.length);
+    d.layout = d.generation_count <= CELLS_MAX_GENERATIONS ? LAYOUT_CELLS : LAYOUT_RINGS;
+    if (d.layout == LAYOUT_CELLS) {
+        bk_status status = design_cells(&d);
+        if (status == BK_OK)
+            *out = d;
+        return status;
+    }
     bk_status status = bk_size_for_fpr_at_most(
         d.generation_capacity, generation_fpr(d.target_fpr, d.generation_count), &d.sizing);
     if (status != BK_OK)
@@ -159,6 +250,16 @@ static bk_window *new_window(const window_design *d, const bk_hasher *hasher)
     if (filter == NULL)
         return NULL;
     filter->timed = d->timed;
+    filter->layout = d->layout;
+    filter->generation_count = d->layout == LAYOUT_CELLS ? d->generation_count : 0;
+    filter->cell_bits = cell_bits_for(d->generation_count);
+    filter->lines = d->lines;
+    filter->hashes = d->hashes;
+#ifdef BK_HAVE_AVX2_SOURCES
+    filter->avx2_cells = d->layout == LAYOUT_CELLS && filter->cell_bits == 4 && d->hashes <= 8 &&
+                         bk_cpu()->avx2;
+#endif
+    filter->generation_capacity = d->generation_capacity;
     filter->length = d->length;
     filter->span = d->span;
     filter->capacity = d->capacity;
@@ -169,10 +270,15 @@ static bk_window *new_window(const window_design *d, const bk_hasher *hasher)
     return filter;
 }
 
+static size_t cells_bytes(const bk_window *filter) { return (size_t)filter->lines * 64; }
+
 static void ops_destroy(void *object)
 {
     bk_window *filter = object;
-    bk_bloom_array_free(filter->generations, filter->generation_count);
+    if (filter->layout == LAYOUT_RINGS)
+        bk_bloom_array_free(filter->generations, filter->generation_count);
+    else if (!filter->read_only && filter->words != NULL)
+        bk_free_zeroed(filter->words, cells_bytes(filter));
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }
@@ -190,6 +296,15 @@ static bk_status ops_create(const bk_params *params, void **out)
     bk_window *filter = new_window(&d, &hasher);
     if (filter == NULL)
         return BK_ENOMEM;
+    if (d.layout == LAYOUT_CELLS) {
+        filter->words = bk_alloc_zeroed(cells_bytes(filter));
+        if (filter->words == NULL) {
+            ops_destroy(filter);
+            return BK_ENOMEM;
+        }
+        *out = filter;
+        return BK_OK;
+    }
     for (unsigned i = 0; i < d.generation_count; i++) {
         status = bk_bloom_create_from_sizing(&d.sizing, &hasher, 0, NULL,
                                              &filter->generations[i]);
@@ -211,6 +326,16 @@ static bk_status ops_copy(const void *object, void **out)
         return BK_ENOMEM;
     *copy = *filter;
     copy->read_only = false;
+    if (filter->layout == LAYOUT_CELLS) {
+        copy->words = bk_alloc_zeroed(cells_bytes(filter));
+        if (copy->words == NULL) {
+            free(copy);
+            return BK_ENOMEM;
+        }
+        memcpy(copy->words, filter->words, cells_bytes(filter));
+        *out = copy;
+        return BK_OK;
+    }
     bk_status status = bk_bloom_array_copy(filter->generations, filter->generation_count,
                                            copy->generations);
     if (status != BK_OK) {
@@ -228,9 +353,14 @@ static bk_status ops_clear(void *object)
     if (filter->read_only)
         return BK_EIMMUTABLE;
     for (unsigned i = 0; i < filter->generation_count; i++) {
-        bk_bloom_clear(filter->generations[i]);
+        if (filter->layout == LAYOUT_RINGS)
+            bk_bloom_clear(filter->generations[i]);
         filter->epochs[i] = EMPTY_EPOCH;
+        filter->slot_keys[i] = 0;
     }
+    if (filter->layout == LAYOUT_CELLS)
+        memset(filter->words, 0, cells_bytes(filter));
+    filter->live_slots = 0;
     filter->started = false;
     filter->clock = 0;
     filter->keys_added = 0;
@@ -262,28 +392,155 @@ static inline bool slot_live(const bk_window *filter, unsigned slot, uint64_t ep
     return held != EMPTY_EPOCH && held <= epoch && epoch - held < filter->generation_count;
 }
 
+/* The slots a query at `epoch` reads, as a bit mask. */
+static unsigned live_slots_at(const bk_window *filter, uint64_t epoch)
+{
+    unsigned live = 0;
+    for (unsigned slot = 0; slot < filter->generation_count; slot++)
+        live |= (unsigned)slot_live(filter, slot, epoch) << slot;
+    return live;
+}
+
+/* The word pattern with bit j of every c-bit cell set, for each j in `slots`. */
+static uint64_t cell_pattern(unsigned cell_bits, unsigned slots)
+{
+    uint64_t one_cell = slots, pattern = 0;
+    for (unsigned shift = 0; shift < 64; shift += cell_bits)
+        pattern |= one_cell << shift;
+    return pattern;
+}
+
+/* LAYOUT_CELLS: empties the generations of `slots` in one pass. */
+static void clear_cell_slots(bk_window *filter, unsigned slots)
+{
+    uint64_t keep = ~cell_pattern(filter->cell_bits, slots);
+    for (size_t i = 0; i < (size_t)filter->lines * LINE_WORDS; i++)
+        filter->words[i] &= keep;
+}
+
+/* LAYOUT_CELLS probes.  The key's line is bk_reduce(h1, lines); its k cells
+ * are b-bit slices of h2 (b = log2 of the cells per line: 8 or 7), low
+ * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
+ * runs out.  cells_and returns the AND of the k cells in `line`: bit j is
+ * set when generation j holds all of the key's bits.  Inlined with a
+ * constant width, so each width gets straight code; the cells one 64-bit
+ * value gives are read without a branch between them. */
+static inline __attribute__((always_inline)) unsigned
+cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
+{
+    const unsigned width = cell_bits == 2 ? 8 : 7; /* log2 of the cells a line */
+    const unsigned per_word_log = width - 3; /* log2(64 / c): cells a word */
+    uint64_t state = h2, stream = state, all = ~(uint64_t)0;
+    unsigned first = k < 64 / width ? k : 64 / width;
+    for (unsigned i = 0; i < k;) {
+        for (unsigned j = 0; j < first; j++, i++) {
+            unsigned cell = (unsigned)stream & ((1u << width) - 1);
+            stream >>= width;
+            all &= line[cell >> per_word_log] >> ((cell & ((1u << per_word_log) - 1)) * cell_bits);
+        }
+        state = bk_mix64(state);
+        stream = state;
+        first = k - i < 64 / width ? k - i : 64 / width;
+    }
+    return (unsigned)all & ((1u << cell_bits) - 1);
+}
+
+unsigned bk_window_cells4_mask_portable(const uint64_t *line, uint64_t h2, unsigned hashes)
+{
+    return cells_and(line, h2, hashes, 4);
+}
+
+/* The portable cell query, out of line so that the AVX2 caller stays small. */
+static BK_NOINLINE unsigned cells_and_portable(const uint64_t *line, uint64_t h2, unsigned k,
+                                                unsigned cell_bits)
+{
+    return cell_bits == 2 ? cells_and(line, h2, k, 2) : cells_and(line, h2, k, 4);
+}
+
+/* Bit j set: generation j holds all of the key's bits. */
+static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
+{
+    const uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+#ifdef BK_HAVE_AVX2_SOURCES
+    if (filter->avx2_cells)
+        return bk_window_cells4_mask_avx2(line, hash.h2, filter->hashes);
+#endif
+    return cells_and_portable(line, hash.h2, filter->hashes, filter->cell_bits);
+}
+
+/* Sets the key's bit of generation `slot` in its k cells (the walk of
+ * cells_and). */
+static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
+{
+    const unsigned c = filter->cell_bits, width = c == 2 ? 8 : 7;
+    const unsigned per_word_log = width - 3;
+    uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+    uint64_t state = hash.h2, stream = state;
+    unsigned left = 64 / width;
+    for (unsigned i = 0; i < filter->hashes; i++) {
+        if (left == 0) {
+            state = bk_mix64(state);
+            stream = state;
+            left = 64 / width;
+        }
+        unsigned cell = (unsigned)stream & ((1u << width) - 1);
+        stream >>= width;
+        left--;
+        line[cell >> per_word_log] |= (uint64_t)1
+                                      << ((cell & ((1u << per_word_log) - 1)) * c + slot);
+    }
+}
+
+/* Records the epoch of the clock (after it was set): its first clock and
+ * slot, so that events within the epoch need no division. */
+static void note_epoch(bk_window *filter)
+{
+    uint64_t epoch = filter->clock / filter->span;
+    filter->epoch_start = epoch * filter->span;
+    filter->current_slot = (unsigned)(epoch % filter->generation_count);
+}
+
 /* Moves the clock to `clock` (>= the latest), clearing the slots of the
  * epochs it passes: at most g of them. */
 static void advance_to(bk_window *filter, uint64_t clock)
 {
+    if (filter->started && clock - filter->epoch_start < filter->span) {
+        filter->clock = clock; /* the same epoch: nothing to clear */
+        return;
+    }
     uint64_t epoch = clock / filter->span;
     uint64_t g = filter->generation_count;
     uint64_t first = filter->started ? filter->clock / filter->span + 1 : epoch;
     if (epoch >= g && first < epoch - (g - 1))
         first = epoch - (g - 1);
+    unsigned cleared = 0;
     for (uint64_t x = first; x <= epoch && x >= first; x++) {
         unsigned slot = (unsigned)(x % g);
-        bk_bloom_clear(filter->generations[slot]);
+        if (filter->layout == LAYOUT_RINGS)
+            bk_bloom_clear(filter->generations[slot]);
+        else
+            cleared |= 1u << slot;
         filter->epochs[slot] = x;
+        filter->slot_keys[slot] = 0;
     }
+    if (cleared != 0)
+        clear_cell_slots(filter, cleared);
     filter->clock = clock;
     filter->started = true;
+    note_epoch(filter);
+    if (filter->layout == LAYOUT_CELLS)
+        filter->live_slots = live_slots_at(filter, epoch);
 }
 
 static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t clock)
 {
     if (!filter->started)
         return false;
+    if (filter->layout == LAYOUT_CELLS) {
+        unsigned live = clock == filter->clock ? filter->live_slots
+                                               : live_slots_at(filter, clock / filter->span);
+        return (cell_probe_mask(filter, hash) & live) != 0;
+    }
     uint64_t epoch = clock / filter->span;
     for (unsigned slot = 0; slot < filter->generation_count; slot++)
         if (slot_live(filter, slot, epoch) &&
@@ -296,9 +553,17 @@ static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t cl
 static void add_at_clock(bk_window *filter, bk_hash hash, uint64_t clock, bool *was_new)
 {
     advance_to(filter, clock);
-    bool present = contains_at_clock(filter, hash, clock);
-    unsigned slot = (unsigned)((clock / filter->span) % filter->generation_count);
-    bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
+    unsigned slot = filter->current_slot;
+    bool present;
+    if (filter->layout == LAYOUT_RINGS) {
+        present = contains_at_clock(filter, hash, clock);
+        bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
+    } else {
+        unsigned held = cell_probe_mask(filter, hash);
+        present = (held & filter->live_slots) != 0;
+        cell_set(filter, hash, slot);
+        filter->slot_keys[slot] += !((held >> slot) & 1);
+    }
     if (!present)
         filter->keys_added = bk_saturating_add(filter->keys_added, 1);
     if (was_new != NULL)
@@ -323,16 +588,24 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
+/* A query at the latest clock: on the cell layout one line and the live
+ * slots cached by advance_to (none before the first event). */
+static inline bool contains_now(const bk_window *filter, bk_hash hash)
+{
+    if (filter->layout == LAYOUT_CELLS)
+        return (cell_probe_mask(filter, hash) & filter->live_slots) != 0;
+    return contains_at_clock(filter, hash, filter->clock);
+}
+
 static bool ops_contains_hash(const void *object, bk_hash hash)
 {
-    const bk_window *filter = object;
-    return contains_at_clock(filter, hash, filter->clock);
+    return contains_now(object, hash);
 }
 
 static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_window *filter = object;
-    return contains_at_clock(filter, bk_hash_inline(&filter->hasher, key, len), filter->clock);
+    return contains_now(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
 /* Only a time window has a clock the caller sets. */
@@ -371,7 +644,7 @@ static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes,
     const bk_window *filter = object;
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
-        bool found = contains_at_clock(filter, hashes[i], filter->clock);
+        bool found = contains_now(filter, hashes[i]);
         present += found;
         if (results != NULL)
             results[i] = found;
@@ -389,6 +662,48 @@ uint64_t bk_window_span(const bk_window *filter) { return filter->span; }
 uint64_t bk_window_horizon(const bk_window *filter)
 {
     return filter->span * filter->generation_count;
+}
+
+/* LAYOUT_CELLS: the bits generation `slot` has set (bit `slot` of each cell). */
+static uint64_t cell_bits_set(const bk_window *filter, unsigned slot)
+{
+    uint64_t pattern = cell_pattern(filter->cell_bits, 1u << slot), count = 0;
+    for (size_t i = 0; i < (size_t)filter->lines * LINE_WORDS; i++)
+        count += (uint64_t)__builtin_popcountll(filter->words[i] & pattern);
+    return count;
+}
+
+/* LAYOUT_CELLS: one generation as a blocked filter of its own (kind
+ * BK_KIND_BLOCKED: blocks of 512 / c bits, m = lines * 512 / c). */
+static void cell_generation_stats(const bk_window *filter, unsigned slot, bk_stats *out)
+{
+    unsigned block_bits = cells_per_line(filter->cell_bits);
+    uint64_t bits = filter->lines * block_bits, set = cell_bits_set(filter, slot);
+    bk_stats s;
+    memset(&s, 0, sizeof s);
+    s.kind = BK_KIND_BLOCKED;
+    s.bits = bits;
+    s.hashes = filter->hashes;
+    s.bytes = bits / 8;
+    s.capacity = filter->generation_capacity;
+    s.target_fpr = filter->target_fpr / filter->generation_count;
+    s.keys_added = filter->slot_keys[slot];
+    s.fill_ratio = (double)set / (double)bits;
+    s.keys_estimated = bk_blocked_estimate_keys(filter->lines, filter->hashes, block_bits,
+                                                s.fill_ratio);
+    s.design_fill_ratio = bk_blocked_expected_fill(
+        (double)filter->generation_capacity / (double)filter->lines, filter->hashes, block_bits);
+    s.current_fpr = s.keys_estimated > 0
+                        ? bk_blocked_predicted_fpr((double)bits / s.keys_estimated,
+                                                   filter->hashes, block_bits)
+                        : 0;
+    s.bits_per_key = (double)bits / (double)filter->generation_capacity;
+    s.design_point_keys = (double)filter->generation_capacity;
+    s.past_design_point =
+        (double)s.keys_added > BK_DESIGN_MARGIN * (double)filter->generation_capacity;
+    s.hash_algorithm = filter->hasher.algorithm;
+    s.seed = filter->hasher.seed;
+    *out = s;
 }
 
 /* The window behind a handle, or NULL with *status set: BK_EINVAL for a
@@ -433,7 +748,10 @@ bk_status bk_window_generation_stats(const bk_filter *handle, size_t index, bk_s
         return filter == NULL ? status : BK_EINVAL;
     if (index >= filter->generation_count)
         return BK_ERANGE;
-    bk_bloom_stats(filter->generations[index], out);
+    if (filter->layout == LAYOUT_RINGS)
+        bk_bloom_stats(filter->generations[index], out);
+    else
+        cell_generation_stats(filter, (unsigned)index, out);
     return BK_OK;
 }
 
@@ -441,8 +759,12 @@ bool bk_window_generation_contains_hash(const bk_window *filter, unsigned index,
 {
     if (index >= filter->generation_count)
         return false;
+    if (filter->layout == LAYOUT_CELLS)
+        return (cell_probe_mask(filter, hash) >> index) & 1;
     return bk_bloom_contains_hash(filter->generations[index], bk_level_hash(hash, index));
 }
+
+bool bk_window_is_blocked(const bk_window *filter) { return filter->layout == LAYOUT_CELLS; }
 
 /* A generation holds more distinct keys than BK_DESIGN_MARGIN times its
  * capacity.  A count, not the fill test of bk_fill_past_design_point: the
@@ -456,10 +778,24 @@ static bool generation_overfull(const bk_bloom *generation)
 static bool some_live_generation_overfull(const bk_window *filter)
 {
     uint64_t epoch = filter->clock / filter->span;
-    for (unsigned slot = 0; slot < filter->generation_count; slot++)
-        if (slot_live(filter, slot, epoch) && generation_overfull(filter->generations[slot]))
+    for (unsigned slot = 0; slot < filter->generation_count; slot++) {
+        if (!slot_live(filter, slot, epoch))
+            continue;
+        if (filter->layout == LAYOUT_RINGS ? generation_overfull(filter->generations[slot])
+                                           : (double)filter->slot_keys[slot] >
+                                                 BK_DESIGN_MARGIN *
+                                                     (double)filter->generation_capacity)
             return true;
+    }
     return false;
+}
+
+static void generation_stats_of(const bk_window *filter, unsigned slot, bk_stats *out)
+{
+    if (filter->layout == LAYOUT_RINGS)
+        bk_bloom_stats(filter->generations[slot], out);
+    else
+        cell_generation_stats(filter, slot, out);
 }
 
 static void ops_stats(const void *object, bk_stats *out)
@@ -471,7 +807,7 @@ static void ops_stats(const void *object, bk_stats *out)
     uint64_t epoch = filter->clock / filter->span;
     for (unsigned slot = 0; slot < filter->generation_count; slot++) {
         bk_stats gen;
-        bk_bloom_stats(filter->generations[slot], &gen);
+        generation_stats_of(filter, slot, &gen);
         s.bits += gen.bits;
         s.bytes += gen.bytes;
         s.hashes = gen.hashes;
@@ -487,6 +823,10 @@ static void ops_stats(const void *object, bk_stats *out)
     s.capacity = filter->capacity;
     s.target_fpr = filter->target_fpr;
     s.keys_added = filter->keys_added;
+    if (filter->layout == LAYOUT_CELLS) { /* the cells' unused bits too */
+        s.bits = filter->lines * LINE_BITS;
+        s.bytes = cells_bytes(filter);
+    }
     s.fill_ratio = bits_set / (double)s.bits;
     s.current_fpr = 1 - none_positive;
     s.bits_per_key = (double)s.bits / (double)filter->capacity;
@@ -508,13 +848,15 @@ static void ops_stats(const void *object, bk_stats *out)
  *    24  f64  target FPR p
  *    32  u64  generation capacity ceil(n S / L)
  *    40  u64  bits per generation m     48  u32  hashes k
- *    52  u32  generations g (2..64)     56  u32  mode: 0 insertions, 1 seconds
+ *    52  u32  generations g (2..64)     56  u16  mode: 0 insertions, 1 seconds
+ *    58  u16  layout: 0 rings (g classic filters), 1 cells (one line per key)
  *    60  u32  started: 1 once an event has set the clock, else 0
  *    64  u64  clock of the latest event (insertion index or timestamp)
  *    72  g records of 16 bytes, ring slot order:
  *        +0 u64 epoch held (2^64-1 = empty)   +8 u64 keys in the generation
- * Payload: each generation's ceil(m/64) little-endian words, zero-padded to
- * a multiple of 64 bytes, in ring slot order.
+ * Payload, rings: each generation's ceil(m/64) little-endian words,
+ * zero-padded to a multiple of 64 bytes, in ring slot order.  Cells: the
+ * m c / 512 lines of 8 little-endian words (m = lines * 512 / c).
  */
 #define WINDOW_HEADER_SIZE 72
 #define SLOT_RECORD_SIZE 16
@@ -522,6 +864,12 @@ static void ops_stats(const void *object, bk_stats *out)
 static size_t padded_words(uint64_t bits)
 {
     return (bk_bloom_words_for_bits(bits) + 7) & ~(size_t)7;
+}
+
+/* LAYOUT_CELLS: m, the cells of all lines (each generation's bits). */
+static uint64_t cell_count(const bk_window *filter)
+{
+    return filter->lines * cells_per_line(filter->cell_bits);
 }
 
 static size_t ops_params_size(const void *object)
@@ -533,34 +881,42 @@ static size_t ops_params_size(const void *object)
 static void ops_write_params(const void *object, uint8_t *out)
 {
     const bk_window *filter = object;
-    const bk_bloom *first = filter->generations[0];
+    bool rings = filter->layout == LAYOUT_RINGS;
     bk_store_le64(out, filter->length);
     bk_store_le64(out + 8, filter->span);
     bk_store_le64(out + 16, filter->capacity);
     bk_store_le_double(out + 24, filter->target_fpr);
-    bk_store_le64(out + 32, first->capacity);
-    bk_store_le64(out + 40, first->bits);
-    bk_store_le32(out + 48, first->hashes);
+    bk_store_le64(out + 32, filter->generation_capacity);
+    bk_store_le64(out + 40, rings ? filter->generations[0]->bits : cell_count(filter));
+    bk_store_le32(out + 48, rings ? filter->generations[0]->hashes : filter->hashes);
     bk_store_le32(out + 52, filter->generation_count);
-    bk_store_le32(out + 56, filter->timed);
+    bk_store_le16(out + 56, filter->timed);
+    bk_store_le16(out + 58, (uint16_t)filter->layout);
     bk_store_le32(out + 60, filter->started);
     bk_store_le64(out + 64, filter->clock);
     for (unsigned i = 0; i < filter->generation_count; i++) {
         uint8_t *record = out + WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * i;
         bk_store_le64(record, filter->epochs[i]);
-        bk_store_le64(record + 8, filter->generations[i]->keys_added);
+        bk_store_le64(record + 8, rings ? filter->generations[i]->keys_added
+                                        : filter->slot_keys[i]);
     }
 }
 
 static uint64_t ops_payload_size(const void *object)
 {
     const bk_window *filter = object;
+    if (filter->layout == LAYOUT_CELLS)
+        return cells_bytes(filter);
     return (uint64_t)padded_words(filter->generations[0]->bits) * 8 * filter->generation_count;
 }
 
 static void ops_write_payload(const void *object, uint8_t *out)
 {
     const bk_window *filter = object;
+    if (filter->layout == LAYOUT_CELLS) {
+        bk_store_le64_array(out, filter->words, (size_t)filter->lines * LINE_WORDS);
+        return;
+    }
     for (unsigned i = 0; i < filter->generation_count; i++) {
         const bk_bloom *gen = filter->generations[i];
         size_t padded = padded_words(gen->bits);
@@ -576,6 +932,19 @@ typedef struct window_header {
     uint64_t clock;
 } window_header;
 
+/* LAYOUT_CELLS: m a whole number of lines, at most 2^56 bits in all. */
+static bk_status read_cells_geometry(uint64_t bits, unsigned hashes, window_design *d)
+{
+    uint64_t per_line = cells_per_line(cell_bits_for(d->generation_count));
+    if (bits % per_line != 0)
+        return BK_ECORRUPT;
+    if (bits / per_line > BK_MAX_BITS / LINE_BITS || hashes > BK_MAX_HASHES)
+        return BK_ERANGE;
+    d->lines = bits / per_line;
+    d->hashes = hashes;
+    return BK_OK;
+}
+
 static bk_status read_window_header(const uint8_t *params, size_t params_size, window_header *h)
 {
     if (params_size < WINDOW_HEADER_SIZE)
@@ -589,12 +958,15 @@ static bk_status read_window_header(const uint8_t *params, size_t params_size, w
     uint64_t bits = bk_load_le64(params + 40);
     unsigned hashes = bk_load_le32(params + 48);
     d->generation_count = bk_load_le32(params + 52);
-    uint32_t mode = bk_load_le32(params + 56), started = bk_load_le32(params + 60);
+    uint32_t mode = bk_load_le16(params + 56), started = bk_load_le32(params + 60);
+    d->layout = bk_load_le16(params + 58);
     h->clock = bk_load_le64(params + 64);
     d->timed = mode == 1;
     h->started = started == 1;
     if (d->length == 0 || d->capacity == 0 || d->generation_count < 2 ||
         d->generation_count > BK_WINDOW_MAX_GENERATIONS || mode > 1 || started > 1 ||
+        d->layout > LAYOUT_CELLS ||
+        (d->layout == LAYOUT_CELLS && d->generation_count > CELLS_MAX_GENERATIONS) ||
         !(d->target_fpr > 0 && d->target_fpr < 1) || bits == 0 || hashes == 0 ||
         (!h->started && h->clock != 0) || h->clock > MAX_CLOCK)
         return BK_ECORRUPT;
@@ -605,6 +977,8 @@ static bk_status read_window_header(const uint8_t *params, size_t params_size, w
     if (d->span != span ||
         d->generation_capacity != generation_capacity(d->capacity, d->span, d->length))
         return BK_ECORRUPT;
+    if (d->layout == LAYOUT_CELLS)
+        return read_cells_geometry(bits, hashes, d);
     if (bits > BK_MAX_BITS || hashes > BK_MAX_HASHES ||
         (unsigned __int128)bits * d->generation_count > BK_MAX_BITS)
         return BK_ERANGE;
@@ -690,6 +1064,60 @@ static bk_status read_generation(bk_window *filter, unsigned slot, const uint8_t
     return BK_OK;
 }
 
+/* LAYOUT_CELLS: the lines, after checking that the unused cell bits
+ * g .. c-1 are zero, and the per-slot key counts.  (An empty slot's bits
+ * are never read and are cleared before the slot takes an epoch, as in
+ * the ring layout.) */
+static bk_status read_cells(bk_window *filter, const uint8_t *params, const uint8_t *payload,
+                            bool in_place)
+{
+    for (unsigned slot = 0; slot < filter->generation_count; slot++) {
+        filter->epochs[slot] = bk_load_le64(slot_record(params, slot));
+        filter->slot_keys[slot] = bk_load_le64(slot_record(params, slot) + 8);
+    }
+    uint64_t stray = ~cell_pattern(filter->cell_bits, (1u << filter->generation_count) - 1);
+    size_t words = (size_t)filter->lines * LINE_WORDS;
+    for (size_t i = 0; i < words; i++)
+        if ((bk_load_le64(payload + 8 * i) & stray) != 0)
+            return BK_ECORRUPT;
+    if (in_place) {
+        filter->words = (uint64_t *)(uintptr_t)payload;
+    } else {
+        filter->words = bk_alloc_zeroed(cells_bytes(filter));
+        if (filter->words == NULL)
+            return BK_ENOMEM;
+        bk_load_le64_array(filter->words, payload, words);
+    }
+    if (filter->started)
+        filter->live_slots = live_slots_at(filter, filter->clock / filter->span);
+    return BK_OK;
+}
+
+static bk_status read_cells_window(const window_header *h, const uint8_t *params,
+                                   const uint8_t *payload, uint64_t payload_size,
+                                   const bk_hasher *hasher, uint64_t keys_added, bool in_place,
+                                   void **out)
+{
+    if (payload_size != h->design.lines * 64)
+        return BK_ECORRUPT;
+    bk_window *filter = new_window(&h->design, hasher);
+    if (filter == NULL)
+        return BK_ENOMEM;
+    filter->started = h->started;
+    filter->clock = h->clock;
+    if (h->started)
+        note_epoch(filter);
+    filter->keys_added = keys_added;
+    bk_status status = read_cells(filter, params, payload, in_place);
+    filter->read_only = in_place && status == BK_OK;
+    if (status != BK_OK) {
+        ops_destroy(filter);
+        return status;
+    }
+    *out = filter;
+    return BK_OK;
+}
+
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
                           uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                           bool in_place, void **out)
@@ -703,6 +1131,9 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
         return status;
     if (!keys_added_valid(&h, keys_added))
         return BK_ECORRUPT;
+    if (h.design.layout == LAYOUT_CELLS)
+        return read_cells_window(&h, params, payload, payload_size, hasher, keys_added, in_place,
+                                 out);
     uint64_t slice_bytes = (uint64_t)padded_words(h.design.sizing.bits) * 8;
     if (payload_size != slice_bytes * h.design.generation_count)
         return BK_ECORRUPT;
@@ -721,6 +1152,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
             return status;
         }
     }
+    if (h.started)
+        note_epoch(filter); /* the ring is complete: g is known */
     *out = filter;
     return BK_OK;
 }
@@ -747,10 +1180,18 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     out->bits = d.sizing.bits * d.generation_count;
     out->hashes = d.sizing.hashes;
     out->bytes = (uint64_t)bk_bloom_words_for_bits(d.sizing.bits) * 8 * d.generation_count;
+    out->design_fill_ratio = d.sizing.design_fill_ratio;
+    if (d.layout == LAYOUT_CELLS) {
+        unsigned block_bits = cells_per_line(cell_bits_for(d.generation_count));
+        out->bits = d.lines * LINE_BITS;
+        out->hashes = d.hashes;
+        out->bytes = d.lines * 64;
+        out->design_fill_ratio = bk_blocked_expected_fill(
+            (double)d.generation_capacity / (double)d.lines, d.hashes, block_bits);
+    }
     out->capacity = d.capacity;
     out->target_fpr = d.target_fpr;
     out->bits_per_key = (double)out->bits / (double)d.capacity;
-    out->design_fill_ratio = d.sizing.design_fill_ratio;
     out->filters = d.generation_count;
     out->hash_algorithm = params->hash_algorithm;
     return BK_OK;

@@ -408,6 +408,34 @@ static void test_window_clock_at_its_end(void **state)
     free(bytes);
 }
 
+/* The cell layout (g <= 4): the layout field must match the payload, and a
+ * cell's unused bit (g = 3 leaves bit 3 of every 4-bit cell) must be zero. */
+static void test_window_cell_layout_checked(void **state)
+{
+    (void)state;
+    bk_params params = { .window_keys = 30, .generations = 3, .fpr = 0.01 };
+    bk_filter *filter = create(BK_KIND_WINDOW, &params);
+    add_keys(filter, 0, 25);
+    size_t size = 0;
+    uint8_t *bytes = bk_rt_serialize(filter, &size);
+    bk_filter_free(filter);
+    assert_int_equal(load_status(bytes, size), BK_OK);
+    assert_int_equal(bk_load_le16(WINDOW_PARAMS(bytes) + 58), 1); /* cells */
+    bk_store_le16(WINDOW_PARAMS(bytes) + 58, 0); /* claimed rings */
+    reseal(bytes, size);
+    assert_int_equal(load_status(bytes, size), BK_ECORRUPT);
+    bk_store_le16(WINDOW_PARAMS(bytes) + 58, 1);
+    bk_file_info info;
+    assert_int_equal(bk_buffer_inspect(bytes, size, &info), BK_OK);
+    bytes[info.payload_offset] |= 0x08; /* bit 3 of cell 0 */
+    reseal(bytes, size);
+    assert_int_equal(load_status(bytes, size), BK_ECORRUPT);
+    bytes[info.payload_offset] &= (uint8_t)~0x08;
+    reseal(bytes, size);
+    assert_int_equal(load_status(bytes, size), BK_OK);
+    free(bytes);
+}
+
 /* Keys added to a loaded window are found, and its saves load. */
 static void test_window_loaded_then_added(void **state)
 {
@@ -471,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_scalable_records_must_follow_the_rule),
         cmocka_unit_test(test_scalable_loaded_chain_grows_by_the_rule),
         cmocka_unit_test(test_window_slots_must_follow_the_clock),
+        cmocka_unit_test(test_window_cell_layout_checked),
         cmocka_unit_test(test_window_key_count_against_clock),
         cmocka_unit_test(test_window_clock_at_its_end),
         cmocka_unit_test(test_window_loaded_then_added),

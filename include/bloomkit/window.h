@@ -4,10 +4,12 @@
  * Answers "was this key added within the last W insertions?" (.window_keys
  * = W) or "within the last T seconds?" (.window_seconds = T), so old keys
  * are forgotten without rebuilding anything.  The design is a ring of g
- * generations of classic Bloom filters that rotate: the segmented scheme
- * that the age-partitioned Bloom filter (Shtul, Baquero & Almeida, "Age-
- * Partitioned Bloom Filters", arXiv:2001.03147, 2020) starts from, with
- * whole filters as segments (details and trade-offs: src/window.c,
+ * generations of Bloom filters that rotate: the segmented scheme that the
+ * age-partitioned Bloom filter (Shtul, Baquero & Almeida, "Age-Partitioned
+ * Bloom Filters", arXiv:2001.03147, 2020) starts from.  With g <= 4 the
+ * generations share one 64-byte line per key (a c-bit cell per probe, one
+ * bit per generation), so a query reads one cache line; with g > 4 they
+ * are classic filters (details and trade-offs: src/window.c,
  * docs/GROWTH.md).  Time is cut into spans of S = ceil(W/(g-1))
  * insertions (or S = ceil(T/(g-1)) seconds); every span has its own
  * generation; a query asks the generations of the g most recent spans; the
@@ -22,9 +24,9 @@
  *     reported only as a false positive.  Between (g-1) S and g S it may
  *     still be reported: keys linger up to W (1 + 1/(g-1)) (+ rounding),
  *     e.g. 4/3 W with the default g = 4.
- *   - FPR: each generation is sized for the keys of one span at FPR
- *     p_g = 1 - (1 - p)^{1/g} (p = .fpr), and a query ORs at most g of them,
- *     so the FPR is at most 1 - (1 - p_g)^g = p as long as no span receives
+ *   - FPR: each generation is sized for the keys of one span at FPR p/g
+ *     (p = .fpr; 1 - (1 - p)^{1/g} for g > 4), and a query ORs at most g
+ *     of them, so the FPR is at most p as long as no span receives
  *     more than its share of distinct keys (the generation capacity
  *     ceil(n S / L), with n = .capacity, L = W or T).  With an insertion
  *     window and n = W (the default) this always holds: a span has S
@@ -58,7 +60,9 @@
  * BK_EINVAL for a missing or doubled window, .capacity 0 on a time window,
  * g out of range, p not in (0,1), .bits/.hashes/.bits_per_key set;
  * BK_ERANGE when a generation would be too big; BK_ENOMEM; and the
- * handle's.
+ * handle's.  bk_window_generation_stats reports a generation of the cell
+ * layout (g <= 4) as a blocked filter (kind BK_KIND_BLOCKED, blocks of
+ * 512/c bits).
  *
  * Stats (bk_filter_stats) cover the window as a whole: bits and bytes of
  * all generations, hashes = k, capacity = n, target_fpr = p, filters = g,
@@ -69,8 +73,10 @@
  * generation holds more than BK_DESIGN_MARGIN times its capacity of
  * distinct keys (counted, not estimated from the fill).
  *
- * Memory: g generations of m(ceil(n S / L), p_g) bits: about
- * g/(g-1) * 1.44 log2(g/p) bits per key of the window.
+ * Memory: g generations of m(ceil(n S / L), p/g) bits: about
+ * g/(g-1) * 1.44 log2(g/p) bits per key of the window, more with the
+ * line-sized blocks of g <= 4: at p = 1%, 24.1 (g = 2), 28.8 (g = 3),
+ * 20.6 (g = 4) and 15.9 (g = 8) bits per key.
  *
  * Thread safety: const functions may run concurrently with each other;
  * adds and bk_filter_advance_clock must not run concurrently with anything
@@ -107,8 +113,10 @@ bk_status bk_window_clock(const bk_filter *filter, uint64_t *clock);
 bk_status bk_window_contains_at(const bk_filter *filter, const void *key, size_t len,
                                 uint64_t now, bool *present);
 
-/* One generation alone (a classic Bloom filter's stats, kind
- * BK_KIND_BLOOM), index 0 .. g-1 in the ring.  BK_ERANGE for an index >= g. */
+/* One generation alone, index 0 .. g-1 in the ring: a blocked filter's
+ * stats (kind BK_KIND_BLOCKED) for g <= 4, a classic Bloom filter's (kind
+ * BK_KIND_BLOOM) for g > 4 and files of the ring layout.  BK_ERANGE for an
+ * index >= g. */
 bk_status bk_window_generation_stats(const bk_filter *filter, size_t index, bk_stats *out);
 
 BK_API_END

@@ -37,6 +37,13 @@
 #define assert_non_null(p) assert_true((p) != NULL)
 #define assert_null(p) assert_true((p) == NULL)
 #define assert_memory_equal(a, b, n) assert_true(memcmp((a), (b), (n)) == 0)
+#define print_message(...) printf(__VA_ARGS__)
+#define print_error(...) fprintf(stderr, __VA_ARGS__)
+#define skip()                   \
+    do {                         \
+        printf("[  SKIPPED ]\n"); \
+        return;                  \
+    } while (0)
 
 struct CMUnitTest {
     const char *name;
