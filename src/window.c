@@ -128,22 +128,22 @@ struct bk_window {
      * belonging to ring slot j */
     uint64_t *words;
     uint64_t lines;
-    unsigned cell_bits;      /* c = 2 or 4, the power of two >= g */
-    unsigned hashes;         /* k cells per key */
+    unsigned cell_bits; /* c = 2 or 4, the power of two >= g */
+    unsigned hashes;    /* k cells per key */
     uint64_t generation_capacity;
     uint64_t slot_keys[BK_WINDOW_MAX_GENERATIONS]; /* keys each slot counts */
-    unsigned live_slots;     /* bit j: slot j is read at the clock */
-    bool avx2_cells;         /* queries take bk_window_cells4_mask_avx2 */
+    unsigned live_slots;                           /* bit j: slot j is read at the clock */
+    bool avx2_cells;                               /* queries take bk_window_cells4_mask_avx2 */
 
-    uint64_t epochs[BK_WINDOW_MAX_GENERATIONS];       /* epoch held, or EMPTY_EPOCH */
-    unsigned generation_count;                        /* g */
-    bool timed;        /* clock = caller's seconds, else insertion index */
-    uint64_t length;   /* L: W insertions or T seconds */
-    uint64_t span;     /* S = ceil(L / (g-1)) */
-    uint64_t capacity; /* n: distinct keys per window */
-    double target_fpr; /* p */
-    bool started;      /* an event has set the clock */
-    uint64_t clock;    /* clock value of the latest event */
+    uint64_t epochs[BK_WINDOW_MAX_GENERATIONS]; /* epoch held, or EMPTY_EPOCH */
+    unsigned generation_count;                  /* g */
+    bool timed;            /* clock = caller's seconds, else insertion index */
+    uint64_t length;       /* L: W insertions or T seconds */
+    uint64_t span;         /* S = ceil(L / (g-1)) */
+    uint64_t capacity;     /* n: distinct keys per window */
+    double target_fpr;     /* p */
+    bool started;          /* an event has set the clock */
+    uint64_t clock;        /* clock value of the latest event */
     uint64_t epoch_start;  /* once started: the first clock of the clock's epoch */
     unsigned current_slot; /* once started: the clock's ring slot */
     uint64_t keys_added;
@@ -429,14 +429,15 @@ static inline __attribute__((always_inline)) unsigned
 cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
 {
     const unsigned width = cell_bits == 2 ? 8 : 7; /* log2 of the cells a line */
-    const unsigned per_word_log = width - 3; /* log2(64 / c): cells a word */
+    const unsigned per_word_log = width - 3;       /* log2(64 / c): cells a word */
     uint64_t state = h2, stream = state, all = ~(uint64_t)0;
     unsigned first = k < 64 / width ? k : 64 / width;
     for (unsigned i = 0; i < k;) {
         for (unsigned j = 0; j < first; j++, i++) {
             unsigned cell = (unsigned)stream & ((1u << width) - 1);
             stream >>= width;
-            all &= line[cell >> per_word_log] >> ((cell & ((1u << per_word_log) - 1)) * cell_bits);
+            all &= line[cell >> per_word_log] >>
+                   ((cell & ((1u << per_word_log) - 1)) * cell_bits);
         }
         state = bk_mix64(state);
         stream = state;
@@ -452,7 +453,7 @@ unsigned bk_window_cells4_mask_portable(const uint64_t *line, uint64_t h2, unsig
 
 /* The portable cell query, out of line so that the AVX2 caller stays small. */
 static BK_NOINLINE unsigned cells_and_portable(const uint64_t *line, uint64_t h2, unsigned k,
-                                                unsigned cell_bits)
+                                               unsigned cell_bits)
 {
     return cell_bits == 2 ? cells_and(line, h2, k, 2) : cells_and(line, h2, k, 4);
 }
@@ -699,8 +700,8 @@ static void cell_generation_stats(const bk_window *filter, unsigned slot, bk_sta
                         : 0;
     s.bits_per_key = (double)bits / (double)filter->generation_capacity;
     s.design_point_keys = (double)filter->generation_capacity;
-    s.past_design_point =
-        (double)s.keys_added > BK_DESIGN_MARGIN * (double)filter->generation_capacity;
+    s.past_design_point = (double)s.keys_added >
+                          BK_DESIGN_MARGIN * (double)filter->generation_capacity;
     s.hash_algorithm = filter->hasher.algorithm;
     s.seed = filter->hasher.seed;
     *out = s;
@@ -781,10 +782,10 @@ static bool some_live_generation_overfull(const bk_window *filter)
     for (unsigned slot = 0; slot < filter->generation_count; slot++) {
         if (!slot_live(filter, slot, epoch))
             continue;
-        if (filter->layout == LAYOUT_RINGS ? generation_overfull(filter->generations[slot])
-                                           : (double)filter->slot_keys[slot] >
-                                                 BK_DESIGN_MARGIN *
-                                                     (double)filter->generation_capacity)
+        if (filter->layout == LAYOUT_RINGS
+                ? generation_overfull(filter->generations[slot])
+                : (double)filter->slot_keys[slot] >
+                      BK_DESIGN_MARGIN * (double)filter->generation_capacity)
             return true;
     }
     return false;
@@ -897,8 +898,8 @@ static void ops_write_params(const void *object, uint8_t *out)
     for (unsigned i = 0; i < filter->generation_count; i++) {
         uint8_t *record = out + WINDOW_HEADER_SIZE + (size_t)SLOT_RECORD_SIZE * i;
         bk_store_le64(record, filter->epochs[i]);
-        bk_store_le64(record + 8, rings ? filter->generations[i]->keys_added
-                                        : filter->slot_keys[i]);
+        bk_store_le64(record + 8,
+                      rings ? filter->generations[i]->keys_added : filter->slot_keys[i]);
     }
 }
 

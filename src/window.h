@@ -11,7 +11,7 @@
 typedef struct bk_window bk_window;
 
 bool bk_window_is_timed(const bk_window *filter);    /* window in seconds */
-bool bk_window_is_blocked(const bk_window *filter);   /* generations share a line per key */
+bool bk_window_is_blocked(const bk_window *filter);  /* generations share a line per key */
 uint64_t bk_window_span(const bk_window *filter);    /* S = ceil(L / (g-1)) */
 uint64_t bk_window_horizon(const bk_window *filter); /* g S: age beyond which keys are gone */
 

@@ -37,8 +37,8 @@ unsigned bk_window_cells4_mask_avx2(const uint64_t *line, uint64_t h2, unsigned 
     __m256i word = _mm256_srli_epi32(cells, 3);
     __m256i shift = _mm256_slli_epi32(_mm256_and_si256(cells, _mm256_set1_epi32(7)), 2);
     __m256i low = _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)line), word);
-    __m256i high =
-        _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)(line + 4)), word);
+    __m256i high = _mm256_permutevar8x32_epi32(_mm256_load_si256((const __m256i *)(line + 4)),
+                                               word);
     __m256 in_high = _mm256_castsi256_ps(_mm256_slli_epi32(word, 28)); /* bit 3 to the sign */
     __m256i picked = _mm256_castps_si256(
         _mm256_blendv_ps(_mm256_castsi256_ps(low), _mm256_castsi256_ps(high), in_high));

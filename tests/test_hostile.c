@@ -421,7 +421,7 @@ static void test_window_cell_layout_checked(void **state)
     bk_filter_free(filter);
     assert_int_equal(load_status(bytes, size), BK_OK);
     assert_int_equal(bk_load_le16(WINDOW_PARAMS(bytes) + 58), 1); /* cells */
-    bk_store_le16(WINDOW_PARAMS(bytes) + 58, 0); /* claimed rings */
+    bk_store_le16(WINDOW_PARAMS(bytes) + 58, 0);                  /* claimed rings */
     reseal(bytes, size);
     assert_int_equal(load_status(bytes, size), BK_ECORRUPT);
     bk_store_le16(WINDOW_PARAMS(bytes) + 58, 1);

@@ -39,10 +39,10 @@
 #define assert_memory_equal(a, b, n) assert_true(memcmp((a), (b), (n)) == 0)
 #define print_message(...) printf(__VA_ARGS__)
 #define print_error(...) fprintf(stderr, __VA_ARGS__)
-#define skip()                   \
-    do {                         \
+#define skip()                    \
+    do {                          \
         printf("[  SKIPPED ]\n"); \
-        return;                  \
+        return;                   \
     } while (0)
 
 struct CMUnitTest {
