@@ -382,34 +382,99 @@ static void key_positions(const bk_counting *filter, bk_hash hash, uint64_t *pos
 /* The hot path, blocked layout: one line per key                           */
 /* ------------------------------------------------------------------------ */
 
-/* Increments the key's k counters in its line (saturating, without a
- * branch on the counters); returns whether any was 0. */
-static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
+/*
+ * A line is read as eight little-endian 64-bit words: the counter of walk
+ * position p (counter p >> 2) is bits (p & 60) .. (p & 60) + 3 of word
+ * p >> 6.  One hash word gives up to 7 positions (its 9-bit slices, lowest
+ * first); k > 7 continues with bk_mix64 of the word, as the walk does
+ * (bloomkit/detail/blocked_detail.h).  The tests and increments below
+ * avoid branches on the counters: a counter v in 0..15 has v - 1 with bit
+ * 4 set exactly when v is 0, so OR-ing v - 1 over the key's counters
+ * gives "some counter was 0" in bit 4.
+ */
+#define ROUND_POSITIONS BK_BLOCKED_POSITIONS_PER_WORD
+#define ZERO_FLAG 16u
+
+static inline unsigned round_length(unsigned hashes, unsigned done)
 {
-    bk_blocked_walk walk = bk_blocked_walk_start(h2);
-    unsigned some_zero = 0;
-    for (unsigned i = 0; i < hashes; i++) {
-        unsigned counter = next_line_counter(&walk);
-        uint8_t *byte = &line[counter >> 1];
-        unsigned shift = (counter & 1) * 4;
-        unsigned value = (*byte >> shift) & 0xf;
-        some_zero |= value == 0;
-        *byte = (uint8_t)(*byte + ((unsigned)(value < BK_COUNTING_MAX) << shift));
-    }
-    return some_zero != 0;
+    return hashes - done < ROUND_POSITIONS ? hashes - done : ROUND_POSITIONS;
 }
 
-/* Whether the key's k counters in its line are all non-zero (the AND of
- * their tests, without a branch on them). */
+/* A little-endian word of a line, in one move (a byte swap on big-endian
+ * hosts); bk_load_le64's byte loop was not merged into one load here. */
+static inline uint64_t load_word(const uint8_t *at)
+{
+    uint64_t word;
+    memcpy(&word, at, sizeof word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    word = __builtin_bswap64(word);
+#endif
+    return word;
+}
+
+static inline void store_word(uint8_t *at, uint64_t word)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    word = __builtin_bswap64(word);
+#endif
+    memcpy(at, &word, sizeof word);
+}
+
+static inline uint64_t line_word(const uint8_t *line, unsigned position)
+{
+    return load_word(line + 8 * (position >> 6));
+}
+
+/* Bit 4 set when one of `count` counters named by the slices of `word` is 0. */
+static inline uint64_t round_zero_flags(const uint8_t *line, uint64_t word, unsigned count)
+{
+    uint64_t flags = 0;
+#pragma GCC unroll 7
+    for (unsigned i = 0; i < count; i++, word >>= BK_BLOCKED_POSITION_BITS) {
+        unsigned position = (unsigned)word & (BK_BLOCKED_BLOCK_BITS - 1);
+        flags |= ((line_word(line, position) >> (position & 60)) & 0xf) - 1;
+    }
+    return flags;
+}
+
+/* Whether the key's k counters in its line are all non-zero. */
 static inline bool line_test(const uint8_t *line, uint64_t h2, unsigned hashes)
 {
-    bk_blocked_walk walk = bk_blocked_walk_start(h2);
-    unsigned all = 1;
-    for (unsigned i = 0; i < hashes; i++) {
-        unsigned counter = next_line_counter(&walk);
-        all &= ((line[counter >> 1] >> ((counter & 1) * 4)) & 0xf) != 0;
+    uint64_t flags = round_zero_flags(line, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        flags |= round_zero_flags(line, h2, round_length(hashes, done));
     }
-    return all != 0;
+    return (flags & ZERO_FLAG) == 0;
+}
+
+/* Increments `count` counters named by the slices of `word` (saturating;
+ * a repeated counter is read back after its first increment); bit 4 of
+ * the result is set when one of them was 0. */
+static inline uint64_t round_increment(uint8_t *line, uint64_t word, unsigned count)
+{
+    uint64_t flags = 0;
+    for (unsigned i = 0; i < count; i++, word >>= BK_BLOCKED_POSITION_BITS) {
+        unsigned position = (unsigned)word & (BK_BLOCKED_BLOCK_BITS - 1);
+        uint8_t *at = line + 8 * (position >> 6);
+        uint64_t bits = load_word(at);
+        unsigned shift = position & 60;
+        uint64_t value = (bits >> shift) & 0xf;
+        flags |= value - 1;
+        store_word(at, bits + ((uint64_t)(value < BK_COUNTING_MAX) << shift));
+    }
+    return flags;
+}
+
+/* Increments the key's k counters in its line; returns whether any was 0. */
+static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
+{
+    uint64_t flags = round_increment(line, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        flags |= round_increment(line, h2, round_length(hashes, done));
+    }
+    return (flags & ZERO_FLAG) != 0;
 }
 
 /* ------------------------------------------------------------------------ */
