@@ -2,7 +2,8 @@
 # Runs the file-format tests (tests/test_format.c: round trips, every
 # corruption class, the golden files written on x86-64) and the quotient
 # filter's (tests/test_quotient.c: its table of little-endian words, its
-# golden files) on a big-endian machine: built for s390x with Debian's cross compiler, run under
+# golden files) and the counting filter's (tests/test_counting.c: both
+# layouts, their golden files) on a big-endian machine: built for s390x with Debian's cross compiler, run under
 # qemu-user.  Installs gcc-s390x-linux-gnu, libc6-dev-s390x-cross and
 # qemu-user if they are missing (saying so).  cmocka has no s390x build in
 # Debian, so tests/cross/cmocka.h stands in for it.
@@ -49,3 +50,11 @@ s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
     -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
     $sources tests/test_quotient.c -lm -o "$out/test_quotient"
 qemu-s390x "$out/test_quotient"
+
+echo "cross-s390x: building tests/test_counting.c for s390x"
+s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
+    -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
+    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
+    -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
+    $sources tests/test_counting.c -lm -o "$out/test_counting"
+qemu-s390x "$out/test_counting"
