@@ -55,11 +55,11 @@
  * certainly absent); bk_filter_count gives the minimum of the key's
  * counters (an upper bound on adds minus removes, BK_COUNTING_MAX meaning
  * "15 or more"); bk_filter_union adds counter by counter, saturating at 15
- * (same m, k, hash algorithm and seed, else BK_EINCOMPATIBLE).  Stats: bits
- * and bytes are the counters' memory (bits = 4m), bits_per_key = 4m/n,
- * fill_ratio = non-zero counters / m, saturated_counters.  Creation sizes
- * m counters and k probes exactly as the classic filter (BK_ERANGE when the
- * counter array would exceed BK_MAX_BITS bits).
+ * (same m, k, layout, hash algorithm and seed, else BK_EINCOMPATIBLE).
+ * Stats: bits and bytes are the counters' memory (bits = 4m), bits_per_key
+ * = 4m/n, fill_ratio = non-zero counters / m, saturated_counters.  Creation
+ * sizes as above (BK_ERANGE when the counter array would exceed
+ * BK_MAX_BITS bits).
  *
  * keys_added (bk_stats.keys_added) is the number of
  * successful adds minus successful removes: the size of the multiset held.
