@@ -71,6 +71,12 @@
  *         2%           8.88      5     35.5          32.6, 6
  *         1%          10.85      6     43.4          38.3, 7
  *       0.1%          19.01      8     76.0          57.5, 10
+ *      0.01%          30.94     10    123.8          76.7, 13
+ *
+ * Below about 1e-5 the blocked layout needs more than twice the classic
+ * counters (196.6 against 95.8 bits per key at 1e-5; at 1e-12 no line
+ * size reaches the FPR), so a filter sized from such an FPR takes the
+ * classic layout (blocked_worth_it).
  *
  * Overflow and saturation.  A counter of a line holding i keys receives
  * Binomial(k i, 1/128) increments, so at the design point
@@ -236,18 +242,41 @@ static bk_status blocked_sizing(const bk_params *params, const bk_sizing *classi
     return BK_OK;
 }
 
+/* Whether sizing from a target FPR keeps the blocked layout: its
+ * counters per key grow faster than the classic's as the FPR falls (a
+ * 128-counter line holds few keys at low FPRs), so below about 1e-5, where
+ * the blocked layout would need more than twice the classic counters (and
+ * at 1e-12 more than a line per key), the classic layout is taken. */
+#define BLOCKED_MAX_COUNTER_RATIO 2.0
+
+static bool blocked_worth_it(const bk_params *params, const bk_sizing *classic,
+                             const bk_sizing *blocked, bk_status blocked_status)
+{
+    bool sized_by_fpr = params->bits == 0 && params->bits_per_key == 0;
+    if (blocked_status != BK_OK)
+        return !sized_by_fpr;
+    return !sized_by_fpr ||
+           (double)blocked->bits <= BLOCKED_MAX_COUNTER_RATIO * (double)classic->bits;
+}
+
 static bk_status design_from_params(const bk_params *params, counting_design *out)
 {
     bk_sizing classic;
     bk_status status = bk_size_from_params(params, &classic);
     if (status != BK_OK)
         return status;
-    out->layout =
-        (params->flags & BK_FLAG_COUNTING_CLASSIC) ? BK_COUNTING_CLASSIC : BK_COUNTING_BLOCKED;
-    if (out->layout == BK_COUNTING_CLASSIC)
-        out->sizing = classic;
-    else if ((status = blocked_sizing(params, &classic, &out->sizing)) != BK_OK)
-        return status;
+    out->layout = BK_COUNTING_CLASSIC;
+    out->sizing = classic;
+    if ((params->flags & BK_FLAG_COUNTING_CLASSIC) == 0) {
+        bk_sizing blocked;
+        status = blocked_sizing(params, &classic, &blocked);
+        if (!blocked_worth_it(params, &classic, &blocked, status))
+            return check_design(out);
+        if (status != BK_OK)
+            return status;
+        out->layout = BK_COUNTING_BLOCKED;
+        out->sizing = blocked;
+    }
     return check_design(out);
 }
 

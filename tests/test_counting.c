@@ -739,6 +739,37 @@ static void test_filter_handle(void **state)
     bk_filter_free(f);
 }
 
+/* Sized from an FPR below about 1e-5 the blocked layout would need more
+ * than twice the classic counters (1e-12: beyond a line per key), so the
+ * classic layout is taken; an explicit m or counters per key stay blocked. */
+static void test_low_fpr_takes_classic(void **state)
+{
+    (void)state;
+    const struct {
+        bk_params params;
+        bk_counting_layout layout;
+    } cases[] = {
+        { { .capacity = 1000, .fpr = 1e-4 }, BK_COUNTING_BLOCKED },
+        { { .capacity = 1000, .fpr = 1e-5 }, BK_COUNTING_CLASSIC },
+        { { .capacity = 1000, .fpr = 1e-12 }, BK_COUNTING_CLASSIC },
+        { { .capacity = 1000, .bits_per_key = 300 }, BK_COUNTING_BLOCKED },
+        { { .capacity = 1000, .bits = 1000000, .hashes = 30 }, BK_COUNTING_BLOCKED },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bk_filter *f;
+        assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &cases[c].params, &f), BK_OK);
+        bk_counting_layout layout;
+        assert_int_equal(bk_counting_layout_of(f, &layout), BK_OK);
+        assert_int_equal(layout, cases[c].layout);
+        bk_stats made = stats_of(f), designed;
+        assert_int_equal(bk_kind_design(BK_KIND_COUNTING, &cases[c].params, &designed), BK_OK);
+        assert_int_equal(designed.bits, made.bits);
+        if (cases[c].params.fpr != 0)
+            assert_true(made.target_fpr <= 1.01 * cases[c].params.fpr); /* classic: k rounded */
+        bk_filter_free(f);
+    }
+}
+
 /* The file-format hooks, driven directly (write, then read back): an
  * internal test, so it reaches the kind's object (src/filter.h) and wraps
  * what the hooks read back in a handle. */
@@ -1096,6 +1127,7 @@ int main(int argc, char **argv)
         CLASSIC_TEST(test_bad_input),
         cmocka_unit_test(test_filter_handle),
         CLASSIC_TEST(test_filter_handle),
+        cmocka_unit_test(test_low_fpr_takes_classic),
         cmocka_unit_test(test_format_hooks),
         cmocka_unit_test(test_format_hooks_blocked),
         cmocka_unit_test(test_format_roundtrip),

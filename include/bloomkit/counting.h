@@ -32,7 +32,9 @@
  * bk_blocked_bits_per_key_for_fpr with 128 cells): 10.85 counters per key
  * and k = 6 for 1% (43.4 bits per key), 19.0 and k = 8 for 0.1%; an
  * explicit m (.bits) is rounded up to whole lines, .bits_per_key means
- * counters per key.  Classic layout: m counters and k probes exactly as the
+ * counters per key.  Sized from an FPR whose blocked design would need more
+ * than twice the classic counters (below about 1e-5), a filter takes the
+ * classic layout instead (bk_counting_layout_of tells).  Classic layout: m counters and k probes exactly as the
  * classic filter with the same parameters (bloomkit/sizing.h), at 4 bits
  * per counter: four times the memory of the equivalent bk_bloom, same
  * false-positive rate.
