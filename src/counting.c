@@ -76,7 +76,7 @@
  * Below about 1e-5 the blocked layout needs more than twice the classic
  * counters (196.6 against 95.8 bits per key at 1e-5; at 1e-12 no line
  * size reaches the FPR), so a filter sized from such an FPR takes the
- * classic layout (blocked_worth_it).
+ * classic layout (takes_blocked_layout).
  *
  * Overflow and saturation.  A counter of a line holding i keys receives
  * Binomial(k i, 1/128) increments, so at the design point
@@ -242,40 +242,45 @@ static bk_status blocked_sizing(const bk_params *params, const bk_sizing *classi
     return BK_OK;
 }
 
-/* Whether sizing from a target FPR keeps the blocked layout: its
- * counters per key grow faster than the classic's as the FPR falls (a
- * 128-counter line holds few keys at low FPRs), so below about 1e-5, where
- * the blocked layout would need more than twice the classic counters (and
- * at 1e-12 more than a line per key), the classic layout is taken. */
+/* Whether a filter made from `params` takes the blocked layout, whose
+ * design (or its error) is `blocked`.  Yes unless the flag asks for the
+ * classic one, or the size comes from a target FPR and the blocked design
+ * misses it or needs more than BLOCKED_MAX_COUNTER_RATIO times the classic
+ * counters: a 128-counter line holds few keys at low FPRs, and below about
+ * 1e-5 the blocked layout needs more than twice the classic counters (at
+ * 1e-12 no design reaches the FPR). */
 #define BLOCKED_MAX_COUNTER_RATIO 2.0
 
-static bool blocked_worth_it(const bk_params *params, const bk_sizing *classic,
-                             const bk_sizing *blocked, bk_status blocked_status)
+static bool takes_blocked_layout(const bk_params *params, const bk_sizing *classic,
+                                 const bk_sizing *blocked, bk_status blocked_status)
 {
+    if (params->flags & BK_FLAG_COUNTING_CLASSIC)
+        return false;
     bool sized_by_fpr = params->bits == 0 && params->bits_per_key == 0;
-    if (blocked_status != BK_OK)
-        return !sized_by_fpr;
-    return !sized_by_fpr ||
+    if (!sized_by_fpr)
+        return true; /* explicit m or counters per key: their errors are reported */
+    return blocked_status == BK_OK &&
            (double)blocked->bits <= BLOCKED_MAX_COUNTER_RATIO * (double)classic->bits;
 }
 
 static bk_status design_from_params(const bk_params *params, counting_design *out)
 {
-    bk_sizing classic;
+    bk_sizing classic, blocked;
+    memset(&blocked, 0, sizeof blocked);
     bk_status status = bk_size_from_params(params, &classic);
     if (status != BK_OK)
         return status;
-    out->layout = BK_COUNTING_CLASSIC;
-    out->sizing = classic;
-    if ((params->flags & BK_FLAG_COUNTING_CLASSIC) == 0) {
-        bk_sizing blocked;
-        status = blocked_sizing(params, &classic, &blocked);
-        if (!blocked_worth_it(params, &classic, &blocked, status))
-            return check_design(out);
+    status = (params->flags & BK_FLAG_COUNTING_CLASSIC)
+                 ? BK_OK
+                 : blocked_sizing(params, &classic, &blocked);
+    if (takes_blocked_layout(params, &classic, &blocked, status)) {
         if (status != BK_OK)
             return status;
         out->layout = BK_COUNTING_BLOCKED;
         out->sizing = blocked;
+    } else {
+        out->layout = BK_COUNTING_CLASSIC;
+        out->sizing = classic;
     }
     return check_design(out);
 }
