@@ -461,14 +461,29 @@ static inline uint64_t line_word(const uint8_t *line, unsigned position)
     return load_word(line + 8 * (position >> 6));
 }
 
-/* Bit 4 set when one of `count` counters named by the slices of `word` is 0. */
+/* v - 1 for the counter v of slice i of `word` (bit 4 set when v is 0). */
+static inline uint64_t slice_zero_flag(const uint8_t *line, uint64_t word, unsigned i)
+{
+    unsigned position = (unsigned)(word >> (BK_BLOCKED_POSITION_BITS * i)) &
+                        (BK_BLOCKED_BLOCK_BITS - 1);
+    return ((line_word(line, position) >> (position & 60)) & 0xf) - 1;
+}
+
+/* Bit 4 set when one of `count` (1..7) counters named by the slices of
+ * `word` is 0.  A switch into straight code, each slice at a constant
+ * shift: no loop counter and no exit test per counter (a one-key query is
+ * bound by how many instructions wait behind its cache miss). */
 static inline uint64_t round_zero_flags(const uint8_t *line, uint64_t word, unsigned count)
 {
     uint64_t flags = 0;
-#pragma GCC unroll 7
-    for (unsigned i = 0; i < count; i++, word >>= BK_BLOCKED_POSITION_BITS) {
-        unsigned position = (unsigned)word & (BK_BLOCKED_BLOCK_BITS - 1);
-        flags |= ((line_word(line, position) >> (position & 60)) & 0xf) - 1;
+    switch (count) {
+    case 7: flags |= slice_zero_flag(line, word, 6); /* fallthrough */
+    case 6: flags |= slice_zero_flag(line, word, 5); /* fallthrough */
+    case 5: flags |= slice_zero_flag(line, word, 4); /* fallthrough */
+    case 4: flags |= slice_zero_flag(line, word, 3); /* fallthrough */
+    case 3: flags |= slice_zero_flag(line, word, 2); /* fallthrough */
+    case 2: flags |= slice_zero_flag(line, word, 1); /* fallthrough */
+    default: flags |= slice_zero_flag(line, word, 0);
     }
     return flags;
 }
