@@ -143,8 +143,6 @@
 #define LINE_WORDS 8u
 /* A 9-bit walk position p names counter p >> 2 (bits 4c .. 4c+3 of the line). */
 #define POSITION_TO_COUNTER_SHIFT 2u
-/* Adds request a line this many keys ahead (blocked.h's distance for adds). */
-#define ADD_PREFETCH_DISTANCE BK_ADD_PREFETCH_DISTANCE
 
 typedef struct bk_counting {
     uint8_t *bytes;      /* ceil(m/2) bytes of counters (allocated: padded to 8) */
@@ -671,17 +669,17 @@ static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *coun
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Blocked layout: each key's line requested ADD_PREFETCH_DISTANCE keys
+/* Blocked layout: each key's line requested BK_ADD_PREFETCH_DISTANCE keys
  * ahead (for writing), then its counters incremented. */
 static size_t blocked_add_batch(bk_counting *filter, const bk_hash *hashes, size_t count)
 {
     size_t fresh = 0;
-    size_t ahead = count < ADD_PREFETCH_DISTANCE ? count : ADD_PREFETCH_DISTANCE;
+    size_t ahead = count < BK_ADD_PREFETCH_DISTANCE ? count : BK_ADD_PREFETCH_DISTANCE;
     for (size_t i = 0; i < ahead; i++)
         __builtin_prefetch(line_of(filter, hashes[i]), 1);
     for (size_t i = 0; i < count; i++) {
-        if (i + ADD_PREFETCH_DISTANCE < count)
-            __builtin_prefetch(line_of(filter, hashes[i + ADD_PREFETCH_DISTANCE]), 1);
+        if (i + BK_ADD_PREFETCH_DISTANCE < count)
+            __builtin_prefetch(line_of(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
         fresh += line_increment(line_of(filter, hashes[i]), hashes[i].h2, filter->hashes);
     }
     return fresh;
