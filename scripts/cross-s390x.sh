@@ -3,8 +3,8 @@
 # corruption class, the golden files written on x86-64) and the quotient
 # filter's (tests/test_quotient.c: its table of little-endian words, its
 # golden files) and the counting filter's (tests/test_counting.c: both
-# layouts, their golden files) on a big-endian machine: built for s390x with Debian's cross compiler, run under
-# qemu-user.  Installs gcc-s390x-linux-gnu, libc6-dev-s390x-cross and
+# layouts, their golden files) on a big-endian machine: built for s390x
+# with Debian's cross compiler, run under qemu-user.  Installs gcc-s390x-linux-gnu, libc6-dev-s390x-cross and
 # qemu-user if they are missing (saying so).  cmocka has no s390x build in
 # Debian, so tests/cross/cmocka.h stands in for it.
 set -eu

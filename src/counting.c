@@ -145,12 +145,12 @@
 #define POSITION_TO_COUNTER_SHIFT 2u
 
 typedef struct bk_counting {
-    uint8_t *bytes;      /* ceil(m/2) bytes of counters (allocated: padded to 8) */
-    size_t byte_count;   /* ceil(m/2) */
-    size_t alloc_bytes;  /* bytes allocated (0 when borrowed) */
-    uint64_t counters;   /* m */
-    uint64_t lines;      /* m / 128 in the blocked layout; 0 in the classic one */
-    unsigned hashes;     /* k */
+    uint8_t *bytes;     /* ceil(m/2) bytes of counters (allocated: padded to 8) */
+    size_t byte_count;  /* ceil(m/2) */
+    size_t alloc_bytes; /* bytes allocated (0 when borrowed) */
+    uint64_t counters;  /* m */
+    uint64_t lines;     /* m / 128 in the blocked layout; 0 in the classic one */
+    unsigned hashes;    /* k */
     bk_counting_layout layout;
     uint64_t capacity;   /* design n */
     double target_fpr;   /* predicted FPR at capacity */
@@ -223,8 +223,8 @@ static bk_status blocked_sizing(const bk_params *params, const bk_sizing *classi
         hashes = bk_blocked_best_hashes(params->bits_per_key, LINE_COUNTERS);
     } else {
         double per_key;
-        bk_status status = bk_blocked_bits_per_key_for_fpr(
-            params->fpr == 0 ? 0.01 : params->fpr, LINE_COUNTERS, &per_key, &hashes);
+        bk_status status = bk_blocked_bits_per_key_for_fpr(params->fpr == 0 ? 0.01 : params->fpr,
+                                                           LINE_COUNTERS, &per_key, &hashes);
         if (status != BK_OK)
             return status;
         counters = ceil(n * per_key);
@@ -807,9 +807,9 @@ static void fill_design(const counting_design *design, bk_hash_algorithm algorit
     out->bits_per_key = (double)out->bits / (double)sizing->capacity;
     out->design_fill_ratio =
         design->layout == BK_COUNTING_BLOCKED
-            ? bk_blocked_expected_fill((double)sizing->capacity /
-                                           (double)(sizing->bits / LINE_COUNTERS),
-                                       sizing->hashes, LINE_COUNTERS)
+            ? bk_blocked_expected_fill(
+                  (double)sizing->capacity / (double)(sizing->bits / LINE_COUNTERS),
+                  sizing->hashes, LINE_COUNTERS)
             : bk_expected_fill(sizing->capacity, sizing->bits, sizing->hashes);
     out->hash_algorithm = algorithm;
 }
@@ -819,16 +819,16 @@ static void fill_design(const counting_design *design, bk_hash_algorithm algorit
 static void blocked_estimates(const bk_counting *filter, bk_stats *s)
 {
     double lines = (double)filter->lines;
-    s->keys_estimated =
-        bk_blocked_estimate_keys(filter->lines, filter->hashes, LINE_COUNTERS, s->fill_ratio);
+    s->keys_estimated = bk_blocked_estimate_keys(filter->lines, filter->hashes, LINE_COUNTERS,
+                                                 s->fill_ratio);
     s->current_fpr = s->keys_estimated > 0
                          ? bk_blocked_predicted_fpr((double)filter->counters / s->keys_estimated,
                                                     filter->hashes, LINE_COUNTERS)
                          : 0.0;
     s->design_point_keys = (double)filter->capacity * BK_DESIGN_MARGIN;
-    s->past_design_point =
-        s->fill_ratio > bk_blocked_expected_fill(s->design_point_keys / lines, filter->hashes,
-                                                 LINE_COUNTERS);
+    s->past_design_point = s->fill_ratio > bk_blocked_expected_fill(s->design_point_keys / lines,
+                                                                    filter->hashes,
+                                                                    LINE_COUNTERS);
 }
 
 static void classic_estimates(const bk_counting *filter, uint64_t nonzero, bk_stats *s)
@@ -1053,7 +1053,8 @@ static bk_status read_design(const uint8_t *params, size_t params_size, counting
         out->layout = BK_COUNTING_BLOCKED;
     }
     if (bk_load_le32(params + 12) != BK_COUNTING_COUNTER_BITS || sizing->bits == 0 ||
-        sizing->hashes == 0 || sizing->capacity == 0 || !bk_stored_fpr_valid(sizing->predicted_fpr))
+        sizing->hashes == 0 || sizing->capacity == 0 ||
+        !bk_stored_fpr_valid(sizing->predicted_fpr))
         return BK_ECORRUPT;
     return check_design(out) != BK_OK ? BK_ERANGE : BK_OK;
 }

@@ -374,8 +374,8 @@ static void test_repeated_line_counters(void **state)
 
 /* Every query of `converted` answers as `f` does, one key per call and in
  * a batch: the added keys and 45,000 others. */
-static void assert_same_answers(const bk_filter *f, const bk_filter *converted, const char *prefix,
-                                uint64_t added)
+static void assert_same_answers(const bk_filter *f, const bk_filter *converted,
+                                const char *prefix, uint64_t added)
 {
     enum { QUERIES = 50000 };
     static char storage[QUERIES][24];
@@ -435,9 +435,12 @@ static void test_to_blocked_every_walk(void **state)
     (void)state;
     static const uint8_t secret[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6 };
     const bk_params cases[] = {
-        { .capacity = 3000, .fpr = 0.1, .seed = 11 },                     /* k = 3 */
+        { .capacity = 3000, .fpr = 0.1, .seed = 11 },                        /* k = 3 */
         { .capacity = 3000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64 }, /* k = 8 */
-        { .capacity = 3000, .bits = 30000, .hashes = 17, .hash_algorithm = BK_HASH_SIPHASH,
+        { .capacity = 3000,
+          .bits = 30000,
+          .hashes = 17,
+          .hash_algorithm = BK_HASH_SIPHASH,
           .secret_key = secret },
     };
     char key[32];
@@ -920,7 +923,8 @@ static void test_format_hooks_blocked(void **state)
             assert_int_equal(counter_of(back, i), counter_of(f, i));
         for (uint64_t i = 0; i < 2000; i++) {
             size_t len = key_of(key, sizeof key, "f", i);
-            assert_int_equal(bk_filter_contains(back, key, len), bk_filter_contains(f, key, len));
+            assert_int_equal(bk_filter_contains(back, key, len),
+                             bk_filter_contains(f, key, len));
         }
         if (pass == 1)
             assert_int_equal(bk_filter_remove(back, "f1", 2), BK_EIMMUTABLE);
@@ -1096,7 +1100,10 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--write-golden") == 0)
         return bk_golden_write(goldens, GOLDEN_COUNT, argv[2]);
 /* A test of both layouts, run for the classic one. */
-#define CLASSIC_TEST(f) { #f " (classic)", f, use_classic, use_blocked, NULL }
+#define CLASSIC_TEST(f)                                    \
+    {                                                      \
+#f " (classic)", f, use_classic, use_blocked, NULL \
+    }
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_contains_remove_count),

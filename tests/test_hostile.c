@@ -496,15 +496,15 @@ static void test_counting_blocked_layout_fields(void **state)
         uint32_t value;
         bk_status expected;
     } cases[] = {
-        { COUNTING_PARAMS + 32, 0, BK_ECORRUPT },   /* layout 0 (classic) in 40 bytes */
-        { COUNTING_PARAMS + 32, 7, BK_ECORRUPT },   /* unknown layout */
-        { COUNTING_PARAMS + 36, 64, BK_ECORRUPT },  /* 64 counters per line */
-        { COUNTING_PARAMS + 36, 0, BK_ECORRUPT },   /* no counters per line */
+        { COUNTING_PARAMS + 32, 0, BK_ECORRUPT },  /* layout 0 (classic) in 40 bytes */
+        { COUNTING_PARAMS + 32, 7, BK_ECORRUPT },  /* unknown layout */
+        { COUNTING_PARAMS + 36, 64, BK_ECORRUPT }, /* 64 counters per line */
+        { COUNTING_PARAMS + 36, 0, BK_ECORRUPT },  /* no counters per line */
         { COUNTING_PARAMS, (uint32_t)counters + 1, BK_ECORRUPT },   /* m not whole lines */
         { COUNTING_PARAMS, (uint32_t)counters - 128, BK_ECORRUPT }, /* one line short */
         { COUNTING_PARAMS, (uint32_t)counters + 128, BK_ECORRUPT }, /* one line more */
-        { COUNTING_PARAMS + 8, 0, BK_ECORRUPT },    /* k = 0 */
-        { COUNTING_PARAMS + 8, 256, BK_ERANGE },    /* k = 256 */
+        { COUNTING_PARAMS + 8, 0, BK_ECORRUPT },                    /* k = 0 */
+        { COUNTING_PARAMS + 8, 256, BK_ERANGE },                    /* k = 256 */
         { BK_FORMAT_OFFSET_PARAMS_SIZE, 36, BK_ECORRUPT },
         { BK_FORMAT_OFFSET_PARAMS_SIZE, 48, BK_ECORRUPT },
     };

@@ -34,10 +34,10 @@
  * explicit m (.bits) is rounded up to whole lines, .bits_per_key means
  * counters per key.  Sized from an FPR whose blocked design would need more
  * than twice the classic counters (below about 1e-5), a filter takes the
- * classic layout instead (bk_counting_layout_of tells).  Classic layout: m counters and k probes exactly as the
- * classic filter with the same parameters (bloomkit/sizing.h), at 4 bits
- * per counter: four times the memory of the equivalent bk_bloom, same
- * false-positive rate.
+ * classic layout instead (bk_counting_layout_of tells).  Classic layout: m
+ * counters and k probes exactly as the classic filter with the same
+ * parameters (bloomkit/sizing.h), at 4 bits per counter: four times the
+ * memory of the equivalent bk_bloom, same false-positive rate.
  *
  * Saturation: a counter that reaches 15 (BK_COUNTING_MAX) stays at 15 for
  * ever; remove never decrements it.  Once saturated the true number of keys

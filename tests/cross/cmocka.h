@@ -46,8 +46,8 @@ struct CMUnitTest {
     void *initial_state;
 };
 
-#define cmocka_unit_test(f) \
-    {                       \
+#define cmocka_unit_test(f)     \
+    {                           \
 #f, f, NULL, NULL, NULL \
     }
 #define cmocka_run_group_tests(tests, setup, teardown) \
