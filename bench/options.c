@@ -24,7 +24,8 @@ static void usage(FILE *out)
           "  --keys LIST       key types: int64,str16 (default both)\n"
           "  --kinds LIST      kinds to run (default every kind in this build, the\n"
           "                    :4k variants of bloom and blocked, and libbloom);\n"
-          "                    a kind name, NAME:4k (no huge pages), or libbloom\n"
+          "                    a kind name, NAME:4k (no huge pages), libbloom, or\n"
+          "                    counting:classic (the counting kind's classic layout)\n"
           "  --reps N          repetitions of the query passes, the median is reported\n"
           "                    (default 3); the filter is built once\n"
           "  --rebuild         rebuild (and refill) the filter for every repetition\n"
@@ -276,12 +277,16 @@ int choose_subjects(const options *opts, subject *subjects, size_t *count)
         bool no_hugepage = suffix != NULL && suffix[3] == '\0';
         if (no_hugepage)
             *suffix = '\0';
+        if (strcmp(name, "counting:classic") == 0)
+            name[strlen("counting")] = '\0'; /* the classic layout (flags below) */
         bk_kind kind;
         if (!kind_by_name(name, &kind)) {
             fprintf(stderr, "bloomkit-bench: kind '%s' is not in this build\n", name);
             return -1;
         }
         add_subject(subjects, count, opts->kinds[i], kind, false, no_hugepage);
+        if (strcmp(opts->kinds[i], "counting:classic") == 0)
+            subjects[*count - 1].flags = BK_FLAG_COUNTING_CLASSIC;
     }
     return 0;
 }

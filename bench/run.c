@@ -170,13 +170,14 @@ static bk_status fill_dynamic(bk_filter *filter, const key_set *keys, bk_hash *c
 
 /* A filter of the kind holding every present key, and its insert times;
  * *capacity_scale > 1 when the kind needed room beyond n. */
-static bk_status make_filter(bk_kind kind, const workload *w, double fpr, bk_hash *chunk_hashes,
-                             bk_filter **out, double insert_ns[INSERT_FORM_COUNT],
-                             double *capacity_scale)
+static bk_status make_filter(bk_kind kind, unsigned flags, const workload *w, double fpr,
+                             bk_hash *chunk_hashes, bk_filter **out,
+                             double insert_ns[INSERT_FORM_COUNT], double *capacity_scale)
 {
     *capacity_scale = 1.0;
     for (int attempt = 0; attempt < 3; attempt++) {
         bk_params params = params_for((uint64_t)(w->n * *capacity_scale), fpr);
+        params.flags = flags;
         bk_status status;
         if (bk_kind_is_static(kind)) {
             uint64_t begin = bench_now_ns();
@@ -329,8 +330,8 @@ static bool fill_kind(kind_run *k, const workload *w, struct run_scratch *scratc
     set_hugepage_env(scratch, k->subject->no_hugepage);
     double huge_before = process_huge_mb();
     double scale;
-    bk_status status = make_filter(k->subject->kind, w, fpr, scratch->chunk_hashes, &k->filter,
-                                   fig->insert_ns, &scale);
+    bk_status status = make_filter(k->subject->kind, k->subject->flags, w, fpr,
+                                   scratch->chunk_hashes, &k->filter, fig->insert_ns, &scale);
     set_hugepage_env(scratch, false);
     if (status != BK_OK) {
         snprintf(k->out->note, sizeof k->out->note, "could not fill: %s", bk_strerror(status));

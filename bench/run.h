@@ -68,6 +68,7 @@ typedef struct subject {
     bool is_libbloom;
     bool no_hugepage;
     bool int64_only; /* default :4k variants: the page size's effect does not depend on keys */
+    unsigned flags;  /* creation flags: BK_FLAG_COUNTING_CLASSIC for counting:classic */
 } subject;
 
 /* The subjects named by --kinds, or by default every kind this build has

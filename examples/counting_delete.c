@@ -3,7 +3,7 @@
  * what removing a false positive does to a counting Bloom filter.
  *
  * Insert in0..in99 into a counting filter sized for 100 keys at 5%
- * (m = 624 four-bit counters, k = 4), remove in7 (safe: it was added), then
+ * (m = 768 four-bit counters in 6 lines, k = 4), remove in7 (safe: it was added), then
  * look for the first key among out0, out1, ... that the filter reports
  * present although it was never added -- a false positive -- and remove it.
  * The filter cannot tell it from a real key, so the remove succeeds and

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Runs the file-format tests (tests/test_format.c: round trips, every
-# corruption class, the golden files written on x86-64) and the quotient
-# filter's (tests/test_quotient.c: its table of little-endian words, its
-# golden files), the integer-key calls' (tests/test_u64.c: a uint64_t
-# key is its little-endian bytes) and the window's (tests/test_window.c:
-# both layouts' golden files) on a big-endian machine: built for s390x with
-# Debian's cross compiler, run under
+# Runs, on a big-endian machine, the tests that pin the byte order of the
+# file format: tests/test_format.c (round trips, every corruption class,
+# the golden files written on x86-64), the quotient filter's (its table of
+# little-endian words, its golden files), the integer-key calls'
+# (tests/test_u64.c: a uint64_t key is its little-endian bytes), and the
+# window's and the counting filter's (both layouts' golden files each).
+# They are built for s390x with Debian's cross compiler and run under
 # qemu-user.  Installs gcc-s390x-linux-gnu, libc6-dev-s390x-cross and
 # qemu-user if they are missing (saying so).  cmocka has no s390x build in
 # Debian, so tests/cross/cmocka.h stands in for it.
@@ -35,35 +35,14 @@ ln -sf /usr/include/xxhash.h "$out/xxhash/xxhash.h"  # header-only use; no host 
 sources=$(sed -n '/^set(BLOOMKIT_SOURCES/,/^)/p' CMakeLists.txt |
           grep -o 'src/[A-Za-z0-9_]*\.c' | grep -v -E '_(avx2|avx512|sse[0-9]*|x86)\.c$')
 
-echo "cross-s390x: building tests/test_format.c for s390x"
-s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
-    -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
-    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
-    -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
-    $sources tests/test_format.c -lm -o "$out/test_format"
-
-echo "cross-s390x: running under qemu-s390x (big-endian)"
-qemu-s390x "$out/test_format"
-
-echo "cross-s390x: building tests/test_quotient.c for s390x"
-s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
-    -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
-    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
-    -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
-    $sources tests/test_quotient.c -lm -o "$out/test_quotient"
-qemu-s390x "$out/test_quotient"
-
-echo "cross-s390x: building tests/test_u64.c for s390x"
-s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
-    -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
-    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
-    $sources tests/test_u64.c -lm -o "$out/test_u64"
-qemu-s390x "$out/test_u64"
-
-echo "cross-s390x: building tests/test_window.c for s390x"
-s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
-    -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
-    -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
-    -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
-    $sources tests/test_window.c -lm -o "$out/test_window"
-qemu-s390x "$out/test_window"
+# Each test is built for s390x and run under qemu-s390x (big-endian).
+for test in test_format test_quotient test_u64 test_window test_counting; do
+    echo "cross-s390x: building tests/$test.c for s390x"
+    s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
+        -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
+        -Itests/cross -Itests/support -Iinclude -Isrc -I"$out/xxhash" \
+        -DBK_TEST_DATA_DIR="\"$PWD/tests/data\"" \
+        $sources "tests/$test.c" -lm -o "$out/$test"
+    echo "cross-s390x: running $test under qemu-s390x"
+    qemu-s390x "$out/$test"
+done

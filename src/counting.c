@@ -1,5 +1,6 @@
 /*
- * src/counting.c -- the counting Bloom filter: 4-bit saturating counters.
+ * src/counting.c -- the counting Bloom filter: 4-bit saturating counters,
+ * all of a key's counters in one cache line.
  *
  * The idea (Fan, Cao, Almeida & Broder, "Summary cache: a scalable
  * wide-area Web cache sharing protocol", IEEE/ACM ToN 8(3), 2000): a Bloom
@@ -7,20 +8,87 @@
  * Replace each bit by a small counter: add increments the key's k counters,
  * remove decrements them, and a counter shared by several keys stays
  * positive while any of them remains.  "Counter > 0" plays the part of
- * "bit set", so contains, the false-positive rate, the sizing and the
- * fill-based estimates are exactly the classic filter's (src/sizing.c):
+ * "bit set", so contains, the false-positive rate and the fill-based
+ * estimates are those of the bit-array filter with the same probes.
  *
- *     p ~ (1 - e^{-kn/m})^k,   n ~ -(m/k) ln(1 - nonzero/m)
+ * Two layouts of the same counters (bk_counting_layout, recorded in the
+ * file):
  *
- * The price is the counter width: 4 bits, four times the classic filter.
+ *   BLOCKED (the default): the counters are cut into lines of 128 counters
+ *   (64 bytes, one cache line), and all k counters of a key are in one
+ *   line -- the cache-line blocked filter of Putze, Sanders & Singler
+ *   ("Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007) applied
+ *   to counters.  A query or an add then costs one cache miss instead of
+ *   k, and a batch overlaps those misses (a prefetch ring, src/prefetch.h).
  *
- * Why 4 bits, and saturation.  With k = (m/n) ln 2 the load of one counter
- * is ~ Poisson(ln 2), and Fan et al. bound
+ *   CLASSIC: the k counters anywhere in the array (the classic filter's
+ *   probes, bk_probe_* over m).  The only layout of older files, which
+ *   still load and answer as they did; created with
+ *   BK_FLAG_COUNTING_CLASSIC.
  *
- *     P(some counter >= i) <= m (e ln 2 / i)^i
+ * Memory layout (both): m counters packed two per byte, counter i in byte
+ * i/2, low nibble for even i, high nibble for odd i; for odd m (classic
+ * only) the unused high nibble of the last byte is always 0.  The array is
+ * allocated 64-byte aligned, so in the blocked layout line j is exactly
+ * bytes [64 j, 64 j + 64), counters 128 j .. 128 j + 127:
  *
- * so a counter reaches 15 with probability <= 3.1e-14 and 16 with <= 1.4e-15.
- * When it does anyway (usually: one key added many times), the counter
+ *     byte:      [  0  ][  1  ] ... [ 63  ][ 64  ] ...    [ m/2 - 1 ]
+ *     nibbles:   c1|c0  c3|c2  ... c127|c126 c129|c128 ...
+ *                hi lo
+ *                \______ line 0 (64 B) ______/\_ line 1 ...
+ *
+ * Blocked probes.  The key is hashed once to (h1, h2) (src/hash.c):
+ *     line        = bk_reduce(h1, lines)          (multiply-shift)
+ *     counter_i   = p_i >> 2, p_i the i-th 9-bit position of the blocked
+ *                   kind's walk over h2 (bloomkit/detail/blocked_detail.h:
+ *                   slices of h2, then of bk_mix64(h2), ... for k > 7)
+ * The counters are independent and uniform on [0, 128) (with
+ * replacement).  Counter c of a line, seen as eight little-endian 64-bit
+ * words, is bits 4c .. 4c + 3: the bits p_i of a `blocked` filter with one
+ * 512-bit block per line are set exactly when counter p_i >> 2 is non-zero.
+ * So bk_counting_to_bloom turns a blocked-layout filter into a `blocked`
+ * filter that answers every query identically (see there).
+ *
+ * Why 128 four-bit counters per line, not 64 eight-bit ones.  The FPR of a
+ * blocked filter rises as its block shrinks (uneven block loads, below);
+ * 64 counters need 12.1 counters per key for 1% (97 bits per key at 8
+ * bits) against 10.9 (43 bits per key) for 128, and four bits already make
+ * overflow negligible (below).
+ *
+ * Accuracy.  A line receives Poisson(128/c) keys at c counters per key
+ * (Putze et al. 2007), and an absent key is positive when its k counters
+ * are non-zero: exactly the blocked filter's model with a 512-bit block
+ * replaced by 128 cells (bk_blocked_predicted_fpr(c, k, 128), src/sizing.c):
+ *
+ *     FPR = sum_i Pois(i; 128/c) E[(X_i/128)^k],  X_i: counters non-zero
+ *
+ * k is the smallest within 1% of the best for c (bk_blocked_best_hashes),
+ * and sizing from a target FPR searches the smallest c reaching it
+ * (bk_blocked_bits_per_key_for_fpr with 128 cells):
+ *
+ *     target FPR   counters/key  k   bits/key   (classic layout: bits/key, k)
+ *        10%           4.92      3     19.7          19.2, 3
+ *         2%           8.88      5     35.5          32.6, 6
+ *         1%          10.85      6     43.4          38.3, 7
+ *       0.1%          19.01      8     76.0          57.5, 10
+ *      0.01%          30.94     10    123.8          76.7, 13
+ *
+ * Below about 1e-5 the blocked layout needs more than twice the classic
+ * counters (196.6 against 95.8 bits per key at 1e-5; at 1e-12 no line
+ * size reaches the FPR), so a filter sized from such an FPR takes the
+ * classic layout (takes_blocked_layout).
+ *
+ * Overflow and saturation.  A counter of a line holding i keys receives
+ * Binomial(k i, 1/128) increments, so at the design point
+ *
+ *     P(counter >= t) = sum_i Pois(i; 128/c) P(Binomial(k i, 1/128) >= t)
+ *
+ * (the blocked analogue of Fan et al.'s Poisson bound for the classic
+ * layout, P(some counter >= t) <= m (e ln 2 / t)^t).  Summed numerically:
+ * a counter reaches 16 with probability 3.1e-16 at 1% (c = 10.85, k = 6),
+ * 6.0e-17 at 0.1%, 1.8e-16 at 2%; 15 with 5.2e-15 at 1%.  Over a filter of
+ * 10^9 counters the chance that any counter would overflow is below 3e-7.
+ * When one does anyway (usually: one key added many times) the counter
  * SATURATES: it stays at 15 and is never decremented, because from then on
  * the number of keys on it is unknown; decrementing could reach zero while
  * keys remain, a false negative.  A stuck counter only leaves a little
@@ -33,60 +101,69 @@
  * which can create false negatives (Fan et al. 2000; the demonstration in
  * examples/counting_delete.c).  remove is only safe for keys known present.
  *
- * A key's probes may repeat a position (double hashing into a small m); it
- * then adds 2 to that counter, and remove subtracts 2.  Should a counter
- * run out before its last probe (only possible for a key never added),
- * remove undoes its own decrements and reports BK_ENOTFOUND: it never
- * underflows a counter and never half-removes a key.
- *
- * Memory layout: m counters packed two per byte, counter i in byte i/2,
- * low nibble for even i, high nibble for odd i; the unused high nibble of
- * the last byte (odd m) is always 0.  The array is allocated 64-byte
- * aligned; the fill statistics read it 16 counters (8 bytes) at a time,
- * the tail byte by byte, so a mapped payload of any length works too.
- *
- *     byte:      [  0  ][  1  ][  2  ] ...  [ (m-1)/2 ]
- *     nibbles:   c1|c0  c3|c2  c5|c4  ...   (0)|c_{m-1}
- *                hi lo
- *
- * Probe positions are the classic filter's (bk_probe_* over m), so the
- * classic filter obtained by bk_counting_to_bloom (bit i = counter i > 0)
- * answers every query identically.
+ * A key's probes may repeat a counter; it then adds 2 to that counter, and
+ * remove subtracts 2.  Should a counter run out before its last probe (only
+ * possible for a key never added), remove undoes its own decrements and
+ * reports BK_ENOTFOUND: it never underflows a counter and never
+ * half-removes a key.
  *
  * Measured (tests/test_counting.c, examples/counting_delete.c; release):
- *   - 20,000 keys at p = 1%: m = 191,702 counters (93.6 KiB, against
- *     23.4 KiB for the classic filter), k = 7; 200,000 absent queries:
+ *   - blocked, 20,000 keys at p = 1%: m = 216,960 counters (1,695 lines,
+ *     106 KiB), k = 6; 400,000 absent queries: FPR 0.9883%, design
+ *     0.9998%, predicted from the fill 0.9976%.  10^7 8-byte keys
+ *     (bloomkit-bench): 0.994% against 1.000% designed.
+ *   - classic, 20,000 keys at p = 1%: m = 191,702 counters (93.6 KiB), k = 7;
  *     FPR 1.0015%, predicted from the fill 1.0048%, design 1.0039%.
- *   - The deletion demonstration (m = 624, k = 4, keys in0..in99): after
- *     removing in7, the first false positive is out9; removing it makes
- *     in6 and in11 absent.
+ *   - The deletion demonstration (m = 768 in 6 lines, k = 4, keys
+ *     in0..in99): after removing in7, the first false positive is out3;
+ *     removing it makes in49, in51 and in65 absent (classic layout, m =
+ *     624: out9, then in6 and in11).
+ * Speed: docs/PERFORMANCE.md.
  */
 #include "bloomkit/counting.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocked.h"
 #include "bloom.h"
 #include "endian.h"
 #include "filter.h"
 #include "hash.h"
 #include "memory.h"
+#include "prefetch.h"
 
 #define BATCH_CHUNK 16
 #define NIBBLE_LOW_BITS 0x1111111111111111ULL
 
+/* The blocked layout's line: 128 counters in 64 bytes. */
+#define LINE_COUNTERS 128u
+#define LINE_BYTES 64u
+#define LINE_WORDS 8u
+/* A 9-bit walk position p names counter p >> 2 (bits 4c .. 4c+3 of the line). */
+#define POSITION_TO_COUNTER_SHIFT 2u
+
 typedef struct bk_counting {
-    uint8_t *bytes;      /* ceil(m/2) bytes of counters (allocated: padded to 8) */
-    size_t byte_count;   /* ceil(m/2) */
-    size_t alloc_bytes;  /* bytes allocated (0 when borrowed) */
-    uint64_t counters;   /* m */
-    unsigned hashes;     /* k */
+    uint8_t *bytes;     /* ceil(m/2) bytes of counters (allocated: padded to 8) */
+    size_t byte_count;  /* ceil(m/2) */
+    size_t alloc_bytes; /* bytes allocated (0 when borrowed) */
+    uint64_t counters;  /* m */
+    uint64_t lines;     /* m / 128 in the blocked layout; 0 in the classic one */
+    unsigned hashes;    /* k */
+    bk_counting_layout layout;
     uint64_t capacity;   /* design n */
     double target_fpr;   /* predicted FPR at capacity */
     uint64_t keys_added; /* adds minus removes */
     bk_hasher hasher;
     bool borrowed; /* bytes belong to a mapped file: read-only */
 } bk_counting;
+
+/* What a filter is: m counters, k probes, the layout, design n and FPR. */
+typedef struct counting_design {
+    bk_sizing sizing; /* bits = m counters */
+    bk_counting_layout layout;
+} counting_design;
 
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                 */
@@ -107,27 +184,115 @@ static inline void counter_set(uint8_t *bytes, uint64_t index, unsigned value)
 static size_t bytes_for_counters(uint64_t counters) { return (size_t)((counters + 1) / 2); }
 
 /* ------------------------------------------------------------------------ */
-/* Creation                                                                 */
+/* Design and creation                                                      */
 /* ------------------------------------------------------------------------ */
 
-static bk_status check_sizing(const bk_sizing *sizing)
+static bk_status check_design(const counting_design *design)
 {
+    const bk_sizing *sizing = &design->sizing;
     if (sizing->bits == 0 || sizing->hashes == 0 || sizing->capacity == 0)
         return BK_ERANGE;
     if (sizing->bits > BK_MAX_BITS / BK_COUNTING_COUNTER_BITS || sizing->hashes > BK_MAX_HASHES)
         return BK_ERANGE;
+    if (design->layout == BK_COUNTING_BLOCKED && sizing->bits % LINE_COUNTERS != 0)
+        return BK_ERANGE;
     return BK_OK;
 }
 
-/* A filter of the given design (sizing->bits = m counters).  With `borrowed`
- * NULL the counters are allocated and zeroed; otherwise the filter reads
- * those ceil(m/2) bytes in place and is read-only. */
-static bk_status create_from_sizing(const bk_sizing *sizing, const bk_hasher *hasher,
-                                    uint8_t *borrowed, bk_counting **out)
+/* The blocked layout's design FPR: m counters in lines of 128 at n keys. */
+static double blocked_predicted_fpr(uint64_t counters, unsigned hashes, uint64_t capacity)
 {
-    bk_status status = check_sizing(sizing);
+    return bk_blocked_predicted_fpr((double)counters / (double)capacity, hashes, LINE_COUNTERS);
+}
+
+/* The blocked layout's counters and k from the parameters, whose checks
+ * the classic sizing (`classic`, computed from the same parameters) has
+ * already made: explicit m rounded up to whole lines; counters per key at
+ * the blocked k; or the fewest counters per key reaching the FPR. */
+static bk_status blocked_sizing(const bk_params *params, const bk_sizing *classic,
+                                bk_sizing *out)
+{
+    double n = (double)params->capacity;
+    double counters;
+    unsigned hashes;
+    if (params->bits != 0) {
+        counters = (double)classic->bits;
+        hashes = classic->hashes;
+    } else if (params->bits_per_key != 0) {
+        counters = ceil(n * params->bits_per_key);
+        hashes = bk_blocked_best_hashes(params->bits_per_key, LINE_COUNTERS);
+    } else {
+        double per_key;
+        bk_status status = bk_blocked_bits_per_key_for_fpr(params->fpr == 0 ? 0.01 : params->fpr,
+                                                           LINE_COUNTERS, &per_key, &hashes);
+        if (status != BK_OK)
+            return status;
+        counters = ceil(n * per_key);
+    }
+    double lines = ceil(counters / LINE_COUNTERS);
+    if (!(lines * LINE_COUNTERS <= (double)(BK_MAX_BITS / BK_COUNTING_COUNTER_BITS)))
+        return BK_ERANGE;
+    memset(out, 0, sizeof *out);
+    out->capacity = params->capacity;
+    out->bits = (uint64_t)(lines < 1 ? 1 : lines) * LINE_COUNTERS;
+    out->hashes = hashes;
+    out->predicted_fpr = blocked_predicted_fpr(out->bits, hashes, out->capacity);
+    return BK_OK;
+}
+
+/* Whether a filter made from `params` takes the blocked layout, whose
+ * design (or its error) is `blocked`.  Yes unless the flag asks for the
+ * classic one, or the size comes from a target FPR and the blocked design
+ * misses it or needs more than BLOCKED_MAX_COUNTER_RATIO times the classic
+ * counters: a 128-counter line holds few keys at low FPRs, and below about
+ * 1e-5 the blocked layout needs more than twice the classic counters (at
+ * 1e-12 no design reaches the FPR). */
+#define BLOCKED_MAX_COUNTER_RATIO 2.0
+
+static bool takes_blocked_layout(const bk_params *params, const bk_sizing *classic,
+                                 const bk_sizing *blocked, bk_status blocked_status)
+{
+    if (params->flags & BK_FLAG_COUNTING_CLASSIC)
+        return false;
+    bool sized_by_fpr = params->bits == 0 && params->bits_per_key == 0;
+    if (!sized_by_fpr)
+        return true; /* explicit m or counters per key: their errors are reported */
+    return blocked_status == BK_OK &&
+           (double)blocked->bits <= BLOCKED_MAX_COUNTER_RATIO * (double)classic->bits;
+}
+
+static bk_status design_from_params(const bk_params *params, counting_design *out)
+{
+    bk_sizing classic, blocked;
+    memset(&blocked, 0, sizeof blocked);
+    bk_status status = bk_size_from_params(params, &classic);
     if (status != BK_OK)
         return status;
+    status = (params->flags & BK_FLAG_COUNTING_CLASSIC)
+                 ? BK_OK
+                 : blocked_sizing(params, &classic, &blocked);
+    if (takes_blocked_layout(params, &classic, &blocked, status)) {
+        if (status != BK_OK)
+            return status;
+        out->layout = BK_COUNTING_BLOCKED;
+        out->sizing = blocked;
+    } else {
+        out->layout = BK_COUNTING_CLASSIC;
+        out->sizing = classic;
+    }
+    return check_design(out);
+}
+
+/* A filter of the given design (sizing.bits = m counters).  With `borrowed`
+ * NULL the counters are allocated and zeroed; otherwise the filter reads
+ * those ceil(m/2) bytes in place and is read-only. */
+static bk_status create_from_design(const counting_design *design, const bk_hasher *hasher,
+                                    uint8_t *borrowed, bk_counting **out)
+{
+    bk_status status = check_design(design);
+    if (status != BK_OK)
+        return status;
+    const bk_sizing *sizing = &design->sizing;
     bk_counting *filter = calloc(1, sizeof *filter);
     if (filter == NULL)
         return BK_ENOMEM;
@@ -144,6 +309,8 @@ static bk_status create_from_sizing(const bk_sizing *sizing, const bk_hasher *ha
         }
     }
     filter->counters = sizing->bits;
+    filter->layout = design->layout;
+    filter->lines = design->layout == BK_COUNTING_BLOCKED ? sizing->bits / LINE_COUNTERS : 0;
     filter->hashes = sizing->hashes;
     filter->capacity = sizing->capacity;
     filter->target_fpr = sizing->predicted_fpr;
@@ -152,25 +319,17 @@ static bk_status create_from_sizing(const bk_sizing *sizing, const bk_hasher *ha
     return BK_OK;
 }
 
-static bk_status sizing_from_params(const bk_params *params, bk_sizing *sizing)
-{
-    bk_status status = bk_size_from_params(params, sizing);
-    if (status != BK_OK)
-        return status;
-    return check_sizing(sizing);
-}
-
 static bk_status ops_create(const bk_params *params, void **out)
 {
-    bk_sizing sizing;
-    bk_status status = sizing_from_params(params, &sizing);
+    counting_design design;
+    bk_status status = design_from_params(params, &design);
     if (status != BK_OK)
         return status;
     bk_hasher hasher;
     status = bk_hasher_from_params(&hasher, params);
     if (status != BK_OK)
         return status;
-    return create_from_sizing(&sizing, &hasher, NULL, (bk_counting **)out);
+    return create_from_design(&design, &hasher, NULL, (bk_counting **)out);
 }
 
 static void ops_destroy(void *object)
@@ -182,23 +341,24 @@ static void ops_destroy(void *object)
     free(filter);
 }
 
-static bk_sizing sizing_of(const bk_counting *filter)
+static counting_design design_of(const bk_counting *filter)
 {
-    bk_sizing sizing;
-    memset(&sizing, 0, sizeof sizing);
-    sizing.capacity = filter->capacity;
-    sizing.bits = filter->counters;
-    sizing.hashes = filter->hashes;
-    sizing.predicted_fpr = filter->target_fpr;
-    return sizing;
+    counting_design design;
+    memset(&design, 0, sizeof design);
+    design.sizing.capacity = filter->capacity;
+    design.sizing.bits = filter->counters;
+    design.sizing.hashes = filter->hashes;
+    design.sizing.predicted_fpr = filter->target_fpr;
+    design.layout = filter->layout;
+    return design;
 }
 
 static bk_status ops_copy(const void *object, void **out)
 {
     const bk_counting *filter = object;
-    bk_sizing sizing = sizing_of(filter);
+    counting_design design = design_of(filter);
     bk_counting *copy;
-    bk_status status = create_from_sizing(&sizing, &filter->hasher, NULL, &copy);
+    bk_status status = create_from_design(&design, &filter->hasher, NULL, &copy);
     if (status != BK_OK)
         return status;
     memcpy(copy->bytes, filter->bytes, filter->byte_count);
@@ -218,11 +378,160 @@ static bk_status ops_clear(void *object)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The hot path                                                             */
+/* Where a key's counters are                                               */
+/* ------------------------------------------------------------------------ */
+
+static inline uint64_t line_index(const bk_counting *filter, bk_hash hash)
+{
+    return bk_blocked_block_index(hash.h1, filter->lines);
+}
+
+/* The key's line (blocked layout). */
+static inline uint8_t *line_of(const bk_counting *filter, bk_hash hash)
+{
+    return filter->bytes + line_index(filter, hash) * LINE_BYTES;
+}
+
+static inline unsigned next_line_counter(bk_blocked_walk *walk)
+{
+    return bk_blocked_walk_next(walk) >> POSITION_TO_COUNTER_SHIFT;
+}
+
+/* The key's k counter indexes (0..m) in either layout, in probe order. */
+static void key_positions(const bk_counting *filter, bk_hash hash, uint64_t *positions)
+{
+    if (filter->layout == BK_COUNTING_BLOCKED) {
+        uint64_t first = line_index(filter, hash) * LINE_COUNTERS;
+        bk_blocked_walk walk = bk_blocked_walk_start(hash.h2);
+        for (unsigned i = 0; i < filter->hashes; i++)
+            positions[i] = first + next_line_counter(&walk);
+        return;
+    }
+    bk_probe probe = bk_probe_start(hash);
+    for (unsigned i = 0; i < filter->hashes; i++)
+        positions[i] = bk_probe_next(&probe, filter->counters);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hot path, blocked layout: one line per key                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A line is read as eight little-endian 64-bit words: the counter of walk
+ * position p (counter p >> 2) is bits (p & 60) .. (p & 60) + 3 of word
+ * p >> 6.  One hash word gives up to 7 positions (its 9-bit slices, lowest
+ * first); k > 7 continues with bk_mix64 of the word, as the walk does
+ * (bloomkit/detail/blocked_detail.h).  The tests and increments below
+ * avoid branches on the counters: a counter v in 0..15 has v - 1 with bit
+ * 4 set exactly when v is 0, so OR-ing v - 1 over the key's counters
+ * gives "some counter was 0" in bit 4.
+ */
+#define ROUND_POSITIONS BK_BLOCKED_POSITIONS_PER_WORD
+#define ZERO_FLAG 16u
+
+static inline unsigned round_length(unsigned hashes, unsigned done)
+{
+    return hashes - done < ROUND_POSITIONS ? hashes - done : ROUND_POSITIONS;
+}
+
+/* A little-endian word of a line, in one move (a byte swap on big-endian
+ * hosts); bk_load_le64's byte loop was not merged into one load here. */
+static inline uint64_t load_word(const uint8_t *at)
+{
+    uint64_t word;
+    memcpy(&word, at, sizeof word);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    word = __builtin_bswap64(word);
+#endif
+    return word;
+}
+
+static inline void store_word(uint8_t *at, uint64_t word)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    word = __builtin_bswap64(word);
+#endif
+    memcpy(at, &word, sizeof word);
+}
+
+static inline uint64_t line_word(const uint8_t *line, unsigned position)
+{
+    return load_word(line + 8 * (position >> 6));
+}
+
+/* v - 1 for the counter v of slice i of `word` (bit 4 set when v is 0). */
+static inline uint64_t slice_zero_flag(const uint8_t *line, uint64_t word, unsigned i)
+{
+    unsigned position = (unsigned)(word >> (BK_BLOCKED_POSITION_BITS * i)) &
+                        (BK_BLOCKED_BLOCK_BITS - 1);
+    return ((line_word(line, position) >> (position & 60)) & 0xf) - 1;
+}
+
+/* Bit 4 set when one of `count` (1..7) counters named by the slices of
+ * `word` is 0.  A switch into straight code, each slice at a constant
+ * shift: no loop counter and no exit test per counter (a one-key query is
+ * bound by how many instructions wait behind its cache miss). */
+static inline uint64_t round_zero_flags(const uint8_t *line, uint64_t word, unsigned count)
+{
+    uint64_t flags = 0;
+    switch (count) {
+    case 7: flags |= slice_zero_flag(line, word, 6); /* fallthrough */
+    case 6: flags |= slice_zero_flag(line, word, 5); /* fallthrough */
+    case 5: flags |= slice_zero_flag(line, word, 4); /* fallthrough */
+    case 4: flags |= slice_zero_flag(line, word, 3); /* fallthrough */
+    case 3: flags |= slice_zero_flag(line, word, 2); /* fallthrough */
+    case 2: flags |= slice_zero_flag(line, word, 1); /* fallthrough */
+    default: flags |= slice_zero_flag(line, word, 0);
+    }
+    return flags;
+}
+
+/* Whether the key's k counters in its line are all non-zero. */
+static inline bool line_test(const uint8_t *line, uint64_t h2, unsigned hashes)
+{
+    uint64_t flags = round_zero_flags(line, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        flags |= round_zero_flags(line, h2, round_length(hashes, done));
+    }
+    return (flags & ZERO_FLAG) == 0;
+}
+
+/* Increments `count` counters named by the slices of `word` (saturating;
+ * a repeated counter is read back after its first increment); bit 4 of
+ * the result is set when one of them was 0. */
+static inline uint64_t round_increment(uint8_t *line, uint64_t word, unsigned count)
+{
+    uint64_t flags = 0;
+    for (unsigned i = 0; i < count; i++, word >>= BK_BLOCKED_POSITION_BITS) {
+        unsigned position = (unsigned)word & (BK_BLOCKED_BLOCK_BITS - 1);
+        uint8_t *at = line + 8 * (position >> 6);
+        uint64_t bits = load_word(at);
+        unsigned shift = position & 60;
+        uint64_t value = (bits >> shift) & 0xf;
+        flags |= value - 1;
+        store_word(at, bits + ((uint64_t)(value < BK_COUNTING_MAX) << shift));
+    }
+    return flags;
+}
+
+/* Increments the key's k counters in its line; returns whether any was 0. */
+static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
+{
+    uint64_t flags = round_increment(line, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        flags |= round_increment(line, h2, round_length(hashes, done));
+    }
+    return (flags & ZERO_FLAG) != 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The hot path, classic layout: k counters anywhere                        */
 /* ------------------------------------------------------------------------ */
 
 /* Increments the key's k counters (saturating); returns whether any was 0. */
-static inline bool increment_counters(bk_counting *filter, bk_hash hash)
+static inline bool classic_increment(bk_counting *filter, bk_hash hash)
 {
     bk_probe probe = bk_probe_start(hash);
     bool some_zero = false;
@@ -236,7 +545,7 @@ static inline bool increment_counters(bk_counting *filter, bk_hash hash)
     return some_zero;
 }
 
-static inline bool all_counters_positive(const bk_counting *filter, bk_hash hash)
+static inline bool classic_test(const bk_counting *filter, bk_hash hash)
 {
     bk_probe probe = bk_probe_start(hash);
     for (unsigned i = 0; i < filter->hashes; i++)
@@ -245,23 +554,42 @@ static inline bool all_counters_positive(const bk_counting *filter, bk_hash hash
     return true;
 }
 
-static inline unsigned min_counter(const bk_counting *filter, bk_hash hash)
-{
-    bk_probe probe = bk_probe_start(hash);
-    unsigned least = BK_COUNTING_MAX;
-    for (unsigned i = 0; i < filter->hashes && least > 0; i++) {
-        unsigned value = counter_get(filter->bytes, bk_probe_next(&probe, filter->counters));
-        if (value < least)
-            least = value;
-    }
-    return least;
-}
-
-static inline void prefetch_counters(const bk_counting *filter, bk_hash hash)
+static inline void classic_prefetch(const bk_counting *filter, bk_hash hash)
 {
     bk_probe probe = bk_probe_start(hash);
     for (unsigned i = 0; i < filter->hashes; i++)
         __builtin_prefetch(&filter->bytes[bk_probe_next(&probe, filter->counters) >> 1]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One key                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static inline bool increment_counters(bk_counting *filter, bk_hash hash)
+{
+    if (filter->layout == BK_COUNTING_BLOCKED)
+        return line_increment(line_of(filter, hash), hash.h2, filter->hashes);
+    return classic_increment(filter, hash);
+}
+
+static inline bool all_counters_positive(const bk_counting *filter, bk_hash hash)
+{
+    if (filter->layout == BK_COUNTING_BLOCKED)
+        return line_test(line_of(filter, hash), hash.h2, filter->hashes);
+    return classic_test(filter, hash);
+}
+
+static unsigned min_counter(const bk_counting *filter, bk_hash hash)
+{
+    uint64_t positions[BK_MAX_HASHES];
+    key_positions(filter, hash, positions);
+    unsigned least = BK_COUNTING_MAX;
+    for (unsigned i = 0; i < filter->hashes; i++) {
+        unsigned value = counter_get(filter->bytes, positions[i]);
+        if (value < least)
+            least = value;
+    }
+    return least;
 }
 
 static bool any_counter_zero(const bk_counting *filter, const uint64_t *positions)
@@ -312,9 +640,7 @@ static bk_status ops_remove_hash(void *object, bk_hash hash)
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     uint64_t positions[BK_MAX_HASHES];
-    bk_probe probe = bk_probe_start(hash);
-    for (unsigned i = 0; i < filter->hashes; i++)
-        positions[i] = bk_probe_next(&probe, filter->counters);
+    key_positions(filter, hash, positions);
     if (any_counter_zero(filter, positions) || !decrement_all_or_nothing(filter, positions))
         return BK_ENOTFOUND;
     if (filter->keys_added > 0)
@@ -340,28 +666,55 @@ static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *coun
 }
 
 /* ------------------------------------------------------------------------ */
-/* Batches: hash a chunk, prefetch its counters, then probe                 */
+/* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static size_t add_chunk(bk_counting *filter, const bk_hash *hashes, size_t count)
+/* Blocked layout: each key's line requested BK_ADD_PREFETCH_DISTANCE keys
+ * ahead (for writing), then its counters incremented. */
+static size_t blocked_add_batch(bk_counting *filter, const bk_hash *hashes, size_t count)
 {
     size_t fresh = 0;
-    for (size_t i = 0; i < count; i++)
-        prefetch_counters(filter, hashes[i]);
-    for (size_t i = 0; i < count; i++)
-        fresh += increment_counters(filter, hashes[i]);
-    filter->keys_added = bk_saturating_add(filter->keys_added, count);
+    size_t ahead = count < BK_ADD_PREFETCH_DISTANCE ? count : BK_ADD_PREFETCH_DISTANCE;
+    for (size_t i = 0; i < ahead; i++)
+        __builtin_prefetch(line_of(filter, hashes[i]), 1);
+    for (size_t i = 0; i < count; i++) {
+        if (i + BK_ADD_PREFETCH_DISTANCE < count)
+            __builtin_prefetch(line_of(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE]), 1);
+        fresh += line_increment(line_of(filter, hashes[i]), hashes[i].h2, filter->hashes);
+    }
     return fresh;
 }
 
-static size_t test_chunk(const bk_counting *filter, const bk_hash *hashes, size_t count,
-                         bool *results)
+/* The query ring's hooks (src/prefetch.h): a key's line, and its test. */
+static inline const void *ring_line_of(const void *filter, const bk_hash *hash)
+{
+    return line_of(filter, *hash);
+}
+
+static inline bool ring_probe(const void *context, const void *line, const bk_hash *hash)
+{
+    return line_test(line, hash->h2, *(const unsigned *)context);
+}
+
+/* Classic layout: a chunk's k counters each prefetched, then probed. */
+static size_t classic_add_chunk(bk_counting *filter, const bk_hash *hashes, size_t count)
+{
+    size_t fresh = 0;
+    for (size_t i = 0; i < count; i++)
+        classic_prefetch(filter, hashes[i]);
+    for (size_t i = 0; i < count; i++)
+        fresh += classic_increment(filter, hashes[i]);
+    return fresh;
+}
+
+static size_t classic_test_chunk(const bk_counting *filter, const bk_hash *hashes, size_t count,
+                                 bool *results)
 {
     size_t present = 0;
     for (size_t i = 0; i < count; i++)
-        prefetch_counters(filter, hashes[i]);
+        classic_prefetch(filter, hashes[i]);
     for (size_t i = 0; i < count; i++) {
-        bool found = all_counters_positive(filter, hashes[i]);
+        bool found = classic_test(filter, hashes[i]);
         present += found;
         if (results != NULL)
             results[i] = found;
@@ -381,19 +734,30 @@ static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t 
     if (filter->borrowed)
         return BK_EIMMUTABLE;
     size_t fresh = 0;
-    for (size_t start = 0; start < count; start += BATCH_CHUNK)
-        fresh += add_chunk(filter, hashes + start, chunk_length(count, start));
+    if (filter->layout == BK_COUNTING_BLOCKED) {
+        fresh = blocked_add_batch(filter, hashes, count);
+    } else {
+        for (size_t start = 0; start < count; start += BATCH_CHUNK)
+            fresh += classic_add_chunk(filter, hashes + start, chunk_length(count, start));
+    }
+    filter->keys_added = bk_saturating_add(filter->keys_added, count);
     *new_count = fresh;
     return BK_OK;
 }
 
-static size_t ops_contains_hash_batch(const void *filter, const bk_hash *hashes, size_t count,
+static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
+    const bk_counting *filter = object;
+    if (count == 0)
+        return 0;
+    if (filter->layout == BK_COUNTING_BLOCKED)
+        return bk_line_ring_probe(filter, hashes, count, results, ring_line_of, ring_probe,
+                                  &filter->hashes);
     size_t present = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK)
-        present += test_chunk(filter, hashes + start, chunk_length(count, start),
-                              results ? results + start : NULL);
+        present += classic_test_chunk(filter, hashes + start, chunk_length(count, start),
+                                      results ? results + start : NULL);
     return present;
 }
 
@@ -429,8 +793,10 @@ static counter_census take_census(const bk_counting *filter)
 }
 
 /* The design fields shared by stats and the design hook. */
-static void fill_design(const bk_sizing *sizing, bk_hash_algorithm algorithm, bk_stats *out)
+static void fill_design(const counting_design *design, bk_hash_algorithm algorithm,
+                        bk_stats *out)
 {
+    const bk_sizing *sizing = &design->sizing;
     memset(out, 0, sizeof *out);
     out->kind = BK_KIND_COUNTING;
     out->bits = sizing->bits * BK_COUNTING_COUNTER_BITS;
@@ -439,25 +805,55 @@ static void fill_design(const bk_sizing *sizing, bk_hash_algorithm algorithm, bk
     out->capacity = sizing->capacity;
     out->target_fpr = sizing->predicted_fpr;
     out->bits_per_key = (double)out->bits / (double)sizing->capacity;
-    out->design_fill_ratio = bk_expected_fill(sizing->capacity, sizing->bits, sizing->hashes);
+    out->design_fill_ratio =
+        design->layout == BK_COUNTING_BLOCKED
+            ? bk_blocked_expected_fill(
+                  (double)sizing->capacity / (double)(sizing->bits / LINE_COUNTERS),
+                  sizing->hashes, LINE_COUNTERS)
+            : bk_expected_fill(sizing->capacity, sizing->bits, sizing->hashes);
     out->hash_algorithm = algorithm;
+}
+
+/* The fill-based estimates of the blocked layout, as the blocked kind's
+ * (src/blocked.c) with 128 cells per block. */
+static void blocked_estimates(const bk_counting *filter, bk_stats *s)
+{
+    double lines = (double)filter->lines;
+    s->keys_estimated = bk_blocked_estimate_keys(filter->lines, filter->hashes, LINE_COUNTERS,
+                                                 s->fill_ratio);
+    s->current_fpr = s->keys_estimated > 0
+                         ? bk_blocked_predicted_fpr((double)filter->counters / s->keys_estimated,
+                                                    filter->hashes, LINE_COUNTERS)
+                         : 0.0;
+    s->design_point_keys = (double)filter->capacity * BK_DESIGN_MARGIN;
+    s->past_design_point = s->fill_ratio > bk_blocked_expected_fill(s->design_point_keys / lines,
+                                                                    filter->hashes,
+                                                                    LINE_COUNTERS);
+}
+
+static void classic_estimates(const bk_counting *filter, uint64_t nonzero, bk_stats *s)
+{
+    s->keys_estimated = bk_estimate_keys(filter->counters, filter->hashes, nonzero);
+    s->current_fpr = bk_fpr_from_fill(s->fill_ratio, filter->hashes);
+    s->past_design_point = bk_fill_past_design_point(s->fill_ratio, filter->capacity,
+                                                     filter->counters, filter->hashes);
+    s->design_point_keys = bk_design_point_keys(filter->capacity, filter->counters,
+                                                filter->hashes);
 }
 
 static void ops_stats(const void *object, bk_stats *out)
 {
     const bk_counting *filter = object;
-    bk_sizing sizing = sizing_of(filter);
+    counting_design design = design_of(filter);
     bk_stats s;
-    fill_design(&sizing, filter->hasher.algorithm, &s);
+    fill_design(&design, filter->hasher.algorithm, &s);
     counter_census census = take_census(filter);
     s.keys_added = filter->keys_added;
-    s.keys_estimated = bk_estimate_keys(filter->counters, filter->hashes, census.nonzero);
     s.fill_ratio = (double)census.nonzero / (double)filter->counters;
-    s.current_fpr = bk_fpr_from_fill(s.fill_ratio, filter->hashes);
-    s.past_design_point = bk_fill_past_design_point(s.fill_ratio, filter->capacity,
-                                                    filter->counters, filter->hashes);
-    s.design_point_keys = bk_design_point_keys(filter->capacity, filter->counters,
-                                               filter->hashes);
+    if (filter->layout == BK_COUNTING_BLOCKED)
+        blocked_estimates(filter, &s);
+    else
+        classic_estimates(filter, census.nonzero, &s);
     s.saturated_counters = census.saturated;
     s.seed = filter->hasher.seed;
     *out = s;
@@ -469,7 +865,7 @@ static void ops_stats(const void *object, bk_stats *out)
 
 static bool compatible(const bk_counting *a, const bk_counting *b)
 {
-    return a->counters == b->counters && a->hashes == b->hashes &&
+    return a->counters == b->counters && a->hashes == b->hashes && a->layout == b->layout &&
            bk_hasher_equal(&a->hasher, &b->hasher);
 }
 
@@ -495,27 +891,44 @@ static bk_status ops_union(void *dst_object, const void *src_object)
     return BK_OK;
 }
 
-bk_status bk_counting_counter(const bk_filter *handle, uint64_t index, unsigned *value)
+static const bk_counting *counting_of(const bk_filter *handle, bk_status *status)
 {
     const bk_counting *filter = bk_filter_object_of(handle, BK_KIND_COUNTING);
+    *status = filter != NULL ? BK_OK : BK_EKIND;
+    return filter;
+}
+
+bk_status bk_counting_counter(const bk_filter *handle, uint64_t index, unsigned *value)
+{
     if (handle == NULL || value == NULL)
         return BK_EINVAL;
+    bk_status status;
+    const bk_counting *filter = counting_of(handle, &status);
     if (filter == NULL)
-        return BK_EKIND;
+        return status;
     if (index >= filter->counters)
         return BK_ERANGE;
     *value = counter_get(filter->bytes, index);
     return BK_OK;
 }
 
-bk_status bk_counting_to_bloom(const bk_filter *handle, bk_filter **out)
+bk_status bk_counting_layout_of(const bk_filter *handle, bk_counting_layout *layout)
 {
-    const bk_counting *filter = bk_filter_object_of(handle, BK_KIND_COUNTING);
-    if (handle == NULL || out == NULL)
+    if (handle == NULL || layout == NULL)
         return BK_EINVAL;
+    bk_status status;
+    const bk_counting *filter = counting_of(handle, &status);
     if (filter == NULL)
-        return BK_EKIND;
-    bk_sizing sizing = sizing_of(filter);
+        return status;
+    *layout = filter->layout;
+    return BK_OK;
+}
+
+/* Classic layout: the classic Bloom filter of the same m and k, bit i set
+ * when counter i is non-zero. */
+static bk_status to_classic_bloom(const bk_counting *filter, bk_filter **out)
+{
+    bk_sizing sizing = design_of(filter).sizing;
     bk_bloom *bloom;
     bk_status status = bk_bloom_create_from_sizing(&sizing, &filter->hasher, 0, NULL, &bloom);
     if (status != BK_OK)
@@ -530,24 +943,68 @@ bk_status bk_counting_to_bloom(const bk_filter *handle, bk_filter **out)
     return status;
 }
 
+/* Blocked layout: a `blocked` filter of one 512-bit block per line, whose
+ * bits 4c .. 4c+3 of block j are all set when counter c of line j is
+ * non-zero (the probe correspondence of the opening comment).  Created
+ * through the public call at exactly that size and k, then given this
+ * filter's hasher, design FPR and key count. */
+static bk_status to_blocked(const bk_counting *filter, bk_filter **out)
+{
+    bk_params params = { .capacity = filter->capacity,
+                         .bits = filter->lines * BK_BLOCKED_BLOCK_BITS,
+                         .hashes = filter->hashes };
+    bk_filter *handle;
+    bk_status status = bk_filter_create(BK_KIND_BLOCKED, &params, &handle);
+    if (status != BK_OK)
+        return status;
+    bk_blocked *blocked = bk_filter_object_of(handle, BK_KIND_BLOCKED);
+    for (uint64_t w = 0; w < filter->lines * LINE_WORDS; w++) {
+        uint64_t word = bk_load_le64(filter->bytes + 8 * w);
+        uint64_t nonzero = (word | word >> 1 | word >> 2 | word >> 3) & NIBBLE_LOW_BITS;
+        blocked->words[w] = nonzero * 0xf;
+    }
+    blocked->hasher = filter->hasher;
+    blocked->target_fpr = filter->target_fpr;
+    blocked->keys_added = filter->keys_added;
+    *out = handle;
+    return BK_OK;
+}
+
+bk_status bk_counting_to_bloom(const bk_filter *handle, bk_filter **out)
+{
+    if (handle == NULL || out == NULL)
+        return BK_EINVAL;
+    bk_status status;
+    const bk_counting *filter = counting_of(handle, &status);
+    if (filter == NULL)
+        return status;
+    return filter->layout == BK_COUNTING_BLOCKED ? to_blocked(filter, out)
+                                                 : to_classic_bloom(filter, out);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The kind's adapter: bk_filter dispatch and the file format               */
 /* ------------------------------------------------------------------------ */
 
 /*
- * Parameter block (32 bytes, little-endian; docs/DELETION.md "File format"):
+ * Parameter block (little-endian; docs/FORMAT.md "Kind 4"):
  *     0  u64  counters (m)    8  u32  hashes (k)     12  u32  counter bits, 4
  *    16  u64  capacity       24  f64  target FPR (design FPR at capacity)
+ * classic layout: these 32 bytes and no more (the block of every file
+ * before the blocked layout); blocked layout: 40 bytes, adding
+ *    32  u32  layout, 1      36  u32  counters per line, 128
  * Payload: ceil(m/2) bytes, counter i in byte i/2, low nibble for even i;
- * for odd m the high nibble of the last byte is 0.  Bytes have no
- * endianness, so a mapped file is read in place on any host.
+ * for odd m the high nibble of the last byte is 0 (classic only: blocked m
+ * is a multiple of 128).  Bytes have no endianness, so a mapped file is
+ * read in place on any host.
  */
-#define COUNTING_PARAMS_SIZE 32
+#define CLASSIC_PARAMS_SIZE 32
+#define BLOCKED_PARAMS_SIZE 40
 
-static size_t ops_params_size(const void *filter)
+static size_t ops_params_size(const void *object)
 {
-    (void)filter;
-    return COUNTING_PARAMS_SIZE;
+    const bk_counting *filter = object;
+    return filter->layout == BK_COUNTING_BLOCKED ? BLOCKED_PARAMS_SIZE : CLASSIC_PARAMS_SIZE;
 }
 
 static void ops_write_params(const void *object, uint8_t *out)
@@ -558,6 +1015,10 @@ static void ops_write_params(const void *object, uint8_t *out)
     bk_store_le32(out + 12, BK_COUNTING_COUNTER_BITS);
     bk_store_le64(out + 16, filter->capacity);
     bk_store_le_double(out + 24, filter->target_fpr);
+    if (filter->layout == BK_COUNTING_BLOCKED) {
+        bk_store_le32(out + 32, BK_COUNTING_BLOCKED);
+        bk_store_le32(out + 36, LINE_COUNTERS);
+    }
 }
 
 static uint64_t ops_payload_size(const void *object)
@@ -571,30 +1032,49 @@ static void ops_write_payload(const void *object, uint8_t *out)
     memcpy(out, filter->bytes, filter->byte_count);
 }
 
+/* The design a parameter block states, checked field by field. */
+static bk_status read_design(const uint8_t *params, size_t params_size, counting_design *out)
+{
+    if (params_size != CLASSIC_PARAMS_SIZE && params_size != BLOCKED_PARAMS_SIZE)
+        return BK_ECORRUPT;
+    memset(out, 0, sizeof *out);
+    bk_sizing *sizing = &out->sizing;
+    sizing->bits = bk_load_le64(params);
+    sizing->hashes = bk_load_le32(params + 8);
+    sizing->capacity = bk_load_le64(params + 16);
+    sizing->predicted_fpr = bk_load_le_double(params + 24);
+    out->layout = BK_COUNTING_CLASSIC;
+    if (params_size == BLOCKED_PARAMS_SIZE) {
+        if (bk_load_le32(params + 32) != BK_COUNTING_BLOCKED ||
+            bk_load_le32(params + 36) != LINE_COUNTERS)
+            return BK_ECORRUPT;
+        if (sizing->bits % LINE_COUNTERS != 0)
+            return BK_ECORRUPT;
+        out->layout = BK_COUNTING_BLOCKED;
+    }
+    if (bk_load_le32(params + 12) != BK_COUNTING_COUNTER_BITS || sizing->bits == 0 ||
+        sizing->hashes == 0 || sizing->capacity == 0 ||
+        !bk_stored_fpr_valid(sizing->predicted_fpr))
+        return BK_ECORRUPT;
+    return check_design(out) != BK_OK ? BK_ERANGE : BK_OK;
+}
+
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
                           uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                           bool in_place, void **out)
 {
-    if (params_size != COUNTING_PARAMS_SIZE)
+    counting_design design;
+    bk_status status = read_design(params, params_size, &design);
+    if (status != BK_OK)
+        return status;
+    uint64_t counters = design.sizing.bits;
+    if (payload_size != bytes_for_counters(counters))
         return BK_ECORRUPT;
-    bk_sizing sizing;
-    memset(&sizing, 0, sizeof sizing);
-    sizing.bits = bk_load_le64(params);
-    sizing.hashes = bk_load_le32(params + 8);
-    sizing.capacity = bk_load_le64(params + 16);
-    sizing.predicted_fpr = bk_load_le_double(params + 24);
-    if (bk_load_le32(params + 12) != BK_COUNTING_COUNTER_BITS || sizing.bits == 0 ||
-        sizing.hashes == 0 || sizing.capacity == 0 || !bk_stored_fpr_valid(sizing.predicted_fpr))
-        return BK_ECORRUPT;
-    if (check_sizing(&sizing) != BK_OK)
-        return BK_ERANGE;
-    if (payload_size != bytes_for_counters(sizing.bits))
-        return BK_ECORRUPT;
-    if ((sizing.bits & 1) && (payload[payload_size - 1] >> 4) != 0)
+    if ((counters & 1) && (payload[payload_size - 1] >> 4) != 0)
         return BK_ECORRUPT;
     bk_counting *filter;
     uint8_t *borrowed = in_place ? (uint8_t *)(uintptr_t)payload : NULL;
-    bk_status status = create_from_sizing(&sizing, hasher, borrowed, &filter);
+    status = create_from_design(&design, hasher, borrowed, &filter);
     if (status != BK_OK)
         return status;
     if (!in_place)
@@ -611,17 +1091,18 @@ static const bk_hasher *ops_hasher(const void *filter)
 
 static bk_status ops_design(const bk_params *params, bk_stats *out)
 {
-    bk_sizing sizing;
-    bk_status status = sizing_from_params(params, &sizing);
+    counting_design design;
+    bk_status status = design_from_params(params, &design);
     if (status != BK_OK)
         return status;
-    fill_design(&sizing, params->hash_algorithm, out);
+    fill_design(&design, params->hash_algorithm, out);
     return BK_OK;
 }
 
 const bk_kind_ops bk_counting_ops = {
     .kind = BK_KIND_COUNTING,
     .name = "counting",
+    .kind_flags = BK_FLAG_COUNTING_CLASSIC,
     .create = ops_create,
     .destroy = ops_destroy,
     .copy = ops_copy,

@@ -145,7 +145,8 @@ static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter
  * (bk_hasher_init: BK_EINVAL, or BK_EKEY for SipHash without a key). */
 static bk_status check_common_params(const bk_kind_ops *ops, const bk_params *params)
 {
-    if (params->flags & ~(BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE | BK_FLAG_AUTO_GROW))
+    if (params->flags & ~(BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE | BK_FLAG_AUTO_GROW |
+                          BK_FLAG_COUNTING_CLASSIC))
         return BK_EINVAL;
     if (params->flags & ~BK_FLAG_CONCURRENT & ~ops->kind_flags)
         return BK_EUNSUPPORTED;

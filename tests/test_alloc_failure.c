@@ -377,6 +377,29 @@ static void copy_scenario(void)
     bk_filter_free(original);
 }
 
+/* bk_counting_to_bloom of each layout: classic (a bloom) and blocked (a
+ * blocked filter); the flags of the counting filter converted. */
+static unsigned counting_flags;
+
+static void counting_to_bloom_scenario(void)
+{
+    bk_params params = { .capacity = KEYS, .flags = counting_flags };
+    bk_filter *original;
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &params, &original), BK_OK);
+    assert_int_equal(bk_filter_add_batch(original, keys, KEYS, NULL), BK_OK);
+    bk_filter *out = UNTOUCHED;
+    arm_for_trial();
+    bk_status status = bk_counting_to_bloom(original, &out);
+    disarm();
+    assert_constructed(status, out);
+    if (status == BK_OK) {
+        for (size_t i = 0; i < KEYS; i++)
+            assert_true(bk_filter_contains(out, keys[i].data, keys[i].len));
+        bk_filter_free(out);
+    }
+    bk_filter_free(original);
+}
+
 static void deserialize_scenario(void)
 {
     bk_filter *original = filter_of(scenario_kind);
@@ -698,6 +721,15 @@ static void test_deserialize(void **state)
     sweep_every_kind(deserialize_scenario, false);
 }
 
+static void test_counting_to_bloom(void **state)
+{
+    (void)state;
+    counting_flags = BK_FLAG_COUNTING_CLASSIC;
+    sweep(counting_to_bloom_scenario);
+    counting_flags = 0;
+    sweep(counting_to_bloom_scenario);
+}
+
 static void test_scalable_growth(void **state)
 {
     (void)state;
@@ -728,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_create_big),
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_deserialize),
+        cmocka_unit_test(test_counting_to_bloom),
         cmocka_unit_test(test_scalable_growth),
         cmocka_unit_test(test_quotient_rebuilds),
         cmocka_unit_test_setup_teardown(test_files, make_temp_dir, remove_temp_dir),

@@ -1,6 +1,10 @@
 /*
  * tests/test_counting.c -- the counting Bloom filter (src/counting.c).
  *
+ * Tests that hold for both layouts run twice: as registered (the default,
+ * blocked layout) and again with the "(classic)" suffix, whose setup makes
+ * make_filter create the classic layout (BK_FLAG_COUNTING_CLASSIC).
+ *
  * Statistical bounds: a count of false positives among N absent queries is
  * Binomial(N, p); we accept |measured - p N| <= 4 sqrt(N p (1-p)) plus the
  * model error stated next to each test.
@@ -37,9 +41,29 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* The creation flags of make_filter: 0 (blocked layout) or
+ * BK_FLAG_COUNTING_CLASSIC, set by the classic variants' setup. */
+static unsigned layout_flags;
+
+static int use_classic(void **state)
+{
+    (void)state;
+    layout_flags = BK_FLAG_COUNTING_CLASSIC;
+    return 0;
+}
+
+static int use_blocked(void **state)
+{
+    (void)state;
+    layout_flags = 0;
+    return 0;
+}
+
+static bool classic_layout(void) { return layout_flags == BK_FLAG_COUNTING_CLASSIC; }
+
 static bk_filter *make_filter(uint64_t capacity, double fpr)
 {
-    bk_params p = { .capacity = capacity, .fpr = fpr };
+    bk_params p = { .capacity = capacity, .fpr = fpr, .flags = layout_flags };
     bk_filter *f = NULL;
     assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
     return f;
@@ -194,6 +218,15 @@ static void test_random_multiset_no_false_negatives(void **state)
     run_multiset_sequence(2000, 0.01, 1500, 20000, 1, false);
 }
 
+/* The blocked layout at twice its capacity (counters shared by many keys
+ * of a line), three more seeds. */
+static void test_random_multiset_more_seeds(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 11; seed <= 13; seed++)
+        run_multiset_sequence(500, 0.02, 1000, 15000, seed, false);
+}
+
 static void test_random_multiset_with_saturation(void **state)
 {
     (void)state;
@@ -266,13 +299,14 @@ static void test_false_positive_removal_creates_false_negatives(void **state)
     bk_filter_free(f);
 }
 
-/* m = 3 counters and k = 5 probes: every key repeats positions.  A remove
- * must never take a counter below zero (which would wrap the nibble to 15
- * and raise the total), and add-then-remove must restore every counter. */
+/* m = 3 counters and k = 5 probes (classic layout): every key repeats
+ * positions.  A remove must never take a counter below zero (which would
+ * wrap the nibble to 15 and raise the total), and add-then-remove must
+ * restore every counter. */
 static void test_repeated_probes_never_underflow(void **state)
 {
     (void)state;
-    bk_params p = { .capacity = 1, .bits = 3, .hashes = 5 };
+    bk_params p = { .capacity = 1, .bits = 3, .hashes = 5, .flags = BK_FLAG_COUNTING_CLASSIC };
     bk_filter *f;
     assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
     assert_int_equal(bk_filter_add(f, "a", 1, NULL), BK_OK);
@@ -308,6 +342,58 @@ static void test_repeated_probes_never_underflow(void **state)
     bk_filter_free(f);
 }
 
+/* One line (128 counters) and k = 40 probes (blocked layout): keys repeat
+ * counters, an add raises the line's total by exactly k and its remove
+ * restores every counter. */
+static void test_repeated_line_counters(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 1, .bits = 100, .hashes = 40 };
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
+    assert_int_equal(counters_of(f), 128); /* rounded up to one line */
+    char key[32];
+    unsigned repeated = 0; /* keys with a repeated counter: P(none) = 0.2% per key */
+    for (uint64_t i = 0; i < 50; i++) {
+        size_t len = key_of(key, sizeof key, "r", i);
+        assert_int_equal(bk_filter_add(f, key, len, NULL), BK_OK);
+        unsigned total = 0, distinct = 0;
+        for (uint64_t c = 0; c < 128; c++) {
+            total += counter_of(f, c);
+            distinct += counter_of(f, c) != 0;
+        }
+        assert_int_equal(total, 40);
+        repeated += distinct < 40;
+        assert_int_equal(bk_filter_remove(f, key, len), BK_OK);
+        for (uint64_t c = 0; c < 128; c++)
+            assert_int_equal(counter_of(f, c), 0);
+    }
+    assert_true(repeated > 40);
+    bk_filter_free(f);
+}
+
+/* Every query of `converted` answers as `f` does, one key per call and in
+ * a batch: the added keys and 45,000 others. */
+static void assert_same_answers(const bk_filter *f, const bk_filter *converted,
+                                const char *prefix, uint64_t added)
+{
+    enum { QUERIES = 50000 };
+    static char storage[QUERIES][24];
+    static bk_key keys[QUERIES];
+    static bool batch[QUERIES];
+    uint64_t positives = 0;
+    for (uint64_t i = 0; i < QUERIES; i++) {
+        keys[i].len = key_of(storage[i], sizeof storage[i], i < added ? prefix : "q", i);
+        keys[i].data = storage[i];
+        bool answer = bk_filter_contains(f, keys[i].data, keys[i].len);
+        assert_int_equal(bk_filter_contains(converted, keys[i].data, keys[i].len), answer);
+        positives += answer;
+    }
+    assert_int_equal(bk_filter_contains_batch(converted, keys, QUERIES, batch), positives);
+    for (uint64_t i = 0; i < QUERIES; i++)
+        assert_int_equal(batch[i], bk_filter_contains(f, keys[i].data, keys[i].len));
+}
+
 static void test_to_bloom_answers_identically(void **state)
 {
     (void)state;
@@ -319,19 +405,59 @@ static void test_to_bloom_answers_identically(void **state)
         bk_filter_remove(f, key, key_of(key, sizeof key, "b", i * 5));
     bk_filter *b = NULL;
     assert_int_equal(bk_counting_to_bloom(f, &b), BK_OK);
-    assert_int_equal(bk_filter_kind(b), BK_KIND_BLOOM);
     bk_stats bs = stats_of(b);
-    assert_int_equal(bs.bits, counters_of(f));
     assert_int_equal(bs.hashes, hashes_of(f));
-    assert_int_equal((uint64_t)llround(bs.fill_ratio * (double)bs.bits), nonzero_of(f));
     assert_int_equal(bs.keys_added, keys_added_of(f));
-    for (uint64_t i = 0; i < 50000; i++) {
-        size_t len = key_of(key, sizeof key, i < 5000 ? "b" : "q", i);
-        assert_int_equal(bk_filter_contains(b, key, len), bk_filter_contains(f, key, len));
+    assert_int_equal(bs.capacity, 5000);
+    assert_true(bs.target_fpr == stats_of(f).target_fpr);
+    if (classic_layout()) {
+        /* bit i = counter i > 0: a quarter of the memory */
+        assert_int_equal(bk_filter_kind(b), BK_KIND_BLOOM);
+        assert_int_equal(bs.bits, counters_of(f));
+        assert_int_equal((uint64_t)llround(bs.fill_ratio * (double)bs.bits), nonzero_of(f));
+        assert_true(bs.keys_estimated == stats_of(f).keys_estimated);
+    } else {
+        /* four bits per counter: the same memory, four bits per non-zero one */
+        assert_int_equal(bk_filter_kind(b), BK_KIND_BLOCKED);
+        assert_int_equal(bs.bits, 4 * counters_of(f));
+        assert_int_equal(bs.bytes, stats_of(f).bytes);
+        assert_int_equal((uint64_t)llround(bs.fill_ratio * (double)bs.bits), 4 * nonzero_of(f));
     }
-    assert_true(bs.keys_estimated == stats_of(f).keys_estimated);
+    assert_same_answers(f, b, "b", 5000);
     bk_filter_free(b);
     bk_filter_free(f);
+}
+
+/* The blocked layout's conversion for k within one hash word and beyond
+ * (k > 7 takes more words of the walk), for each hash algorithm. */
+static void test_to_blocked_every_walk(void **state)
+{
+    (void)state;
+    static const uint8_t secret[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6 };
+    const bk_params cases[] = {
+        { .capacity = 3000, .fpr = 0.1, .seed = 11 },                        /* k = 3 */
+        { .capacity = 3000, .fpr = 0.001, .hash_algorithm = BK_HASH_XXH64 }, /* k = 8 */
+        { .capacity = 3000,
+          .bits = 30000,
+          .hashes = 17,
+          .hash_algorithm = BK_HASH_SIPHASH,
+          .secret_key = secret },
+    };
+    char key[32];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bk_filter *f;
+        assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &cases[c], &f), BK_OK);
+        for (uint64_t i = 0; i < 3000; i++)
+            bk_filter_add(f, key, key_of(key, sizeof key, "w", i), NULL);
+        bk_filter *b = NULL;
+        assert_int_equal(bk_counting_to_bloom(f, &b), BK_OK);
+        assert_int_equal(bk_filter_kind(b), BK_KIND_BLOCKED);
+        assert_int_equal(hashes_of(b), hashes_of(f));
+        assert_int_equal(bk_filter_hasher(b)->algorithm, cases[c].hash_algorithm);
+        assert_same_answers(f, b, "w", 3000);
+        bk_filter_free(b);
+        bk_filter_free(f);
+    }
 }
 
 static void test_union_saturating_add(void **state)
@@ -360,8 +486,16 @@ static void test_union_saturating_add(void **state)
     assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &seeded, &other_seed), BK_OK);
     uint64_t size;
     uint8_t *before = payload_of(a, &size);
+    bk_params other_layout_params = { .capacity = 1000,
+                                      .fpr = 0.01,
+                                      .flags = layout_flags ^ BK_FLAG_COUNTING_CLASSIC };
+    bk_filter *other_layout;
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &other_layout_params, &other_layout),
+                     BK_OK);
     assert_int_equal(bk_filter_union(a, other_size), BK_EINCOMPATIBLE);
     assert_int_equal(bk_filter_union(a, other_seed), BK_EINCOMPATIBLE);
+    assert_int_equal(bk_filter_union(a, other_layout), BK_EINCOMPATIBLE);
+    bk_filter_free(other_layout);
     assert_int_equal(bk_filter_union(a, NULL), BK_EINVAL);
     assert_unchanged(a, before, size);
     free(before);
@@ -381,7 +515,9 @@ static void test_fpr_and_estimates(void **state)
 {
     (void)state;
     const uint64_t n = 20000, queries = 200000;
+    use_classic(NULL);
     bk_filter *f = make_filter(n, 0.01);
+    use_blocked(NULL);
     char key[32];
     for (uint64_t i = 0; i < n; i++)
         bk_filter_add(f, key, key_of(key, sizeof key, "user:", i), NULL);
@@ -409,6 +545,48 @@ static void test_fpr_and_estimates(void **state)
     assert_int_equal(s.saturated_counters, 0);
     assert_true(s.keys_estimated == stats_of(f).keys_estimated);
     assert_false(s.past_design_point);
+    bk_filter_free(f);
+}
+
+/*
+ * The blocked layout's FPR against its model (src/sizing.c,
+ * bk_blocked_predicted_fpr with 128-counter lines): the design FPR at
+ * capacity, and the FPR estimated from the fill.  The count of false
+ * positives is Binomial(N, p) given the filter; one filter's line loads add
+ * a spread of their own around the model's mean, about 2% of p for 1,696
+ * lines (the Poisson line loads' effect, measured over seeds), allowed as
+ * 4 times that on top of 4 binomial sigmas.
+ */
+static void test_blocked_fpr_matches_model(void **state)
+{
+    (void)state;
+    const uint64_t n = 20000, queries = 400000;
+    bk_filter *f = make_filter(n, 0.01);
+    bk_counting_layout layout;
+    assert_int_equal(bk_counting_layout_of(f, &layout), BK_OK);
+    assert_int_equal(layout, BK_COUNTING_BLOCKED);
+    char key[32];
+    for (uint64_t i = 0; i < n; i++)
+        bk_filter_add(f, key, key_of(key, sizeof key, "user:", i), NULL);
+    for (uint64_t i = 0; i < n; i++)
+        assert_true(bk_filter_contains(f, key, key_of(key, sizeof key, "user:", i)));
+    uint64_t positives = 0;
+    for (uint64_t i = 0; i < queries; i++)
+        positives += bk_filter_contains(f, key, key_of(key, sizeof key, "guest:", i));
+    bk_stats s = stats_of(f);
+    double p = s.target_fpr;
+    double sigma = sqrt((double)queries * p * (1 - p));
+    printf("counting (blocked): m=%llu k=%u measured FPR %.6f design %.6f from fill %.6f\n",
+           (unsigned long long)counters_of(f), s.hashes, (double)positives / (double)queries, p,
+           s.current_fpr);
+    assert_int_equal(counters_of(f) % 128, 0);
+    assert_true(p <= 0.01 && p > 0.0099);
+    assert_true(fabs((double)positives - p * (double)queries) <=
+                4 * sigma + 0.08 * p * (double)queries);
+    assert_true(fabs(s.current_fpr - p) <= 0.08 * p);
+    assert_true(fabs(s.keys_estimated - (double)n) <= 0.02 * (double)n);
+    assert_false(s.past_design_point);
+    assert_int_equal(s.bytes, counters_of(f) / 2);
     bk_filter_free(f);
 }
 
@@ -506,7 +684,7 @@ static void test_bad_input(void **state)
 static void test_filter_handle(void **state)
 {
     (void)state;
-    bk_params p = { .capacity = 1000, .fpr = 0.01 };
+    bk_params p = { .capacity = 1000, .fpr = 0.01, .flags = layout_flags };
     bk_kind kind;
     assert_int_equal(bk_kind_from_name("counting", &kind), BK_OK);
     assert_int_equal(kind, BK_KIND_COUNTING);
@@ -534,17 +712,65 @@ static void test_filter_handle(void **state)
     assert_int_equal(designed.bytes, made.bytes);
     assert_true(designed.target_fpr == made.target_fpr);
     assert_true(designed.bits_per_key == made.bits_per_key);
-    /* Four times the classic filter's bits, same k. */
     bk_stats classic;
-    assert_int_equal(bk_kind_design(BK_KIND_BLOOM, &p, &classic), BK_OK);
-    assert_int_equal(made.bits, 4 * classic.bits);
-    assert_int_equal(made.hashes, classic.hashes);
+    bk_params bloom_params = { .capacity = 1000, .fpr = 0.01 };
+    assert_int_equal(bk_kind_design(BK_KIND_BLOOM, &bloom_params, &classic), BK_OK);
+    p.flags = BK_FLAG_COUNTING_CLASSIC;
+    assert_int_equal(bk_kind_design(BK_KIND_BLOOM, &p, &classic), BK_EUNSUPPORTED);
+    bk_counting_layout layout;
+    assert_int_equal(bk_counting_layout_of(f, &layout), BK_OK);
+    if (classic_layout()) {
+        /* Four times the classic filter's bits, same k. */
+        assert_int_equal(layout, BK_COUNTING_CLASSIC);
+        assert_int_equal(made.bits, 4 * classic.bits);
+        assert_int_equal(made.hashes, classic.hashes);
+    } else {
+        /* Whole lines of 128 counters, more of them than the classic
+         * filter's bits (uneven line loads), k for 128-counter blocks. */
+        assert_int_equal(layout, BK_COUNTING_BLOCKED);
+        assert_int_equal(made.bits % (128 * 4), 0);
+        assert_true(made.bits > 4 * classic.bits && made.bits < 5 * classic.bits);
+        assert_int_equal(made.hashes, 6);
+    }
+    assert_int_equal(bk_counting_layout_of(NULL, &layout), BK_EINVAL);
+    assert_int_equal(bk_counting_layout_of(f, NULL), BK_EINVAL);
 
     bk_filter *copy;
     assert_int_equal(bk_filter_copy(f, &copy), BK_OK);
     assert_int_equal(bk_filter_kind(copy), BK_KIND_COUNTING);
     bk_filter_free(copy);
     bk_filter_free(f);
+}
+
+/* Sized from an FPR below about 1e-5 the blocked layout would need more
+ * than twice the classic counters (1e-12: beyond a line per key), so the
+ * classic layout is taken; an explicit m or counters per key stay blocked. */
+static void test_low_fpr_takes_classic(void **state)
+{
+    (void)state;
+    const struct {
+        bk_params params;
+        bk_counting_layout layout;
+    } cases[] = {
+        { { .capacity = 1000, .fpr = 1e-4 }, BK_COUNTING_BLOCKED },
+        { { .capacity = 1000, .fpr = 1e-5 }, BK_COUNTING_CLASSIC },
+        { { .capacity = 1000, .fpr = 1e-12 }, BK_COUNTING_CLASSIC },
+        { { .capacity = 1000, .bits_per_key = 300 }, BK_COUNTING_BLOCKED },
+        { { .capacity = 1000, .bits = 1000000, .hashes = 30 }, BK_COUNTING_BLOCKED },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bk_filter *f;
+        assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &cases[c].params, &f), BK_OK);
+        bk_counting_layout layout;
+        assert_int_equal(bk_counting_layout_of(f, &layout), BK_OK);
+        assert_int_equal(layout, cases[c].layout);
+        bk_stats made = stats_of(f), designed;
+        assert_int_equal(bk_kind_design(BK_KIND_COUNTING, &cases[c].params, &designed), BK_OK);
+        assert_int_equal(designed.bits, made.bits);
+        if (cases[c].params.fpr != 0)
+            assert_true(made.target_fpr <= 1.01 * cases[c].params.fpr); /* classic: k rounded */
+        bk_filter_free(f);
+    }
 }
 
 /* The file-format hooks, driven directly (write, then read back): an
@@ -577,7 +803,9 @@ static void test_format_hooks(void **state)
 {
     (void)state;
     /* An odd m, so the last byte has an unused nibble. */
-    bk_params p = { .capacity = 777, .bits = 6327, .hashes = 6, .seed = 42 };
+    bk_params p = {
+        .capacity = 777, .bits = 6327, .hashes = 6, .seed = 42, .flags = BK_FLAG_COUNTING_CLASSIC
+    };
     bk_filter *f;
     assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
     char key[32];
@@ -667,16 +895,110 @@ static void test_format_hooks(void **state)
     bk_filter_free(f);
 }
 
+/* The blocked layout's parameter block: 40 bytes whose layout and line
+ * fields must be exactly 1 and 128, m a multiple of 128, the payload m/2
+ * bytes; read in place, the filter is read-only. */
+static void test_format_hooks_blocked(void **state)
+{
+    (void)state;
+    bk_params p = { .capacity = 700, .fpr = 0.02, .seed = 9 };
+    bk_filter *f;
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
+    char key[32];
+    for (uint64_t i = 0; i < 700; i++)
+        bk_filter_add(f, key, key_of(key, sizeof key, "f", i), NULL);
+    for (int i = 0; i < 16; i++)
+        bk_filter_add(f, "hot", 3, NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        uint8_t *payload;
+        bk_status status;
+        bk_filter *back = roundtrip_hooks(f, pass == 1, &payload, &status);
+        assert_int_equal(status, BK_OK);
+        bk_counting_layout layout;
+        assert_int_equal(bk_counting_layout_of(back, &layout), BK_OK);
+        assert_int_equal(layout, BK_COUNTING_BLOCKED);
+        assert_int_equal(counters_of(back), counters_of(f));
+        assert_int_equal(saturated_of(back), saturated_of(f));
+        for (uint64_t i = 0; i < counters_of(f); i++)
+            assert_int_equal(counter_of(back, i), counter_of(f, i));
+        for (uint64_t i = 0; i < 2000; i++) {
+            size_t len = key_of(key, sizeof key, "f", i);
+            assert_int_equal(bk_filter_contains(back, key, len),
+                             bk_filter_contains(f, key, len));
+        }
+        if (pass == 1)
+            assert_int_equal(bk_filter_remove(back, "f1", 2), BK_EIMMUTABLE);
+        bk_filter_free(back);
+        free(payload);
+    }
+
+    const bk_kind_ops *ops = &bk_counting_ops;
+    const void *object = bk_filter_object_of(f, BK_KIND_COUNTING);
+    assert_int_equal(ops->params_size(object), 40);
+    uint8_t params[40], good[40];
+    ops->write_params(object, good);
+    assert_int_equal(good[32], 1);
+    assert_int_equal(good[36], 128);
+    uint64_t payload_size = ops->payload_size(object);
+    uint8_t *payload = calloc(1, payload_size + 64);
+    ops->write_payload(object, payload);
+    const bk_hasher *h = ops->hasher(object);
+    struct {
+        size_t offset;
+        uint8_t value;
+        bk_status expected;
+    } cases[] = {
+        { 32, 0, BK_ECORRUPT },   /* layout 0 in a 40-byte block: classic has 32 */
+        { 32, 2, BK_ECORRUPT },   /* an unknown layout */
+        { 35, 1, BK_ECORRUPT },   /* layout 2^24 + 1 */
+        { 36, 64, BK_ECORRUPT },  /* 64 counters per line */
+        { 37, 1, BK_ECORRUPT },   /* 384 counters per line */
+        { 0, 0x40, BK_ECORRUPT }, /* m no longer a multiple of 128 */
+        { 12, 8, BK_ECORRUPT },   /* counter width 8 */
+        { 8, 0, BK_ECORRUPT },    /* k = 0 */
+    };
+    void *back = NULL;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(params, good, sizeof params);
+        params[cases[c].offset] = cases[c].value;
+        assert_int_equal(ops->read(params, 40, payload, payload_size, h, 0, false, &back),
+                         cases[c].expected);
+        assert_null(back);
+    }
+    /* m = 2^54 + 128: beyond BK_MAX_BITS / 4, and a multiple of 128 */
+    memcpy(params, good, sizeof params);
+    memset(params, 0, 8);
+    params[0] = 128;
+    params[6] = 0x40;
+    assert_int_equal(ops->read(params, 40, payload, payload_size, h, 0, false, &back),
+                     BK_ERANGE);
+    assert_int_equal(ops->read(good, 36, payload, payload_size, h, 0, false, &back),
+                     BK_ECORRUPT);
+    assert_int_equal(ops->read(good, 48, payload, payload_size, h, 0, false, &back),
+                     BK_ECORRUPT);
+    assert_int_equal(ops->read(good, 40, payload, payload_size - 1, h, 0, false, &back),
+                     BK_ECORRUPT);
+    assert_int_equal(ops->read(good, 40, payload, payload_size + 64, h, 0, false, &back),
+                     BK_ECORRUPT);
+    assert_null(back);
+    free(payload);
+    bk_filter_free(f);
+}
+
 /* Through the real format (tests/roundtrip.h): buffer, file, load and map,
  * with saturated counters, an odd m, and a SipHash-keyed filter. */
 static void test_format_roundtrip(void **state)
 {
     (void)state;
     static const uint8_t secret[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-    bk_params plain = { .capacity = 500, .bits = 4001, .hashes = 5, .seed = 3 };
-    bk_params keyed = {
-        .capacity = 500, .fpr = 0.01, .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret
+    bk_params plain = {
+        .capacity = 500, .bits = 4001, .hashes = 5, .seed = 3, .flags = layout_flags
     };
+    bk_params keyed = { .capacity = 500,
+                        .fpr = 0.01,
+                        .hash_algorithm = BK_HASH_SIPHASH,
+                        .secret_key = secret,
+                        .flags = layout_flags };
     const bk_params *cases[] = { &plain, &keyed };
     char key[32];
     for (int c = 0; c < 2; c++) {
@@ -723,13 +1045,30 @@ static void test_format_roundtrip(void **state)
 static const bk_golden goldens[] = {
     { "counting-xxh3.bkf",
       BK_KIND_COUNTING,
-      { .capacity = 200, .bits = 1999, .hashes = 5 },
+      { .capacity = 200, .bits = 1999, .hashes = 5, .flags = BK_FLAG_COUNTING_CLASSIC },
       200,
       3,
       2000 },
     { "counting-xxh64-saturated.bkf",
       BK_KIND_COUNTING,
-      { .capacity = 20, .bits = 61, .hashes = 4, .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
+      { .capacity = 20,
+        .bits = 61,
+        .hashes = 4,
+        .hash_algorithm = BK_HASH_XXH64,
+        .seed = 42,
+        .flags = BK_FLAG_COUNTING_CLASSIC },
+      200,
+      7,
+      500 },
+    { "counting-blocked-xxh3.bkf",
+      BK_KIND_COUNTING,
+      { .capacity = 300, .fpr = 0.01 },
+      300,
+      4,
+      3000 },
+    { "counting-blocked-xxh64-saturated.bkf",
+      BK_KIND_COUNTING,
+      { .capacity = 20, .bits = 256, .hashes = 9, .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
       200,
       7,
       500 },
@@ -742,33 +1081,64 @@ static void test_golden_files(void **state)
     (void)state;
     for (size_t g = 0; g < GOLDEN_COUNT; g++)
         bk_golden_check(&goldens[g]);
-    bk_filter *saturated = bk_golden_build(&goldens[1]); /* the file's bytes, as checked */
-    bk_stats s;
-    bk_filter_stats(saturated, &s);
-    assert_true(s.saturated_counters > 0);
-    bk_filter_free(saturated);
+    static const size_t saturated_goldens[] = { 1, 3 };
+    for (size_t i = 0; i < 2; i++) {
+        /* the file's bytes, as checked */
+        bk_filter *saturated = bk_golden_build(&goldens[saturated_goldens[i]]);
+        bk_stats s;
+        bk_filter_stats(saturated, &s);
+        assert_true(s.saturated_counters > 0);
+        bk_counting_layout layout;
+        assert_int_equal(bk_counting_layout_of(saturated, &layout), BK_OK);
+        assert_int_equal(layout, i == 0 ? BK_COUNTING_CLASSIC : BK_COUNTING_BLOCKED);
+        bk_filter_free(saturated);
+    }
 }
 
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-golden") == 0)
         return bk_golden_write(goldens, GOLDEN_COUNT, argv[2]);
+/* A test of both layouts, run for the classic one. */
+#define CLASSIC_TEST(f)                                    \
+    {                                                      \
+#f " (classic)", f, use_classic, use_blocked, NULL \
+    }
+
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_contains_remove_count),
+        CLASSIC_TEST(test_add_contains_remove_count),
         cmocka_unit_test(test_remove_absent_changes_nothing),
+        CLASSIC_TEST(test_remove_absent_changes_nothing),
         cmocka_unit_test(test_random_multiset_no_false_negatives),
+        CLASSIC_TEST(test_random_multiset_no_false_negatives),
+        cmocka_unit_test(test_random_multiset_more_seeds),
         cmocka_unit_test(test_random_multiset_with_saturation),
+        CLASSIC_TEST(test_random_multiset_with_saturation),
         cmocka_unit_test(test_saturation_sticks),
+        CLASSIC_TEST(test_saturation_sticks),
         cmocka_unit_test(test_false_positive_removal_creates_false_negatives),
+        CLASSIC_TEST(test_false_positive_removal_creates_false_negatives),
         cmocka_unit_test(test_repeated_probes_never_underflow),
+        cmocka_unit_test(test_repeated_line_counters),
         cmocka_unit_test(test_to_bloom_answers_identically),
+        CLASSIC_TEST(test_to_bloom_answers_identically),
+        cmocka_unit_test(test_to_blocked_every_walk),
         cmocka_unit_test(test_union_saturating_add),
+        CLASSIC_TEST(test_union_saturating_add),
         cmocka_unit_test(test_fpr_and_estimates),
+        cmocka_unit_test(test_blocked_fpr_matches_model),
         cmocka_unit_test(test_batch_matches_single),
+        CLASSIC_TEST(test_batch_matches_single),
         cmocka_unit_test(test_bad_input),
+        CLASSIC_TEST(test_bad_input),
         cmocka_unit_test(test_filter_handle),
+        CLASSIC_TEST(test_filter_handle),
+        cmocka_unit_test(test_low_fpr_takes_classic),
         cmocka_unit_test(test_format_hooks),
+        cmocka_unit_test(test_format_hooks_blocked),
         cmocka_unit_test(test_format_roundtrip),
+        CLASSIC_TEST(test_format_roundtrip),
         cmocka_unit_test(test_golden_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

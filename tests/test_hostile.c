@@ -485,10 +485,79 @@ static void test_key_counts_saturate(void **state)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The counting filter's blocked layout                                     */
+/* ------------------------------------------------------------------------ */
+
+#define COUNTING_PARAMS BK_FORMAT_HEADER_SIZE /* the parameter block's offset */
+
+/* A blocked-layout counting file with one field of its 40-byte parameter
+ * block (or the header's params_size) changed and the checksum redone. */
+static bk_status counting_edit_status(const uint8_t *original, size_t size, size_t offset,
+                                      uint32_t value)
+{
+    uint8_t *bytes = malloc(size);
+    assert_non_null(bytes);
+    memcpy(bytes, original, size);
+    bk_store_le32(bytes + offset, value);
+    reseal(bytes, size);
+    bk_status status = load_status(bytes, size);
+    free(bytes);
+    return status;
+}
+
+static void test_counting_blocked_layout_fields(void **state)
+{
+    (void)state;
+    bk_params params = { .capacity = 300 };
+    bk_filter *filter = create(BK_KIND_COUNTING, &params);
+    add_keys(filter, 0, 300);
+    for (int i = 0; i < 20; i++)
+        add_keys(filter, 7, 1); /* saturated counters */
+    size_t size = 0;
+    uint8_t *bytes = bk_rt_serialize(filter, &size);
+    assert_int_equal(bk_load_le32(bytes + BK_FORMAT_OFFSET_PARAMS_SIZE), 40);
+    uint64_t counters = bk_load_le64(bytes + COUNTING_PARAMS);
+    assert_int_equal(counters % 128, 0);
+    const struct {
+        size_t offset;
+        uint32_t value;
+        bk_status expected;
+    } cases[] = {
+        { COUNTING_PARAMS + 32, 0, BK_ECORRUPT },  /* layout 0 (classic) in 40 bytes */
+        { COUNTING_PARAMS + 32, 7, BK_ECORRUPT },  /* unknown layout */
+        { COUNTING_PARAMS + 36, 64, BK_ECORRUPT }, /* 64 counters per line */
+        { COUNTING_PARAMS + 36, 0, BK_ECORRUPT },  /* no counters per line */
+        { COUNTING_PARAMS, (uint32_t)counters + 1, BK_ECORRUPT },   /* m not whole lines */
+        { COUNTING_PARAMS, (uint32_t)counters - 128, BK_ECORRUPT }, /* one line short */
+        { COUNTING_PARAMS, (uint32_t)counters + 128, BK_ECORRUPT }, /* one line more */
+        { COUNTING_PARAMS + 8, 0, BK_ECORRUPT },                    /* k = 0 */
+        { COUNTING_PARAMS + 8, 256, BK_ERANGE },                    /* k = 256 */
+        { BK_FORMAT_OFFSET_PARAMS_SIZE, 36, BK_ECORRUPT },
+        { BK_FORMAT_OFFSET_PARAMS_SIZE, 48, BK_ECORRUPT },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        assert_int_equal(counting_edit_status(bytes, size, cases[c].offset, cases[c].value),
+                         cases[c].expected);
+    /* The unchanged file loads, removes, adds, and saves a file that loads. */
+    bk_filter *loaded = load_ok(bytes, size);
+    char key[32];
+    for (unsigned i = 0; i < 300; i += 2) {
+        int len = snprintf(key, sizeof key, "k:%u", i);
+        assert_int_equal(bk_filter_remove(loaded, key, (size_t)len), BK_OK);
+    }
+    add_keys(loaded, 1000, 50);
+    assert_save_loads(loaded, 1050);
+    bk_filter_free(loaded);
+    free(bytes);
+    bk_filter_free(filter);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_current_slot_empty_refused),
+        cmocka_unit_test(test_counting_blocked_layout_fields),
         cmocka_unit_test(test_cuckoo_key_count_zero_refused),
         cmocka_unit_test(test_cuckoo_key_count_max_refused),
         cmocka_unit_test(test_scalable_initial_capacity_refused),

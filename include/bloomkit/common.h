@@ -130,6 +130,8 @@ typedef enum bk_hash_algorithm {
 #define BK_FLAG_AUTO_GROW 0x2u
 /* sbbf only: a size every Parquet reader accepts (bloomkit/sbbf.h) */
 #define BK_FLAG_PARQUET_SIZE 0x4u
+/* counting only: the classic layout (counters anywhere) instead of one line per key */
+#define BK_FLAG_COUNTING_CLASSIC 0x8u
 
 /*
  * What a filter should be.  Zero means "default" for every field, so a

@@ -48,11 +48,14 @@
 struct CMUnitTest {
     const char *name;
     void (*test_func)(void **state);
+    int (*setup_func)(void **state);    /* may be NULL */
+    int (*teardown_func)(void **state); /* may be NULL */
+    void *initial_state;
 };
 
-#define cmocka_unit_test(f) \
-    {                       \
-#f, f               \
+#define cmocka_unit_test(f)     \
+    {                           \
+#f, f, NULL, NULL, NULL \
     }
 #define cmocka_run_group_tests(tests, setup, teardown) \
     bk_shim_run((tests), sizeof(tests) / sizeof((tests)[0]))
@@ -62,7 +65,12 @@ static inline int bk_shim_run(const struct CMUnitTest *tests, size_t count)
     for (size_t i = 0; i < count; i++) {
         printf("[ RUN      ] %s\n", tests[i].name);
         fflush(stdout);
-        tests[i].test_func(NULL);
+        void *state = tests[i].initial_state;
+        if (tests[i].setup_func != NULL)
+            tests[i].setup_func(&state);
+        tests[i].test_func(&state);
+        if (tests[i].teardown_func != NULL)
+            tests[i].teardown_func(&state);
         printf("[       OK ] %s\n", tests[i].name);
     }
     printf("[  PASSED  ] %zu test(s).\n", count);
