@@ -139,6 +139,9 @@ typedef struct walk_ops {
     uint64_t (*select_from)(const quotient *f, uint64_t start, uint64_t k);
     uint64_t (*end_bound)(const quotient *f, uint64_t position);
     void (*run_of)(const quotient *f, uint64_t x, uint64_t *start, uint64_t *end);
+    /* The count of a fingerprint (0: absent); with want_count false any
+     * nonzero value for a present one (the query's answer). */
+    uint64_t (*count_of)(const quotient *f, uint64_t fingerprint, bool want_count);
 } walk_ops;
 
 struct bk_quotient {
@@ -160,6 +163,8 @@ struct bk_quotient {
     bool read_only;    /* loaded from a mapped file: BK_EIMMUTABLE on writes */
     const walk_ops *walk;
     bk_hasher hasher;
+    unsigned window_fields; /* r-bit fields a query reads in one 8-byte load: 57 / r */
+    uint64_t field_lows;    /* bit 0 of each of those fields */
 };
 
 /* One decoded entry of a run. */
@@ -436,6 +441,37 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
     return found <= limit ? found : NOWHERE;
 }
 
+static bool read_entry(const quotient *f, uint64_t slot, uint64_t run_end, entry *out);
+static uint64_t lookup(const quotient *f, uint64_t fingerprint);
+
+/* The high bit of each r-bit field of t (fields marked by `lows`, their
+ * bit 0) that is zero, or of a field above a zero one: nonzero exactly
+ * when some field is zero (a borrow starts only at a zero field). */
+static inline uint64_t zero_fields(uint64_t t, uint64_t lows, unsigned r)
+{
+    return (t - lows) & ~t & (lows << (r - 1));
+}
+
+/* Whether the run in slots [start, end] of a block (its remainders at
+ * `remainders`) holds `value`, read as one window of fields compared all
+ * at once: 1 or 0, or -1 when the window cannot tell -- a run longer than
+ * the window, or one holding a counter (two equal neighbours: outside
+ * counters a run's remainders strictly increase, so without such a pair
+ * every slot is an entry's remainder). */
+static inline int window_holds(const quotient *f, const uint8_t *remainders, unsigned start,
+                               unsigned end, uint64_t value)
+{
+    unsigned length = end - start + 1, r = f->remainder_bits, at = start * r;
+    if (length > f->window_fields)
+        return -1;
+    uint64_t used = ((uint64_t)1 << (length * r)) - 1;
+    uint64_t lows = f->field_lows & used;
+    uint64_t window = (load64(remainders + at / 8) >> (at % 8)) & used;
+    if (zero_fields(window ^ (window >> r), lows >> r, r) != 0)
+        return -1;
+    return zero_fields(window ^ (value * lows), lows, r) != 0;
+}
+
 /*
  * select_from(start, k), k >= 1: the slot of the k-th runend at or after
  * `start`; NOWHERE if the table has fewer.
@@ -506,8 +542,62 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
         *start = after > x ? after : x;                                                   \
         *end = next_bit(f, 1, *start, f->slots - 1);                                      \
     }                                                                                     \
+    /* The query's path for the common case: x's run lies inside x's own    \
+     * block (its offset byte below 64, the run's end among the block's    \
+     * runends), so one rank, one or two selects on the block's two words   \
+     * and a scan of the block's remainders answer it, the remainder line  \
+     * requested before the metadata is read.  Anything else (a run        \
+     * reaching into later blocks, a saturated offset) goes to lookup. */   \
+    ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint,  \
+                                                bool want_count)                          \
+    {                                                                                     \
+        unsigned r = f->remainder_bits;                                                   \
+        uint64_t x = fingerprint >> r, value = fingerprint & f->remainder_mask;          \
+        unsigned bit = x % BLOCK_SLOTS;                                                   \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
+        const uint8_t *remainders = block + HEADER_BYTES;                                 \
+        __builtin_prefetch(remainders + bit * r / 8);                                     \
+        uint64_t occupied = load64(block);                                                \
+        if (!((occupied >> bit) & 1))                                                     \
+            return 0;                                                                     \
+        unsigned offset = block[16];                                                      \
+        uint64_t ends = offset < BLOCK_SLOTS ? runends(f, x / BLOCK_SLOTS) >> offset : 0; \
+        unsigned runs = RANK(occupied & (((uint64_t)2 << bit) - 1));                      \
+        unsigned end = SELECT(ends, runs - 1);                                            \
+        if (end >= BLOCK_SLOTS)                                                           \
+            return lookup(f, fingerprint);                                                \
+        unsigned start = runs == 1 ? 0 : SELECT(ends, runs - 2) + 1;                      \
+        end += offset;                                                                    \
+        start = start + offset > bit ? start + offset : bit;                              \
+        int held = want_count ? -1 : window_holds(f, remainders, start, end, value);      \
+        if (held >= 0)                                                                    \
+            return (uint64_t)held;                                                        \
+        for (unsigned i = start; i <= end;) {                                             \
+            unsigned at = i * r;                                                          \
+            uint64_t stored = (load64(remainders + at / 8) >> (at % 8)) & f->remainder_mask; \
+            if (stored >= value) {                                                        \
+                if (stored != value)                                                      \
+                    return 0;                                                             \
+                if (!want_count)                                                          \
+                    return 1;                                                             \
+                entry e;                                                                  \
+                read_entry(f, x - bit + i, x - bit + end, &e);                            \
+                return e.count;                                                           \
+            }                                                                             \
+            at += r;                                                                      \
+            if (i < end &&                                                                \
+                ((load64(remainders + at / 8) >> (at % 8)) & f->remainder_mask) == stored) { \
+                entry e; /* a counter follows: skip the whole entry */                   \
+                read_entry(f, x - bit + i, x - bit + end, &e);                            \
+                i += e.length;                                                            \
+            } else {                                                                      \
+                i++;                                                                      \
+            }                                                                             \
+        }                                                                                 \
+        return 0;                                                                         \
+    }                                                                                     \
     static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,     \
-                                            run_of_##SUFFIX };
+                                            run_of_##SUFFIX, count_of_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2
@@ -678,6 +768,9 @@ static bk_status allocate(const quotient_design *d, const bk_hasher *hasher, uns
     f->target_fpr = d->target_fpr;
     f->flags = flags;
     f->walk = choose_walk();
+    f->window_fields = (64 - 7) / d->remainder_bits;
+    for (unsigned i = 0; i < f->window_fields; i++)
+        f->field_lows |= (uint64_t)1 << (i * d->remainder_bits);
     f->hasher = *hasher;
     if (d->blocks > (SIZE_MAX - TAIL_PADDING) / f->block_bytes) {
         free(f);
@@ -1393,7 +1486,7 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
     const quotient *f = object;
-    *count = lookup(f, fingerprint_of(f, hash));
+    *count = f->walk->count_of(f, fingerprint_of(f, hash), true);
     return BK_OK;
 }
 
@@ -1423,7 +1516,14 @@ static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t 
 static bool ops_contains_hash(const void *object, bk_hash hash)
 {
     const quotient *f = object;
-    return lookup(f, fingerprint_of(f, hash)) != 0;
+    return f->walk->count_of(f, fingerprint_of(f, hash), false) != 0;
+}
+
+static bool ops_contains_key(const void *object, const void *key, size_t len)
+{
+    const quotient *f = object;
+    bk_hash hash = bk_hash_inline(&f->hasher, key, len);
+    return f->walk->count_of(f, fingerprint_of(f, hash), false) != 0;
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
@@ -1495,6 +1595,7 @@ const bk_kind_ops bk_quotient_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,
