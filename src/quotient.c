@@ -139,9 +139,11 @@ typedef struct walk_ops {
     uint64_t (*select_from)(const quotient *f, uint64_t start, uint64_t k);
     uint64_t (*end_bound)(const quotient *f, uint64_t position);
     void (*run_of)(const quotient *f, uint64_t x, uint64_t *start, uint64_t *end);
-    /* The count of a fingerprint (0: absent); with want_count false any
-     * nonzero value for a present one (the query's answer). */
-    uint64_t (*count_of)(const quotient *f, uint64_t fingerprint, bool want_count);
+    /* The query and the count of a fingerprint (0: absent), and the query
+     * from a key's bytes, the hash inlined. */
+    bool (*contains)(const quotient *f, uint64_t fingerprint);
+    bool (*contains_key)(const quotient *f, const void *key, size_t len);
+    uint64_t (*count_of)(const quotient *f, uint64_t fingerprint);
 } walk_ops;
 
 struct bk_quotient {
@@ -441,8 +443,16 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
     return found <= limit ? found : NOWHERE;
 }
 
-static bool read_entry(const quotient *f, uint64_t slot, uint64_t run_end, entry *out);
+static uint64_t count_in_run(const quotient *f, uint64_t fingerprint, uint64_t slot,
+                             uint64_t run_end);
 static uint64_t lookup(const quotient *f, uint64_t fingerprint);
+static bool contains_generally(const quotient *f, uint64_t fingerprint);
+
+/* The high q + r bits of h1. */
+static inline uint64_t fingerprint_of(const quotient *f, bk_hash hash)
+{
+    return hash.h1 >> (64 - (f->log2_slots + f->remainder_bits));
+}
 
 /* The high bit of each r-bit field of t (fields marked by `lows`, their
  * bit 0) that is zero, or of a field above a zero one: nonzero exactly
@@ -542,62 +552,65 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         *start = after > x ? after : x;                                                   \
         *end = next_bit(f, 1, *start, f->slots - 1);                                      \
     }                                                                                     \
-    /* The query's path for the common case: x's run lies inside x's own    \
-     * block (its offset byte below 64, the run's end among the block's    \
-     * runends), so one rank, one or two selects on the block's two words   \
-     * and a scan of the block's remainders answer it, the remainder line  \
-     * requested before the metadata is read.  Anything else (a run        \
-     * reaching into later blocks, a saturated offset) goes to lookup. */   \
-    ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint,  \
-                                                bool want_count)                          \
+    /* Where occupied x's run lies when it lies inside x's own block (the    \
+     * block's offset byte below 64, the run's end among its runends): the   \
+     * run's first and last slot in the block, from one rank and one or two  \
+     * selects on the block's two words; false otherwise (a run reaching     \
+     * into later blocks, a saturated offset: the general walk's cases). */  \
+    ATTRIBUTE static inline bool block_run_##SUFFIX(const uint8_t *block, unsigned bit,   \
+                                                    unsigned *first, unsigned *last)      \
     {                                                                                     \
-        unsigned r = f->remainder_bits;                                                   \
-        uint64_t x = fingerprint >> r, value = fingerprint & f->remainder_mask;          \
-        unsigned bit = x % BLOCK_SLOTS;                                                   \
-        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
-        const uint8_t *remainders = block + HEADER_BYTES;                                 \
-        __builtin_prefetch(remainders + bit * r / 8);                                     \
-        uint64_t occupied = load64(block);                                                \
-        if (!((occupied >> bit) & 1))                                                     \
-            return 0;                                                                     \
         unsigned offset = block[16];                                                      \
-        uint64_t ends = offset < BLOCK_SLOTS ? runends(f, x / BLOCK_SLOTS) >> offset : 0; \
-        unsigned runs = RANK(occupied & (((uint64_t)2 << bit) - 1));                      \
+        uint64_t ends = offset < BLOCK_SLOTS ? load64(block + 8) >> offset : 0;           \
+        unsigned runs = RANK(load64(block) & (((uint64_t)2 << bit) - 1));                 \
         unsigned end = SELECT(ends, runs - 1);                                            \
         if (end >= BLOCK_SLOTS)                                                           \
-            return lookup(f, fingerprint);                                                \
+            return false;                                                                 \
         unsigned start = runs == 1 ? 0 : SELECT(ends, runs - 2) + 1;                      \
-        end += offset;                                                                    \
-        start = start + offset > bit ? start + offset : bit;                              \
-        int held = want_count ? -1 : window_holds(f, remainders, start, end, value);      \
+        *first = start + offset > bit ? start + offset : bit;                             \
+        *last = end + offset;                                                             \
+        return true;                                                                      \
+    }                                                                                     \
+    /* The query: x's block's words and one window of its remainders (the  \
+     * remainder line requested before the metadata is read), the general  \
+     * walk only when those cannot tell. */                                 \
+    ATTRIBUTE static bool contains_##SUFFIX(const quotient *f, uint64_t fingerprint)      \
+    {                                                                                     \
+        unsigned r = f->remainder_bits;                                                   \
+        uint64_t x = fingerprint >> r;                                                    \
+        unsigned bit = x % BLOCK_SLOTS, first, last;                                      \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
+        __builtin_prefetch(block + HEADER_BYTES + bit * r / 8);                           \
+        if (!((load64(block) >> bit) & 1))                                                \
+            return false;                                                                 \
+        int held = block_run_##SUFFIX(block, bit, &first, &last)                          \
+                       ? window_holds(f, block + HEADER_BYTES, first, last,               \
+                                      fingerprint & f->remainder_mask)                    \
+                       : -1;                                                              \
         if (held >= 0)                                                                    \
-            return (uint64_t)held;                                                        \
-        for (unsigned i = start; i <= end;) {                                             \
-            unsigned at = i * r;                                                          \
-            uint64_t stored = (load64(remainders + at / 8) >> (at % 8)) & f->remainder_mask; \
-            if (stored >= value) {                                                        \
-                if (stored != value)                                                      \
-                    return 0;                                                             \
-                if (!want_count)                                                          \
-                    return 1;                                                             \
-                entry e;                                                                  \
-                read_entry(f, x - bit + i, x - bit + end, &e);                            \
-                return e.count;                                                           \
-            }                                                                             \
-            at += r;                                                                      \
-            if (i < end &&                                                                \
-                ((load64(remainders + at / 8) >> (at % 8)) & f->remainder_mask) == stored) { \
-                entry e; /* a counter follows: skip the whole entry */                   \
-                read_entry(f, x - bit + i, x - bit + end, &e);                            \
-                i += e.length;                                                            \
-            } else {                                                                      \
-                i++;                                                                      \
-            }                                                                             \
-        }                                                                                 \
-        return 0;                                                                         \
+            return held;                                                                  \
+        return contains_generally(f, fingerprint);                                        \
+    }                                                                                     \
+    ATTRIBUTE static bool contains_key_##SUFFIX(const quotient *f, const void *key,       \
+                                                size_t len)                               \
+    {                                                                                     \
+        return contains_##SUFFIX(f, fingerprint_of(f, bk_hash_inline(&f->hasher, key, len))); \
+    }                                                                                     \
+    /* The count: the run found as the query finds it, then parsed. */      \
+    ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint)  \
+    {                                                                                     \
+        uint64_t x = fingerprint >> f->remainder_bits;                                    \
+        unsigned bit = x % BLOCK_SLOTS, first, last;                                      \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
+        if (!((load64(block) >> bit) & 1))                                                \
+            return 0;                                                                     \
+        if (!block_run_##SUFFIX(block, bit, &first, &last))                               \
+            return lookup(f, fingerprint);                                                \
+        return count_in_run(f, fingerprint, x - bit + first, x - bit + last);             \
     }                                                                                     \
     static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,     \
-                                            run_of_##SUFFIX, count_of_##SUFFIX };
+                                            run_of_##SUFFIX,      contains_##SUFFIX,      \
+                                            contains_key_##SUFFIX, count_of_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2
@@ -950,26 +963,12 @@ static place find(const quotient *f, uint64_t fingerprint)
     return p;
 }
 
-/* The high q + r bits of h1. */
-static inline uint64_t fingerprint_of(const quotient *f, bk_hash hash)
+/* The count of a fingerprint in the run [slot, run_end] of its quotient
+ * (0: absent), parsed forward entry by entry. */
+static uint64_t count_in_run(const quotient *f, uint64_t fingerprint, uint64_t slot,
+                             uint64_t run_end)
 {
-    return hash.h1 >> (64 - (f->log2_slots + f->remainder_bits));
-}
-
-/* The count of a fingerprint (0: absent): the query, without the insert's
- * bookkeeping. */
-static uint64_t lookup(const quotient *f, uint64_t fingerprint)
-{
-    uint64_t x = fingerprint >> f->remainder_bits;
-    /* the home slot's remainder, often on the block's next line: requested
-     * together with the block's bits */
-    __builtin_prefetch(block_at(f, x / BLOCK_SLOTS) + HEADER_BYTES +
-                       (x % BLOCK_SLOTS) * f->remainder_bits / 8);
-    if (!is_occupied(f, x))
-        return 0;
     uint64_t value = fingerprint & f->remainder_mask;
-    uint64_t slot, run_end;
-    f->walk->run_of(f, x, &slot, &run_end);
     while (slot <= run_end) {
         uint64_t stored = remainder_at(f, slot);
         if (stored > value)
@@ -981,6 +980,25 @@ static uint64_t lookup(const quotient *f, uint64_t fingerprint)
         slot += e.length;
     }
     return 0;
+}
+
+/* The count of a fingerprint (0: absent) by the general walk, for any run
+ * and any offset. */
+static uint64_t lookup(const quotient *f, uint64_t fingerprint)
+{
+    uint64_t x = fingerprint >> f->remainder_bits;
+    if (!is_occupied(f, x))
+        return 0;
+    uint64_t slot, run_end;
+    f->walk->run_of(f, x, &slot, &run_end);
+    return count_in_run(f, fingerprint, slot, run_end);
+}
+
+/* The query's answer by the general walk (out of line: the block path
+ * stays small). */
+static BK_NOINLINE bool contains_generally(const quotient *f, uint64_t fingerprint)
+{
+    return lookup(f, fingerprint) != 0;
 }
 
 /*
@@ -1486,7 +1504,7 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
     const quotient *f = object;
-    *count = f->walk->count_of(f, fingerprint_of(f, hash), true);
+    *count = f->walk->count_of(f, fingerprint_of(f, hash));
     return BK_OK;
 }
 
@@ -1516,14 +1534,13 @@ static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t 
 static bool ops_contains_hash(const void *object, bk_hash hash)
 {
     const quotient *f = object;
-    return f->walk->count_of(f, fingerprint_of(f, hash), false) != 0;
+    return f->walk->contains(f, fingerprint_of(f, hash));
 }
 
 static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const quotient *f = object;
-    bk_hash hash = bk_hash_inline(&f->hasher, key, len);
-    return f->walk->count_of(f, fingerprint_of(f, hash), false) != 0;
+    return f->walk->contains_key(f, key, len);
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
