@@ -144,6 +144,9 @@ typedef struct walk_ops {
     bool (*contains)(const quotient *f, uint64_t fingerprint);
     bool (*contains_key)(const quotient *f, const void *key, size_t len);
     uint64_t (*count_of)(const quotient *f, uint64_t fingerprint);
+    /* Adds a fingerprint not stored yet when everything the insert moves
+     * lies in its home block; false, changing nothing, otherwise. */
+    bool (*insert_in_block)(quotient *f, uint64_t fingerprint);
 } walk_ops;
 
 struct bk_quotient {
@@ -341,6 +344,20 @@ static inline bool is_occupied(const quotient *f, uint64_t x)
 
 static inline void set_occupied(quotient *f, uint64_t x, bool on) { put_bit(f, 0, x, on); }
 static inline void set_runend(quotient *f, uint64_t slot, bool on) { put_bit(f, 1, slot, on); }
+
+/* Slot i's remainder in a block's remainders, and its store. */
+static inline uint64_t remainder_in(const uint8_t *remainders, unsigned i, unsigned r,
+                                    uint64_t mask)
+{
+    return (load64(remainders + i * r / 8) >> (i * r % 8)) & mask;
+}
+
+static inline void put_remainder_in(uint8_t *remainders, unsigned i, unsigned r, uint64_t mask,
+                                    uint64_t value)
+{
+    uint8_t *at = remainders + i * r / 8;
+    store64(at, (load64(at) & ~(mask << (i * r % 8))) | (value << (i * r % 8)));
+}
 
 static inline uint64_t remainder_at(const quotient *f, uint64_t slot)
 {
@@ -608,9 +625,80 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
             return lookup(f, fingerprint);                                                \
         return count_in_run(f, fingerprint, x - bit + first, x - bit + last);             \
     }                                                                                     \
-    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,     \
-                                            run_of_##SUFFIX,      contains_##SUFFIX,      \
-                                            contains_key_##SUFFIX, count_of_##SUFFIX };
+    /* The insert of a new fingerprint whose run (or where it would start),  \
+     * its place in the run and the first free slot after it all lie in x's  \
+     * block: the slots from that place to the free slot shift up by one    \
+     * within the block, and no other block's offset changes.  False,       \
+     * changing nothing, for anything else (a saturated or large offset, a  \
+     * counter in the run, the fingerprint already stored, a shift leaving  \
+     * the block): the general insert's cases. */                           \
+    ATTRIBUTE static bool insert_in_block_##SUFFIX(quotient *f, uint64_t fingerprint)     \
+    {                                                                                     \
+        unsigned r = f->remainder_bits;                                                   \
+        uint64_t x = fingerprint >> r, value = fingerprint & f->remainder_mask;           \
+        unsigned bit = x % BLOCK_SLOTS;                                                   \
+        uint8_t *block = f->table + (x / BLOCK_SLOTS) * f->block_bytes;                   \
+        uint8_t *remainders = block + HEADER_BYTES;                                       \
+        unsigned offset = block[16];                                                      \
+        if (offset >= BLOCK_SLOTS)                                                        \
+            return false;                                                                 \
+        uint64_t occupied = load64(block), ends = load64(block + 8);                      \
+        uint64_t relative = ends >> offset;                                               \
+        bool run_exists = (occupied >> bit) & 1;                                          \
+        unsigned before = RANK(occupied & (((uint64_t)1 << bit) - 1));                    \
+        unsigned at = before == 0 ? offset : SELECT(relative, before - 1) + 1 + offset;   \
+        if (at < bit)                                                                     \
+            at = bit;                                                                     \
+        unsigned last = 0;                                                                \
+        if (run_exists) {                                                                 \
+            last = SELECT(relative, before) + offset;                                     \
+            if (last >= BLOCK_SLOTS)                                                      \
+                return false;                                                             \
+            for (;; at++) {                                                               \
+                uint64_t stored = remainder_in(remainders, at, r, f->remainder_mask);     \
+                if (stored >= value) {                                                    \
+                    if (stored == value)                                                  \
+                        return false;                                                     \
+                    break;                                                                \
+                }                                                                         \
+                if (at == last) {                                                         \
+                    at++;                                                                 \
+                    break;                                                                \
+                }                                                                         \
+                if (remainder_in(remainders, at + 1, r, f->remainder_mask) == stored)     \
+                    return false; /* a counter */                                         \
+            }                                                                             \
+        }                                                                                 \
+        unsigned free_slot = at;                                                          \
+        for (;;) {                                                                        \
+            if (free_slot >= BLOCK_SLOTS)                                                 \
+                return false;                                                             \
+            unsigned runs = RANK(occupied & (((uint64_t)2 << free_slot) - 1));            \
+            unsigned bound = runs == 0 ? offset : SELECT(relative, runs - 1) + 1 + offset; \
+            if (bound <= free_slot)                                                       \
+                break;                                                                    \
+            free_slot = bound;                                                            \
+        }                                                                                 \
+        if (free_slot > at) {                                                             \
+            copy_bits(remainders, (at + 1) * r, remainders, at * r, (free_slot - at) * r, \
+                      true);                                                              \
+            uint64_t moving = (((uint64_t)1 << free_slot) - 1) & ~(((uint64_t)1 << at) - 1); \
+            ends = (ends & ~moving) | ((ends & moving) << 1);                             \
+        }                                                                                 \
+        put_remainder_in(remainders, at, r, f->remainder_mask, value);                    \
+        if (!run_exists) {                                                                \
+            occupied |= (uint64_t)1 << bit;                                               \
+            ends |= (uint64_t)1 << at;                                                    \
+        } else if (at == last + 1) {                                                      \
+            ends = (ends & ~((uint64_t)1 << last)) | ((uint64_t)1 << at);                 \
+        }                                                                                 \
+        store64(block, occupied);                                                         \
+        store64(block + 8, ends);                                                         \
+        return true;                                                                      \
+    }                                                                                     \
+    static const walk_ops walk_##SUFFIX = {                                               \
+        select_from_##SUFFIX,  end_bound_##SUFFIX, run_of_##SUFFIX,        contains_##SUFFIX, \
+        contains_key_##SUFFIX, count_of_##SUFFIX,  insert_in_block_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2
@@ -1040,6 +1128,15 @@ static bool wants_growth(const quotient *f, unsigned more)
 /* Adds `delta` >= 1 to the fingerprint's count. */
 static bk_status insert(quotient *f, uint64_t fingerprint, uint64_t delta, bool *was_new)
 {
+    if (delta == 1 && f->used_slots < f->home_slots && !wants_growth(f, 1) &&
+        f->walk->insert_in_block(f, fingerprint)) {
+        f->used_slots++;
+        f->distinct++;
+        f->counted += f->counted != UINT64_MAX;
+        if (was_new != NULL)
+            *was_new = true;
+        return BK_OK;
+    }
     place p = find(f, fingerprint);
     uint64_t count = p.found.count + delta < delta ? UINT64_MAX : p.found.count + delta;
     uint64_t slots[MAX_ENTRY_SLOTS];
