@@ -105,7 +105,47 @@
  *     the very same answers after a resize to 2^17 slots (r = 8);
  *   - counts are exact per fingerprint (the model test: 20,000 random adds
  *     and removes over crowded quotients, every count checked).
- * Speed: docs/PERFORMANCE.md.
+ *
+ * The one-key paths.  Most runs lie inside their home block (offset byte
+ * below 64, the run's end among the block's runends), and for them a
+ * query reads the block's two words -- one rank, one or two selects give
+ * the run -- and one 8-byte window of its remainders, compared with the
+ * wanted remainder all at once (a zero-field test on r-bit fields, exact
+ * while the run holds no counter: outside counters a run's remainders
+ * strictly increase, so two equal neighbours mark one and send the query
+ * to the forward parse).  The remainder line is requested before the
+ * metadata is read.  An insert of a new fingerprint whose shift ends
+ * inside its home block moves the slots within the block and changes no
+ * offset.  Everything else -- a run or a shift reaching a later block, a
+ * saturated offset, a counter -- takes the general walk above, which the
+ * tests hold both paths to (a table made by one-key adds equals, byte for
+ * byte, the same fingerprints laid out by a merge).
+ *
+ * What sets the floor against the vector quotient filter (Pandey, Conway,
+ * Durie, Bender, Farach-Colton & Johnson, SIGMOD 2021), which keeps no
+ * counts and neither merges nor resizes: its block is one 64-byte line
+ * holding a fixed number of tags and their metadata, so a query reads one
+ * line and a full block refuses the insert; here a block of 64 slots is
+ * 17 + 8r bytes (73 at r = 7, 97 at r = 10), not aligned to lines, and a
+ * query reads its header and a remainder window -- 1.8 lines at r = 7 and
+ * 2.0 at r = 10 on average over the blocks' placements -- while at 95%
+ * load clusters often cross blocks: filling 2^20 slots to 95% at r = 7,
+ * one insert in eleven and one query in seven took the general walk (one
+ * in seventeen of each at 90%, r = 10).  Alternatives weighed and left:
+ *   - line-sized blocks of their own tags (the VQF's layout) would need a
+ *     new payload and would bound what a block holds, so a pile of
+ *     counters or crowded quotients would refuse inserts where linear
+ *     probing spills into the next block, and resize and merge would lose
+ *     their single ordered pass over one global run order;
+ *   - padding each block to whole lines (73 to 128 bytes at r = 7) would
+ *     read one line less but cost 75% more space, above the CQF's bits per
+ *     key at the same FPR;
+ *   - the metadata in an array of its own, apart from the remainders,
+ *     still reads two lines (one in each array) per query;
+ *   - the key as its own hash (what the VQF does with random keys) is the
+ *     hasher's choice, not the kind's: bk_filter_contains_hash and the
+ *     benchmark's qf-hash row show the paths without the XXH3-128 hash.
+ * Speed: docs/PERFORMANCE.md and docs/DELETION.md.
  */
 #include "bloomkit/quotient.h"
 
