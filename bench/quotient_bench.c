@@ -25,11 +25,19 @@
  * filters each holding 45% (bk_quotient_merge) against adding both key
  * sets to a new filter, and resize 2^24 -> 2^25 of a 90% full filter
  * (bk_quotient_resize) against adding its keys to a 2^25 filter, in ns
- * per stored fingerprint.
+ * per stored fingerprint, in wall-clock time and in the process's CPU
+ * time (the re-inserts' CPU time per key over the whole fill).
  *
- *     quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY] [--vqf LIBRARY]...
+ *     quotient-bench [--quick] [--sizes 20,24,26] [--hashed] [--no-cuckoo]
+ *                    [--no-rebuilds] [--cqf LIBRARY] [--vqf LIBRARY]...
  *
  * --quick: 2^16 and 2^18 slots and the rebuilds at 2^18 (the smoke test).
+ * --hashed: a row `qf-hash` after ours, one key per call from hashes
+ * computed before each slice is timed (bk_filter_add_hash,
+ * bk_filter_contains_hash): the one-key paths without the key's hash
+ * (XXH3-128), which the VQF, taking the key as its hash, does not pay.
+ * --no-cuckoo, --no-rebuilds: leave out the cuckoo rows, the merge and
+ * resize lines (for a quicker run of the one-key comparison).
  * --cqf: a shared library the user built from the authors' counting
  * quotient filter (github.com/splatlab/cqf; nothing of it is in bloomkit),
  * loaded with dlopen: qf_malloc (then qf_reset, since qf_malloc leaves the
@@ -67,6 +75,16 @@ static uint64_t now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The process's CPU time: what a one-shot merge or resize costs on a
+ * shared machine, where its wall-clock time also counts the time slices
+ * other processes took (the sliced medians skip those). */
+static uint64_t cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
@@ -204,6 +222,62 @@ static double query(const bk_filter *f, uint64_t from, uint64_t to, bool batched
     }
     *hits = found;
     return slices_median(&t);
+}
+
+/* ns per key (median slice) of one-key calls from hashes computed before
+ * each slice is timed: bk_filter_add_hash of keys [from, to) when
+ * `insert`, else bk_filter_contains_hash (*hits gets those found) -- the
+ * one-key paths without the key's hash. */
+static double hashed_pass(bk_filter *f, uint64_t from, uint64_t to, bool insert, uint64_t *hits)
+{
+    static bk_hash hashes[SLICE];
+    uint64_t found = 0;
+    slices t = slices_for(to - from);
+    for (uint64_t slice = from; slice < to; slice += SLICE) {
+        uint64_t end = to - slice < SLICE ? to : slice + SLICE;
+        for (uint64_t i = slice; i < end; i++) {
+            uint64_t key = key_of(i);
+            hashes[i - slice] = bk_filter_hash(f, &key, 8);
+        }
+        uint64_t begin = now_ns();
+        if (insert) {
+            for (uint64_t i = slice; i < end; i++) {
+                bk_status status = bk_filter_add_hash(f, hashes[i - slice], NULL);
+                if (status != BK_OK)
+                    die("add_hash", status);
+            }
+        } else {
+            for (uint64_t i = slice; i < end; i++)
+                found += bk_filter_contains_hash(f, hashes[i - slice]);
+        }
+        t.ns_per_key[t.count++] = (double)(now_ns() - begin) / (double)(end - slice);
+    }
+    *hits = found;
+    return slices_median(&t);
+}
+
+/* The row `qf-hash`: one key per call from precomputed hashes. */
+static void run_hashed(const spec *s)
+{
+    uint64_t keys = (uint64_t)(s->load * (double)((uint64_t)1 << s->log2_slots));
+    uint64_t probes = keys < 4000000 ? keys : 4000000;
+    bk_filter *f = make(BK_KIND_QUOTIENT, s);
+    uint64_t hits;
+    double insert = hashed_pass(f, 0, keys, true, &hits);
+    double present = hashed_pass(f, 0, probes, false, &hits);
+    if (hits != probes) {
+        fprintf(stderr, "quotient-bench: quotient lost keys\n");
+        exit(1);
+    }
+    double absent = hashed_pass(f, ABSENT_BASE, ABSENT_BASE + probes, false, &hits);
+    bk_stats st;
+    bk_filter_stats(f, &st);
+    printf("2^%-2u %4.0f%% %6.3f%%  %-8s %2u %6.2f %8.4f%% %8.1f %8s %8.1f %8s %8.1f %8s\n",
+           s->log2_slots, 100 * s->load, 100 * s->fpr, "qf-hash", st.fingerprint_bits,
+           (double)st.bits / (double)keys, 100.0 * (double)hits / (double)probes, insert, "-",
+           present, "-", absent, "-");
+    fflush(stdout);
+    bk_filter_free(f);
 }
 
 /* The peer's calls (github.com/splatlab/cqf, include/gqf.h), when loaded. */
@@ -425,12 +499,14 @@ static void run_cqf(const spec *s, unsigned remainder_bits)
     free(qf);
 }
 
+static bool with_cuckoo = true, with_hashed = false, with_rebuilds = true;
+
 static void run_spec(const spec *s)
 {
     const bk_kind kinds[] = { BK_KIND_QUOTIENT, BK_KIND_CUCKOO };
     uint64_t keys = (uint64_t)(s->load * (double)((uint64_t)1 << s->log2_slots));
     uint64_t probes = keys < 4000000 ? keys : 4000000;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (with_cuckoo ? 2 : 1); k++) {
         bk_filter *f = make(kinds[k], s);
         double insert = fill(f, 0, keys, false);
         bk_filter *g = make(kinds[k], s);
@@ -455,6 +531,8 @@ static void run_spec(const spec *s)
                present_batch, absent, absent_batch);
         fflush(stdout);
         bk_filter_free(f);
+        if (kinds[k] == BK_KIND_QUOTIENT && with_hashed)
+            run_hashed(s);
         if (kinds[k] == BK_KIND_QUOTIENT && cqf_loaded)
             run_cqf(s, st.fingerprint_bits);
         for (size_t v = 0; kinds[k] == BK_KIND_QUOTIENT && v < vqf_count; v++)
@@ -472,33 +550,40 @@ static void run_rebuilds(unsigned log2_slots)
     fill(a, 0, keys, true);
     fill(b, keys, 2 * keys, true);
     bk_filter *merged = NULL;
-    uint64_t begin = now_ns();
+    uint64_t begin = now_ns(), begin_cpu = cpu_ns();
     bk_status status = bk_quotient_merge(a, b, &merged);
-    double merge_ns = (double)(now_ns() - begin);
+    double merge_ns = (double)(now_ns() - begin), merge_cpu = (double)(cpu_ns() - begin_cpu);
     if (status != BK_OK)
         die("merge", status);
     bk_quotient_info info;
     bk_quotient_get_info(merged, &info);
     spec full = { log2_slots, 0.90, 0.01 };
     bk_filter *again = make(BK_KIND_QUOTIENT, &full);
+    begin_cpu = cpu_ns();
     double reinsert = fill(again, 0, 2 * keys, true);
+    double reinsert_cpu = (double)(cpu_ns() - begin_cpu) / (double)(2 * keys);
     printf("merge  2 x 2^%u slots at 45%%: %.2f ns per fingerprint (%llu fingerprints, into "
-           "2^%u slots); re-inserting the keys: %.2f ns per key\n",
+           "2^%u slots); re-inserting the keys: %.2f ns per key; CPU time: %.2f against %.2f\n",
            log2_slots, merge_ns / (double)info.fingerprints,
-           (unsigned long long)info.fingerprints, info.log2_slots, reinsert);
+           (unsigned long long)info.fingerprints, info.log2_slots, reinsert,
+           merge_cpu / (double)info.fingerprints, reinsert_cpu);
 
     begin = now_ns();
+    begin_cpu = cpu_ns();
     status = bk_quotient_resize(again, log2_slots + 1);
-    double resize_ns = (double)(now_ns() - begin);
+    double resize_ns = (double)(now_ns() - begin), resize_cpu = (double)(cpu_ns() - begin_cpu);
     if (status != BK_OK)
         die("resize", status);
     bk_quotient_get_info(again, &info);
     spec bigger = { log2_slots + 1, 0.45, 0.01 };
     bk_filter *fresh = make(BK_KIND_QUOTIENT, &bigger);
+    begin_cpu = cpu_ns();
     double reinsert_bigger = fill(fresh, 0, 2 * keys, true);
+    double reinsert_bigger_cpu = (double)(cpu_ns() - begin_cpu) / (double)(2 * keys);
     printf("resize 2^%u -> 2^%u slots at 90%%: %.2f ns per fingerprint; re-inserting the keys: "
-           "%.2f ns per key\n",
-           log2_slots, log2_slots + 1, resize_ns / (double)info.fingerprints, reinsert_bigger);
+           "%.2f ns per key; CPU time: %.2f against %.2f\n",
+           log2_slots, log2_slots + 1, resize_ns / (double)info.fingerprints, reinsert_bigger,
+           resize_cpu / (double)info.fingerprints, reinsert_bigger_cpu);
     uint64_t hits;
     query(again, 0, 2 * keys, true, &hits);
     if (hits != 2 * keys) {
@@ -523,6 +608,12 @@ int main(int argc, char **argv)
             sizes[1] = 18;
             size_count = 2;
             rebuild_size = 18;
+        } else if (strcmp(argv[i], "--no-cuckoo") == 0) {
+            with_cuckoo = false;
+        } else if (strcmp(argv[i], "--no-rebuilds") == 0) {
+            with_rebuilds = false;
+        } else if (strcmp(argv[i], "--hashed") == 0) {
+            with_hashed = true;
         } else if (strcmp(argv[i], "--cqf") == 0 && i + 1 < argc) {
             load_cqf(argv[++i]);
         } else if (strcmp(argv[i], "--vqf") == 0 && i + 1 < argc) {
@@ -541,8 +632,8 @@ int main(int argc, char **argv)
                 p = *end == ',' ? end + 1 : end;
             }
         } else {
-            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26] [--cqf LIBRARY] "
-                            "[--vqf LIBRARY]...\n");
+            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26] [--hashed] "
+                            "[--no-cuckoo] [--no-rebuilds] [--cqf LIBRARY] [--vqf LIBRARY]...\n");
             return 2;
         }
     }
@@ -556,6 +647,7 @@ int main(int argc, char **argv)
                 spec s = { sizes[z], loads[l], fprs[p] };
                 run_spec(&s);
             }
-    run_rebuilds(rebuild_size);
+    if (with_rebuilds)
+        run_rebuilds(rebuild_size);
     return 0;
 }

@@ -105,7 +105,47 @@
  *     the very same answers after a resize to 2^17 slots (r = 8);
  *   - counts are exact per fingerprint (the model test: 20,000 random adds
  *     and removes over crowded quotients, every count checked).
- * Speed: docs/PERFORMANCE.md.
+ *
+ * The one-key paths.  Most runs lie inside their home block (offset byte
+ * below 64, the run's end among the block's runends), and for them a
+ * query reads the block's two words -- one rank, one or two selects give
+ * the run -- and one 8-byte window of its remainders, compared with the
+ * wanted remainder all at once (a zero-field test on r-bit fields, exact
+ * while the run holds no counter: outside counters a run's remainders
+ * strictly increase, so two equal neighbours mark one and send the query
+ * to the forward parse).  The remainder line is requested before the
+ * metadata is read.  An insert of a new fingerprint whose shift ends
+ * inside its home block moves the slots within the block and changes no
+ * offset.  Everything else -- a run or a shift reaching a later block, a
+ * saturated offset, a counter -- takes the general walk above, which the
+ * tests hold both paths to (a table made by one-key adds equals, byte for
+ * byte, the same fingerprints laid out by a merge).
+ *
+ * What sets the floor against the vector quotient filter (Pandey, Conway,
+ * Durie, Bender, Farach-Colton & Johnson, SIGMOD 2021), which keeps no
+ * counts and neither merges nor resizes: its block is one 64-byte line
+ * holding a fixed number of tags and their metadata, so a query reads one
+ * line and a full block refuses the insert; here a block of 64 slots is
+ * 17 + 8r bytes (73 at r = 7, 97 at r = 10), not aligned to lines, and a
+ * query reads its header and a remainder window -- 1.8 lines at r = 7 and
+ * 2.0 at r = 10 on average over the blocks' placements -- while at 95%
+ * load clusters often cross blocks: filling 2^20 slots to 95% at r = 7,
+ * one insert in eleven and one query in seven took the general walk (one
+ * in seventeen of each at 90%, r = 10).  Alternatives weighed and left:
+ *   - line-sized blocks of their own tags (the VQF's layout) would need a
+ *     new payload and would bound what a block holds, so a pile of
+ *     counters or crowded quotients would refuse inserts where linear
+ *     probing spills into the next block, and resize and merge would lose
+ *     their single ordered pass over one global run order;
+ *   - padding each block to whole lines (73 to 128 bytes at r = 7) would
+ *     read one line less but cost 75% more space, above the CQF's bits per
+ *     key at the same FPR;
+ *   - the metadata in an array of its own, apart from the remainders,
+ *     still reads two lines (one in each array) per query;
+ *   - the key as its own hash (what the VQF does with random keys) is the
+ *     hasher's choice, not the kind's: bk_filter_contains_hash and the
+ *     benchmark's qf-hash row show the paths without the XXH3-128 hash.
+ * Speed: docs/PERFORMANCE.md and docs/DELETION.md.
  */
 #include "bloomkit/quotient.h"
 
@@ -139,6 +179,14 @@ typedef struct walk_ops {
     uint64_t (*select_from)(const quotient *f, uint64_t start, uint64_t k);
     uint64_t (*end_bound)(const quotient *f, uint64_t position);
     void (*run_of)(const quotient *f, uint64_t x, uint64_t *start, uint64_t *end);
+    /* The query and the count of a fingerprint (0: absent), and the query
+     * from a key's bytes, the hash inlined. */
+    bool (*contains)(const quotient *f, uint64_t fingerprint);
+    bool (*contains_key)(const quotient *f, const void *key, size_t len);
+    uint64_t (*count_of)(const quotient *f, uint64_t fingerprint);
+    /* Adds a fingerprint not stored yet when everything the insert moves
+     * lies in its home block; false, changing nothing, otherwise. */
+    bool (*insert_in_block)(quotient *f, uint64_t fingerprint);
 } walk_ops;
 
 struct bk_quotient {
@@ -160,6 +208,8 @@ struct bk_quotient {
     bool read_only;    /* loaded from a mapped file: BK_EIMMUTABLE on writes */
     const walk_ops *walk;
     bk_hasher hasher;
+    unsigned window_fields; /* r-bit fields a query reads in one 8-byte load: 57 / r */
+    uint64_t field_lows;    /* bit 0 of each of those fields */
 };
 
 /* One decoded entry of a run. */
@@ -335,6 +385,20 @@ static inline bool is_occupied(const quotient *f, uint64_t x)
 static inline void set_occupied(quotient *f, uint64_t x, bool on) { put_bit(f, 0, x, on); }
 static inline void set_runend(quotient *f, uint64_t slot, bool on) { put_bit(f, 1, slot, on); }
 
+/* Slot i's remainder in a block's remainders, and its store. */
+static inline uint64_t remainder_in(const uint8_t *remainders, unsigned i, unsigned r,
+                                    uint64_t mask)
+{
+    return (load64(remainders + i * r / 8) >> (i * r % 8)) & mask;
+}
+
+static inline void put_remainder_in(uint8_t *remainders, unsigned i, unsigned r, uint64_t mask,
+                                    uint64_t value)
+{
+    uint8_t *at = remainders + i * r / 8;
+    store64(at, (load64(at) & ~(mask << (i * r % 8))) | (value << (i * r % 8)));
+}
+
 static inline uint64_t remainder_at(const quotient *f, uint64_t slot)
 {
     uint64_t bit = (slot % BLOCK_SLOTS) * f->remainder_bits;
@@ -436,6 +500,45 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
     return found <= limit ? found : NOWHERE;
 }
 
+static uint64_t count_in_run(const quotient *f, uint64_t fingerprint, uint64_t slot,
+                             uint64_t run_end);
+static uint64_t lookup(const quotient *f, uint64_t fingerprint);
+static bool contains_generally(const quotient *f, uint64_t fingerprint);
+
+/* The high q + r bits of h1. */
+static inline uint64_t fingerprint_of(const quotient *f, bk_hash hash)
+{
+    return hash.h1 >> (64 - (f->log2_slots + f->remainder_bits));
+}
+
+/* The high bit of each r-bit field of t (fields marked by `lows`, their
+ * bit 0) that is zero, or of a field above a zero one: nonzero exactly
+ * when some field is zero (a borrow starts only at a zero field). */
+static inline uint64_t zero_fields(uint64_t t, uint64_t lows, unsigned r)
+{
+    return (t - lows) & ~t & (lows << (r - 1));
+}
+
+/* Whether the run in slots [start, end] of a block (its remainders at
+ * `remainders`) holds `value`, read as one window of fields compared all
+ * at once: 1 or 0, or -1 when the window cannot tell -- a run longer than
+ * the window, or one holding a counter (two equal neighbours: outside
+ * counters a run's remainders strictly increase, so without such a pair
+ * every slot is an entry's remainder). */
+static inline int window_holds(const quotient *f, const uint8_t *remainders, unsigned start,
+                               unsigned end, uint64_t value)
+{
+    unsigned length = end - start + 1, r = f->remainder_bits, at = start * r;
+    if (length > f->window_fields)
+        return -1;
+    uint64_t used = ((uint64_t)1 << (length * r)) - 1;
+    uint64_t lows = f->field_lows & used;
+    uint64_t window = (load64(remainders + at / 8) >> (at % 8)) & used;
+    if (zero_fields(window ^ (window >> r), lows >> r, r) != 0)
+        return -1;
+    return zero_fields(window ^ (value * lows), lows, r) != 0;
+}
+
 /*
  * select_from(start, k), k >= 1: the slot of the k-th runend at or after
  * `start`; NOWHERE if the table has fewer.
@@ -506,8 +609,136 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
         *start = after > x ? after : x;                                                   \
         *end = next_bit(f, 1, *start, f->slots - 1);                                      \
     }                                                                                     \
-    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX, end_bound_##SUFFIX,     \
-                                            run_of_##SUFFIX };
+    /* Where occupied x's run lies when it lies inside x's own block (the    \
+     * block's offset byte below 64, the run's end among its runends): the   \
+     * run's first and last slot in the block, from one rank and one or two  \
+     * selects on the block's two words; false otherwise (a run reaching     \
+     * into later blocks, a saturated offset: the general walk's cases). */  \
+    ATTRIBUTE static inline bool block_run_##SUFFIX(const uint8_t *block, unsigned bit,   \
+                                                    unsigned *first, unsigned *last)      \
+    {                                                                                     \
+        unsigned offset = block[16];                                                      \
+        uint64_t ends = offset < BLOCK_SLOTS ? load64(block + 8) >> offset : 0;           \
+        unsigned runs = RANK(load64(block) & (((uint64_t)2 << bit) - 1));                 \
+        unsigned end = SELECT(ends, runs - 1);                                            \
+        if (end >= BLOCK_SLOTS)                                                           \
+            return false;                                                                 \
+        unsigned start = runs == 1 ? 0 : SELECT(ends, runs - 2) + 1;                      \
+        *first = start + offset > bit ? start + offset : bit;                             \
+        *last = end + offset;                                                             \
+        return true;                                                                      \
+    }                                                                                     \
+    /* The query: x's block's words and one window of its remainders (the  \
+     * remainder line requested before the metadata is read), the general  \
+     * walk only when those cannot tell. */                                 \
+    ATTRIBUTE static bool contains_##SUFFIX(const quotient *f, uint64_t fingerprint)      \
+    {                                                                                     \
+        unsigned r = f->remainder_bits;                                                   \
+        uint64_t x = fingerprint >> r;                                                    \
+        unsigned bit = x % BLOCK_SLOTS, first, last;                                      \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
+        __builtin_prefetch(block + HEADER_BYTES + bit * r / 8);                           \
+        if (!((load64(block) >> bit) & 1))                                                \
+            return false;                                                                 \
+        int held = block_run_##SUFFIX(block, bit, &first, &last)                          \
+                       ? window_holds(f, block + HEADER_BYTES, first, last,               \
+                                      fingerprint & f->remainder_mask)                    \
+                       : -1;                                                              \
+        if (held >= 0)                                                                    \
+            return held;                                                                  \
+        return contains_generally(f, fingerprint);                                        \
+    }                                                                                     \
+    ATTRIBUTE static bool contains_key_##SUFFIX(const quotient *f, const void *key,       \
+                                                size_t len)                               \
+    {                                                                                     \
+        return contains_##SUFFIX(f, fingerprint_of(f, bk_hash_inline(&f->hasher, key, len))); \
+    }                                                                                     \
+    /* The count: the run found as the query finds it, then parsed. */      \
+    ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint)  \
+    {                                                                                     \
+        uint64_t x = fingerprint >> f->remainder_bits;                                    \
+        unsigned bit = x % BLOCK_SLOTS, first, last;                                      \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
+        if (!((load64(block) >> bit) & 1))                                                \
+            return 0;                                                                     \
+        if (!block_run_##SUFFIX(block, bit, &first, &last))                               \
+            return lookup(f, fingerprint);                                                \
+        return count_in_run(f, fingerprint, x - bit + first, x - bit + last);             \
+    }                                                                                     \
+    /* The insert of a new fingerprint whose run (or where it would start),  \
+     * its place in the run and the first free slot after it all lie in x's  \
+     * block: the slots from that place to the free slot shift up by one    \
+     * within the block, and no other block's offset changes.  False,       \
+     * changing nothing, for anything else (a saturated or large offset, a  \
+     * counter in the run, the fingerprint already stored, a shift leaving  \
+     * the block): the general insert's cases. */                           \
+    ATTRIBUTE static bool insert_in_block_##SUFFIX(quotient *f, uint64_t fingerprint)     \
+    {                                                                                     \
+        unsigned r = f->remainder_bits;                                                   \
+        uint64_t x = fingerprint >> r, value = fingerprint & f->remainder_mask;           \
+        unsigned bit = x % BLOCK_SLOTS;                                                   \
+        uint8_t *block = f->table + (x / BLOCK_SLOTS) * f->block_bytes;                   \
+        uint8_t *remainders = block + HEADER_BYTES;                                       \
+        unsigned offset = block[16];                                                      \
+        if (offset >= BLOCK_SLOTS)                                                        \
+            return false;                                                                 \
+        uint64_t occupied = load64(block), ends = load64(block + 8);                      \
+        uint64_t relative = ends >> offset;                                               \
+        bool run_exists = (occupied >> bit) & 1;                                          \
+        unsigned before = RANK(occupied & (((uint64_t)1 << bit) - 1));                    \
+        unsigned at = before == 0 ? offset : SELECT(relative, before - 1) + 1 + offset;   \
+        if (at < bit)                                                                     \
+            at = bit;                                                                     \
+        unsigned last = 0;                                                                \
+        if (run_exists) {                                                                 \
+            last = SELECT(relative, before) + offset;                                     \
+            if (last >= BLOCK_SLOTS)                                                      \
+                return false;                                                             \
+            for (;; at++) {                                                               \
+                uint64_t stored = remainder_in(remainders, at, r, f->remainder_mask);     \
+                if (stored >= value) {                                                    \
+                    if (stored == value)                                                  \
+                        return false;                                                     \
+                    break;                                                                \
+                }                                                                         \
+                if (at == last) {                                                         \
+                    at++;                                                                 \
+                    break;                                                                \
+                }                                                                         \
+                if (remainder_in(remainders, at + 1, r, f->remainder_mask) == stored)     \
+                    return false; /* a counter */                                         \
+            }                                                                             \
+        }                                                                                 \
+        unsigned free_slot = at;                                                          \
+        for (;;) {                                                                        \
+            if (free_slot >= BLOCK_SLOTS)                                                 \
+                return false;                                                             \
+            unsigned runs = RANK(occupied & (((uint64_t)2 << free_slot) - 1));            \
+            unsigned bound = runs == 0 ? offset : SELECT(relative, runs - 1) + 1 + offset; \
+            if (bound <= free_slot)                                                       \
+                break;                                                                    \
+            free_slot = bound;                                                            \
+        }                                                                                 \
+        if (free_slot > at) {                                                             \
+            copy_bits(remainders, (at + 1) * r, remainders, at * r, (free_slot - at) * r, \
+                      true);                                                              \
+            uint64_t moving = (((uint64_t)1 << free_slot) - 1) & ~(((uint64_t)1 << at) - 1); \
+            ends = (ends & ~moving) | ((ends & moving) << 1);                             \
+        }                                                                                 \
+        put_remainder_in(remainders, at, r, f->remainder_mask, value);                    \
+        if (!run_exists) {                                                                \
+            occupied |= (uint64_t)1 << bit;                                               \
+            ends |= (uint64_t)1 << at;                                                    \
+        } else if (at == last + 1) {                                                      \
+            ends = (ends & ~((uint64_t)1 << last)) | ((uint64_t)1 << at);                 \
+        }                                                                                 \
+        store64(block, occupied);                                                         \
+        store64(block + 8, ends);                                                         \
+        return true;                                                                      \
+    }                                                                                     \
+    static const walk_ops walk_##SUFFIX = {                                               \
+        select_from_##SUFFIX,  end_bound_##SUFFIX, run_of_##SUFFIX,        contains_##SUFFIX, \
+        contains_key_##SUFFIX, count_of_##SUFFIX,  insert_in_block_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2
@@ -678,6 +909,9 @@ static bk_status allocate(const quotient_design *d, const bk_hasher *hasher, uns
     f->target_fpr = d->target_fpr;
     f->flags = flags;
     f->walk = choose_walk();
+    f->window_fields = (64 - 7) / d->remainder_bits;
+    for (unsigned i = 0; i < f->window_fields; i++)
+        f->field_lows |= (uint64_t)1 << (i * d->remainder_bits);
     f->hasher = *hasher;
     if (d->blocks > (SIZE_MAX - TAIL_PADDING) / f->block_bytes) {
         free(f);
@@ -857,26 +1091,12 @@ static place find(const quotient *f, uint64_t fingerprint)
     return p;
 }
 
-/* The high q + r bits of h1. */
-static inline uint64_t fingerprint_of(const quotient *f, bk_hash hash)
+/* The count of a fingerprint in the run [slot, run_end] of its quotient
+ * (0: absent), parsed forward entry by entry. */
+static uint64_t count_in_run(const quotient *f, uint64_t fingerprint, uint64_t slot,
+                             uint64_t run_end)
 {
-    return hash.h1 >> (64 - (f->log2_slots + f->remainder_bits));
-}
-
-/* The count of a fingerprint (0: absent): the query, without the insert's
- * bookkeeping. */
-static uint64_t lookup(const quotient *f, uint64_t fingerprint)
-{
-    uint64_t x = fingerprint >> f->remainder_bits;
-    /* the home slot's remainder, often on the block's next line: requested
-     * together with the block's bits */
-    __builtin_prefetch(block_at(f, x / BLOCK_SLOTS) + HEADER_BYTES +
-                       (x % BLOCK_SLOTS) * f->remainder_bits / 8);
-    if (!is_occupied(f, x))
-        return 0;
     uint64_t value = fingerprint & f->remainder_mask;
-    uint64_t slot, run_end;
-    f->walk->run_of(f, x, &slot, &run_end);
     while (slot <= run_end) {
         uint64_t stored = remainder_at(f, slot);
         if (stored > value)
@@ -888,6 +1108,25 @@ static uint64_t lookup(const quotient *f, uint64_t fingerprint)
         slot += e.length;
     }
     return 0;
+}
+
+/* The count of a fingerprint (0: absent) by the general walk, for any run
+ * and any offset. */
+static uint64_t lookup(const quotient *f, uint64_t fingerprint)
+{
+    uint64_t x = fingerprint >> f->remainder_bits;
+    if (!is_occupied(f, x))
+        return 0;
+    uint64_t slot, run_end;
+    f->walk->run_of(f, x, &slot, &run_end);
+    return count_in_run(f, fingerprint, slot, run_end);
+}
+
+/* The query's answer by the general walk (out of line: the block path
+ * stays small). */
+static BK_NOINLINE bool contains_generally(const quotient *f, uint64_t fingerprint)
+{
+    return lookup(f, fingerprint) != 0;
 }
 
 /*
@@ -929,6 +1168,15 @@ static bool wants_growth(const quotient *f, unsigned more)
 /* Adds `delta` >= 1 to the fingerprint's count. */
 static bk_status insert(quotient *f, uint64_t fingerprint, uint64_t delta, bool *was_new)
 {
+    if (delta == 1 && f->used_slots < f->home_slots && !wants_growth(f, 1) &&
+        f->walk->insert_in_block(f, fingerprint)) {
+        f->used_slots++;
+        f->distinct++;
+        f->counted += f->counted != UINT64_MAX;
+        if (was_new != NULL)
+            *was_new = true;
+        return BK_OK;
+    }
     place p = find(f, fingerprint);
     uint64_t count = p.found.count + delta < delta ? UINT64_MAX : p.found.count + delta;
     uint64_t slots[MAX_ENTRY_SLOTS];
@@ -1393,7 +1641,7 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
     const quotient *f = object;
-    *count = lookup(f, fingerprint_of(f, hash));
+    *count = f->walk->count_of(f, fingerprint_of(f, hash));
     return BK_OK;
 }
 
@@ -1423,7 +1671,13 @@ static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t 
 static bool ops_contains_hash(const void *object, bk_hash hash)
 {
     const quotient *f = object;
-    return lookup(f, fingerprint_of(f, hash)) != 0;
+    return f->walk->contains(f, fingerprint_of(f, hash));
+}
+
+static bool ops_contains_key(const void *object, const void *key, size_t len)
+{
+    const quotient *f = object;
+    return f->walk->contains_key(f, key, len);
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
@@ -1495,6 +1749,7 @@ const bk_kind_ops bk_quotient_ops = {
     .hasher = ops_hasher,
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
+    .contains_key = ops_contains_key,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,

@@ -63,7 +63,7 @@ __attribute__((target("bmi,bmi2"))) static inline unsigned bk_select64_hardware(
     if (k >= 64)
         return 64;
     uint64_t deposited = _pdep_u64((uint64_t)1 << k, w);
-    return deposited == 0 ? 64 : (unsigned)_tzcnt_u64(deposited);
+    return (unsigned)_tzcnt_u64(deposited); /* 64 when w has k or fewer one bits */
 }
 #endif
 

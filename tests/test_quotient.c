@@ -396,6 +396,63 @@ static void test_clusters_past_255_slots(void **state)
     bk_filter_free(f);
 }
 
+/* The layout is canonical (runs in quotient order, each as far left as
+ * its home slot and the runs before allow, entries sorted), so a table
+ * filled by one-key adds -- most of them taking the in-block insert --
+ * and removes must equal, byte for byte, the same fingerprints laid out
+ * in one pass by a merge with an empty filter; and every query must find
+ * what the exact multiset holds. */
+static void test_one_key_adds_lay_out_canonically(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 4, 7, 10, 16, 32 };
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        unsigned r = widths[w];
+        bk_filter *f = create(3891, r, 0); /* 2^12 home slots */
+        bk_filter *empty = create(3891, r, 0);
+        bk_quotient_info info = info_of(f);
+        static model m;
+        memset(&m, 0, sizeof m);
+        uint64_t seed = 1000 + r;
+        for (int step = 0; m.size < 3700; step++) {
+            uint64_t fp = next_random(&seed) >> (64 - info.fingerprint_bits);
+            size_t i = model_find(&m, fp);
+            if (i == SIZE_MAX) {
+                i = m.size++;
+                m.fp[i] = fp;
+                m.hash[i] = hash_of_fingerprint(fp, info.fingerprint_bits, &seed);
+            }
+            assert_int_equal(bk_filter_add_hash(f, m.hash[i], NULL), BK_OK);
+            m.count[i]++;
+            if (step % 5 == 4) { /* and a remove now and then */
+                size_t j = (size_t)(next_random(&seed) % m.size);
+                if (m.count[j] > 0) {
+                    assert_int_equal(bk_filter_ops(f)->remove_hash(
+                                         bk_filter_object_of(f, BK_KIND_QUOTIENT), m.hash[j]),
+                                     BK_OK);
+                    m.count[j]--;
+                }
+            }
+        }
+        check_against_model(f, &m);
+        bk_filter *laid = NULL;
+        assert_int_equal(bk_quotient_merge(f, empty, &laid), BK_OK);
+        assert_int_equal(info_of(laid).log2_slots, 12);
+        size_t size_f, size_laid;
+        uint8_t *bytes_f = bk_rt_serialize(f, &size_f);
+        uint8_t *bytes_laid = bk_rt_serialize(laid, &size_laid);
+        size_t payload = (size_t)(info.slots / 64) * (17 + 8 * r);
+        assert_true(size_f >= payload && size_laid >= payload);
+        assert_memory_equal(bytes_f + size_f - payload, bytes_laid + size_laid - payload,
+                            payload);
+        free(bytes_f);
+        free(bytes_laid);
+        bk_filter_free(laid);
+        bk_filter_free(empty);
+        bk_filter_free(f);
+    }
+}
+
 /* Counts up to and past every boundary of the counter encoding. */
 static void test_counter_encoding_boundaries(void **state)
 {
@@ -986,6 +1043,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rank_select_paths_agree),
         cmocka_unit_test(test_model_multiset),
         cmocka_unit_test(test_clusters_past_255_slots),
+        cmocka_unit_test(test_one_key_adds_lay_out_canonically),
         cmocka_unit_test(test_counter_encoding_boundaries),
         cmocka_unit_test(test_keys_remove_exact),
         cmocka_unit_test(test_merge),
