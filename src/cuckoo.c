@@ -91,14 +91,15 @@
 #define KICK_STATE_INCREMENT 0x9e3779b97f4a7c15ULL
 
 struct bk_cuckoo {
-    uint8_t *table; /* buckets x bucket_bytes bytes */
+    uint8_t *table; /* B buckets of 4f bits, packed: table_bytes_for() */
     size_t table_bytes;
     uint64_t buckets;           /* B, any value >= 1 */
-    unsigned fingerprint_bits;  /* f: 8, 12 or 16 */
-    unsigned bucket_bytes;      /* 4 f / 8 */
+    unsigned fingerprint_bits;  /* f: 4 .. 16 */
+    unsigned bucket_bits;       /* 4 f */
+    uint64_t bucket_mask;       /* the low 4f bits */
     uint32_t fingerprint_mask;  /* 2^f - 1 */
     uint64_t slot_lows;         /* 1 in each slot's lowest bit ... */
-    uint64_t slot_highs;        /* ... and in its highest: bucket_has */
+    uint64_t slot_highs;        /* ... and in its highest: matching_slots */
     uint64_t capacity;          /* design n */
     double target_fpr;          /* predicted FPR at capacity */
     uint64_t stored;            /* fingerprints in table and stash */
@@ -131,12 +132,11 @@ double bk_cuckoo_predicted_fpr(double load, unsigned fingerprint_bits)
 
 static bool valid_fingerprint_bits(unsigned bits)
 {
-    return bits == 8 || bits == 12 || bits == 16;
+    return bits >= BK_CUCKOO_MIN_FINGERPRINT_BITS && bits <= BK_CUCKOO_MAX_FINGERPRINT_BITS;
 }
 
 static bk_status fingerprint_bits_for(const bk_params *params, unsigned *out)
 {
-    static const unsigned widths[] = { 8, 12, 16 };
     if (params->fingerprint_bits != 0) {
         if (!valid_fingerprint_bits(params->fingerprint_bits))
             return BK_EINVAL;
@@ -146,20 +146,19 @@ static bk_status fingerprint_bits_for(const bk_params *params, unsigned *out)
     if (params->bits_per_key != 0) {
         if (!(params->bits_per_key > 0) || !isfinite(params->bits_per_key))
             return BK_EINVAL;
-        for (int i = 2; i >= 0; i--) {
-            if (widths[i] <= params->bits_per_key * BK_CUCKOO_DESIGN_LOAD) {
-                *out = widths[i];
-                return BK_OK;
-            }
-        }
-        return BK_ERANGE;
+        double widest = floor(params->bits_per_key * BK_CUCKOO_DESIGN_LOAD);
+        if (widest < BK_CUCKOO_MIN_FINGERPRINT_BITS)
+            return BK_ERANGE;
+        *out = widest > BK_CUCKOO_MAX_FINGERPRINT_BITS ? BK_CUCKOO_MAX_FINGERPRINT_BITS
+                                                       : (unsigned)widest;
+        return BK_OK;
     }
     double fpr = params->fpr == 0 ? 0.01 : params->fpr;
     if (!(fpr > 0 && fpr < 1))
         return BK_EINVAL;
-    for (int i = 0; i < 3; i++) {
-        if (bk_cuckoo_predicted_fpr(BK_CUCKOO_DESIGN_LOAD, widths[i]) <= fpr) {
-            *out = widths[i];
+    for (unsigned f = BK_CUCKOO_MIN_FINGERPRINT_BITS; f <= BK_CUCKOO_MAX_FINGERPRINT_BITS; f++) {
+        if (bk_cuckoo_predicted_fpr(BK_CUCKOO_DESIGN_LOAD, f) <= fpr) {
+            *out = f;
             return BK_OK;
         }
     }
@@ -176,6 +175,13 @@ typedef struct cuckoo_design {
 static uint64_t table_bits(uint64_t buckets, unsigned fingerprint_bits)
 {
     return buckets * SLOTS * fingerprint_bits;
+}
+
+/* The table's bytes: B buckets of 4f bits back to back, the last byte
+ * zero-padded when 4f B is not a multiple of 8 (odd f, odd B). */
+static uint64_t table_bytes_for(uint64_t buckets, unsigned fingerprint_bits)
+{
+    return (table_bits(buckets, fingerprint_bits) + 7) / 8;
 }
 
 static double design_load(uint64_t capacity, uint64_t buckets)
@@ -219,27 +225,79 @@ static bk_status design_from_params(const bk_params *params, cuckoo_design *out)
 /* Buckets and slots                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* Bucket i is bits [4f i, 4f (i+1)) of the table, so it starts at byte
+ * 4f i / 8 with a shift of 0 or 4 bits, and one 8-byte window from that
+ * byte holds it whole (4f + 4 <= 64 for odd f <= 15; 4f <= 64 otherwise).
+ * The windows of the last few buckets would pass the end of the table: they
+ * are read and written a byte at a time (and a mapped file is never read
+ * beyond its payload). */
+static inline uint64_t window_load(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return bk_host_is_little_endian() ? v : __builtin_bswap64(v);
+}
+
+static inline void window_store(uint8_t *p, uint64_t v)
+{
+    v = bk_host_is_little_endian() ? v : __builtin_bswap64(v);
+    memcpy(p, &v, sizeof v);
+}
+
+static uint64_t tail_load(const uint8_t *p, size_t bytes)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void tail_store(uint8_t *p, size_t bytes, uint64_t v)
+{
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The first bit of `bucket` in the table. */
+static inline uint64_t bucket_bit(const bk_cuckoo *filter, uint64_t bucket)
+{
+    return bucket * filter->bucket_bits;
+}
+
 static inline uint64_t bucket_load(const bk_cuckoo *filter, uint64_t bucket)
 {
-    const uint8_t *p = filter->table + bucket * filter->bucket_bytes;
-    switch (filter->bucket_bytes) {
-    case 4: return bk_load_le32(p);
-    case 6: return bk_load_le32(p) | (uint64_t)bk_load_le16(p + 4) << 32;
-    default: return bk_load_le64(p);
-    }
+    uint64_t bit = bucket_bit(filter, bucket);
+    size_t byte = (size_t)(bit >> 3);
+    const uint8_t *p = filter->table + byte;
+    uint64_t window = __builtin_expect(byte + 8 <= filter->table_bytes, 1)
+                          ? window_load(p)
+                          : tail_load(p, filter->table_bytes - byte);
+    return (window >> (bit & 7)) & filter->bucket_mask;
 }
 
 static inline void bucket_store(bk_cuckoo *filter, uint64_t bucket, uint64_t word)
 {
-    uint8_t *p = filter->table + bucket * filter->bucket_bytes;
-    switch (filter->bucket_bytes) {
-    case 4: bk_store_le32(p, (uint32_t)word); break;
-    case 6:
-        bk_store_le32(p, (uint32_t)word);
-        bk_store_le16(p + 4, (uint16_t)(word >> 32));
-        break;
-    default: bk_store_le64(p, word); break;
+    uint64_t bit = bucket_bit(filter, bucket);
+    size_t byte = (size_t)(bit >> 3);
+    unsigned shift = (unsigned)(bit & 7);
+    uint8_t *p = filter->table + byte;
+    uint64_t keep = ~(filter->bucket_mask << shift);
+    if (__builtin_expect(byte + 8 <= filter->table_bytes, 1)) {
+        window_store(p, (window_load(p) & keep) | word << shift);
+    } else {
+        size_t bytes = filter->table_bytes - byte;
+        tail_store(p, bytes, (tail_load(p, bytes) & keep) | word << shift);
     }
+}
+
+/* Starts fetching the line(s) of `bucket`: a bucket may straddle two. */
+static inline void prefetch_bucket(const bk_cuckoo *filter, uint64_t bucket)
+{
+    uint64_t bit = bucket_bit(filter, bucket);
+    const uint8_t *first = filter->table + (bit >> 3);
+    const uint8_t *last = filter->table + ((bit + filter->bucket_bits - 1) >> 3);
+    __builtin_prefetch(first);
+    __builtin_prefetch(last);
 }
 
 static inline uint32_t slot_get(const bk_cuckoo *filter, uint64_t word, unsigned slot)
@@ -255,28 +313,32 @@ static inline uint64_t slot_set(const bk_cuckoo *filter, uint64_t word, unsigned
     return word | (uint64_t)fingerprint << shift;
 }
 
-/* The slot of `bucket` holding `fingerprint` (0: a free slot), or -1. */
-static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+/* The slots of `word` equal to `fingerprint`, without a branch: they are
+ * the zero slots of x = word ^ (fingerprint in every slot), and
+ * (x - lows) & ~x & highs has the high bit of the LOWEST zero slot set
+ * (the borrow it starts may also mark a higher slot: use only the lowest
+ * set bit, or only "nonzero"), and is 0 when no slot is zero.  The per-slot
+ * loop this replaces mispredicts for present keys, whose slot and bucket
+ * are random. */
+static inline uint64_t matching_slots(const bk_cuckoo *filter, uint64_t word,
+                                      uint32_t fingerprint)
 {
-    uint64_t word = bucket_load(filter, bucket);
-    for (unsigned slot = 0; slot < SLOTS; slot++)
-        if (slot_get(filter, word, slot) == fingerprint)
-            return (int)slot;
-    return -1;
+    uint64_t x = word ^ (fingerprint * filter->slot_lows);
+    return (x - filter->slot_lows) & ~x & filter->slot_highs;
 }
 
-/* Whether some slot of `bucket` holds `fingerprint`, without a branch: the
- * slots equal to it are the zero slots of x = word ^ (fingerprint in every
- * slot), and (x - lows) & ~x & highs is nonzero exactly when x has a zero
- * slot (the lowest zero slot borrows and sets its high bit; a slot that is
- * not zero, with no borrow from below, leaves its high bit clear).  The
- * per-slot loop of find_slot mispredicts for present keys, whose slot and
- * bucket are random, and made present keys cost twice as much as absent
- * ones (docs/PERFORMANCE.md). */
-static inline unsigned bucket_has(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+/* The first slot of `word` holding `fingerprint` (0: a free slot), or -1. */
+static inline int first_slot(const bk_cuckoo *filter, uint64_t word, uint32_t fingerprint)
 {
-    uint64_t x = bucket_load(filter, bucket) ^ (fingerprint * filter->slot_lows);
-    return ((x - filter->slot_lows) & ~x & filter->slot_highs) != 0;
+    uint64_t marks = matching_slots(filter, word, fingerprint);
+    if (marks == 0)
+        return -1;
+    return (int)((unsigned)__builtin_ctzll(marks) / filter->fingerprint_bits);
+}
+
+static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    return first_slot(filter, bucket_load(filter, bucket), fingerprint);
 }
 
 static inline unsigned count_in_bucket(const bk_cuckoo *filter, uint64_t bucket,
@@ -316,12 +378,17 @@ static inline uint64_t alternate(const bk_cuckoo *filter, uint64_t bucket, uint3
     return target >= bucket ? target - bucket : target + filter->buckets - bucket;
 }
 
+/* The key's location; bucket1's line is requested at once, while the
+ * fingerprint's alternate is being computed, and bucket2's as soon as it
+ * is known, so the two memory reads overlap. */
 static inline location locate(const bk_cuckoo *filter, bk_hash hash)
 {
     location where;
-    where.fingerprint = 1 + (uint32_t)bk_reduce(hash.h2, filter->fingerprint_mask);
     where.bucket1 = bk_reduce(hash.h1, filter->buckets);
+    prefetch_bucket(filter, where.bucket1);
+    where.fingerprint = 1 + (uint32_t)bk_reduce(hash.h2, filter->fingerprint_mask);
     where.bucket2 = alternate(filter, where.bucket1, where.fingerprint);
+    prefetch_bucket(filter, where.bucket2);
     return where;
 }
 
@@ -331,12 +398,15 @@ static inline bool stash_holds(const bk_cuckoo *filter, location where)
            (filter->stash_bucket == where.bucket1 || filter->stash_bucket == where.bucket2);
 }
 
-/* Both buckets are read whatever the first holds (| rather than ||). */
+/* Both buckets are loaded before either is tested, and tested without a
+ * branch. */
 static inline bool is_stored(const bk_cuckoo *filter, location where)
 {
-    unsigned found = bucket_has(filter, where.bucket1, where.fingerprint) |
-                     bucket_has(filter, where.bucket2, where.fingerprint);
-    return found | stash_holds(filter, where);
+    uint64_t word1 = bucket_load(filter, where.bucket1);
+    uint64_t word2 = bucket_load(filter, where.bucket2);
+    uint64_t found = matching_slots(filter, word1, where.fingerprint) |
+                     matching_slots(filter, word2, where.fingerprint);
+    return (found != 0) | stash_holds(filter, where);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -349,14 +419,11 @@ static inline uint64_t next_random(bk_cuckoo *filter)
     return bk_mix64(filter->kick_state);
 }
 
-/* Stores `fingerprint`, whose buckets are `bucket` and its alternate.
- * Always succeeds while the stash is empty: the fingerprint left homeless
- * after BK_CUCKOO_MAX_KICKS relocations is kept in the stash. */
-static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+/* Relocates fingerprints to make room for `fingerprint`, whose buckets
+ * (both full) are `bucket` and `other`; after BK_CUCKOO_MAX_KICKS
+ * relocations the fingerprint left homeless goes to the stash. */
+static void kick_in(bk_cuckoo *filter, uint64_t bucket, uint64_t other, uint32_t fingerprint)
 {
-    uint64_t other = alternate(filter, bucket, fingerprint);
-    if (try_put(filter, bucket, fingerprint) || try_put(filter, other, fingerprint))
-        return;
     uint64_t random = next_random(filter);
     uint64_t current = (random & 1) ? other : bucket;
     for (unsigned kick = 0; kick < BK_CUCKOO_MAX_KICKS; kick++) {
@@ -373,6 +440,36 @@ static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fing
     filter->stash_bucket = current;
 }
 
+/* Stores the fingerprint of `where` in the first free slot of bucket1, else
+ * of bucket2, else by relocation (kick_in).  Always succeeds while the
+ * stash is empty.  Both buckets are loaded (and were requested by locate)
+ * before either is examined. */
+static void insert_location(bk_cuckoo *filter, location where)
+{
+    uint64_t word1 = bucket_load(filter, where.bucket1);
+    uint64_t word2 = bucket_load(filter, where.bucket2);
+    int slot = first_slot(filter, word1, 0);
+    if (slot >= 0) {
+        bucket_store(filter, where.bucket1, slot_set(filter, word1, (unsigned)slot,
+                                                     where.fingerprint));
+        return;
+    }
+    slot = first_slot(filter, word2, 0);
+    if (slot >= 0) {
+        bucket_store(filter, where.bucket2, slot_set(filter, word2, (unsigned)slot,
+                                                     where.fingerprint));
+        return;
+    }
+    kick_in(filter, where.bucket1, where.bucket2, where.fingerprint);
+}
+
+/* Stores `fingerprint`, whose buckets are `bucket` and its alternate. */
+static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    location where = { fingerprint, bucket, alternate(filter, bucket, fingerprint) };
+    insert_location(filter, where);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -385,12 +482,13 @@ static bk_status create_from_design(const cuckoo_design *design, const bk_hasher
         return BK_ENOMEM;
     filter->buckets = design->buckets;
     filter->fingerprint_bits = design->fingerprint_bits;
-    filter->bucket_bytes = SLOTS * design->fingerprint_bits / 8;
+    filter->bucket_bits = SLOTS * design->fingerprint_bits;
+    filter->bucket_mask = filter->bucket_bits == 64 ? ~0ULL : (1ULL << filter->bucket_bits) - 1;
     filter->fingerprint_mask = (1u << design->fingerprint_bits) - 1;
     for (unsigned slot = 0; slot < SLOTS; slot++)
         filter->slot_lows |= (uint64_t)1 << (slot * design->fingerprint_bits);
     filter->slot_highs = filter->slot_lows << (design->fingerprint_bits - 1);
-    filter->table_bytes = (size_t)(design->buckets * filter->bucket_bytes);
+    filter->table_bytes = (size_t)table_bytes_for(design->buckets, design->fingerprint_bits);
     if (borrowed != NULL) {
         filter->table = borrowed;
         filter->borrowed = true;
@@ -480,7 +578,7 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     location where = locate(filter, hash);
     if (was_new != NULL)
         *was_new = !is_stored(filter, where);
-    insert_fingerprint(filter, where.bucket1, where.fingerprint);
+    insert_location(filter, where);
     filter->stored++;
     return BK_OK;
 }
@@ -497,7 +595,7 @@ static bk_status add_unique_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
         return BK_OK;
     if (filter->stash_fingerprint != 0)
         return BK_EFULL;
-    insert_fingerprint(filter, where.bucket1, where.fingerprint);
+    insert_location(filter, where);
     filter->stored++;
     *was_new = true;
     return BK_OK;
@@ -588,21 +686,12 @@ static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *coun
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static inline void prefetch_bucket(const bk_cuckoo *filter, uint64_t bucket)
-{
-    const uint8_t *p = filter->table + bucket * filter->bucket_bytes;
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + filter->bucket_bytes - 1); /* a 6-byte bucket may straddle lines */
-}
-
 static size_t test_chunk(const bk_cuckoo *filter, const bk_hash *hashes, size_t count,
                          bool *results)
 {
     location where[BATCH_CHUNK];
     for (size_t i = 0; i < count; i++) {
-        where[i] = locate(filter, hashes[i]);
-        prefetch_bucket(filter, where[i].bucket1);
-        prefetch_bucket(filter, where[i].bucket2);
+        where[i] = locate(filter, hashes[i]); /* requests both buckets' lines */
     }
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
@@ -681,7 +770,7 @@ static void fill_design(const cuckoo_design *design, bk_hash_algorithm algorithm
     memset(out, 0, sizeof *out);
     out->kind = BK_KIND_CUCKOO;
     out->bits = table_bits(design->buckets, design->fingerprint_bits);
-    out->bytes = out->bits / 8;
+    out->bytes = table_bytes_for(design->buckets, design->fingerprint_bits);
     out->capacity = design->capacity;
     out->target_fpr = design->target_fpr;
     out->bits_per_key = (double)out->bits / (double)design->capacity;
@@ -714,13 +803,17 @@ static void ops_stats(const void *object, bk_stats *out)
 
 /*
  * Parameter block (56 bytes, little-endian; docs/DELETION.md "File format"):
- *     0  u64  buckets (B)            8  u32  fingerprint bits (8, 12, 16)
+ *     0  u64  buckets (B)            8  u32  fingerprint bits f (4 .. 16)
  *    12  u32  slots per bucket, 4   16  u64  capacity
  *    24  f64  target FPR            32  u64  stash bucket (0 when empty)
  *    40  u32  stash fingerprint (0 = empty)   44  u32  reserved, 0
  *    48  u64  kick state (the random sequence of relocations)
- * Payload: B buckets of 4f/8 bytes, each a little-endian integer whose bits
- * [j f, (j+1) f) hold slot j (0 = empty).
+ * Payload: ceil(4f B / 8) bytes holding B buckets of 4f bits back to back:
+ * the payload read as one little-endian integer has bucket i at bits
+ * [4f i, 4f (i+1)) and, within it, slot j at bits [j f, (j+1) f) (0 =
+ * empty); the bits past the last bucket (odd f and B) are 0.  For f = 8,
+ * 12, 16 that is B buckets of 4, 6 or 8 bytes, each a little-endian
+ * integer.
  */
 #define CUCKOO_PARAMS_SIZE 56
 
@@ -755,6 +848,14 @@ static void ops_write_payload(const void *object, uint8_t *out)
     memcpy(out, filter->table, filter->table_bytes);
 }
 
+/* Whether the bits of the table's last byte past its last bucket are 0
+ * (there are such bits only for odd f and odd B). */
+static bool padding_clear(const uint8_t *payload, uint64_t payload_size, uint64_t bits)
+{
+    unsigned used = (unsigned)(bits & 7);
+    return used == 0 || (payload[payload_size - 1] >> used) == 0;
+}
+
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
                           uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                           bool in_place, void **out)
@@ -775,7 +876,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (design.buckets > BK_MAX_BITS / (SLOTS * design.fingerprint_bits))
         return BK_ERANGE;
     uint64_t slots = design.buckets * SLOTS;
-    if (payload_size != design.buckets * (SLOTS * design.fingerprint_bits / 8) ||
+    if (payload_size != table_bytes_for(design.buckets, design.fingerprint_bits) ||
+        !padding_clear(payload, payload_size, table_bits(design.buckets, design.fingerprint_bits)) ||
         stash_fingerprint >= (1u << design.fingerprint_bits) ||
         (stash_fingerprint != 0 ? stash_bucket >= design.buckets : stash_bucket != 0) ||
         keys_added > slots + (stash_fingerprint != 0))

@@ -73,6 +73,9 @@ BK_API_BEGIN
 
 #define BK_CUCKOO_SLOTS_PER_BUCKET 4u
 #define BK_CUCKOO_MAX_KICKS 500u
+/* Fingerprint widths, in bits: any from 4 to 16. */
+#define BK_CUCKOO_MIN_FINGERPRINT_BITS 4u
+#define BK_CUCKOO_MAX_FINGERPRINT_BITS 16u
 /* The load factor the sizing aims at, at capacity (the paper's 95% for
  * 4-slot buckets), reached by capacity + BK_CUCKOO_SLACK_SIGMAS sqrt(capacity)
  * keys: the slack absorbs the Poisson fluctuation of small tables (see
