@@ -88,6 +88,8 @@ struct bk_scalable {
     double target_fpr;         /* p: bound on the chain's FPR */
     double expansion;          /* s */
     double tightening;         /* r */
+    double first_share;        /* q: p_0 = q p */
+    bool share_implicit;       /* q = 1 - r, from a file without the field */
     uint64_t keys_added;
     bk_hasher hasher;
     bool read_only; /* sub-filters read a mapped file in place */
@@ -97,10 +99,24 @@ struct bk_scalable {
 /* The chain's sizing rule                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* p_i = p (1 - r) r^i: the design FPR of sub-filter i. */
-static double level_fpr(double target_fpr, double tightening, unsigned level)
+typedef struct chain_params {
+    uint64_t initial_capacity;
+    double target_fpr, expansion, tightening, first_share;
+    bool share_implicit; /* the legacy schedule p_i = p (1 - r) r^i */
+    unsigned max_filters;
+} chain_params;
+
+/* The design FPR of sub-filter i: p_0 = q p, then p_i = (1 - q) p (1 - r)
+ * r^(i-1); for a chain whose file has no q, p_i = p (1 - r) r^i (the same
+ * schedule with q = 1 - r, computed as it was written). */
+static double level_fpr(const chain_params *c, unsigned level)
 {
-    return target_fpr * (1 - tightening) * pow(tightening, (double)level);
+    double p = c->target_fpr, r = c->tightening, q = c->first_share;
+    if (c->share_implicit)
+        return p * (1 - r) * pow(r, (double)level);
+    if (level == 0)
+        return p * q;
+    return p * (1 - q) * (1 - r) * pow(r, (double)(level - 1));
 }
 
 /* n_i = ceil(n0 s^i). */
@@ -114,34 +130,35 @@ static bk_status level_capacity(uint64_t initial_capacity, double expansion, uns
     return BK_OK;
 }
 
-static bk_status level_sizing(uint64_t initial_capacity, double target_fpr, double expansion,
-                              double tightening, unsigned level, bk_sizing *out)
+static bk_status level_sizing(const chain_params *c, unsigned level, bk_sizing *out)
 {
     uint64_t capacity;
-    bk_status status = level_capacity(initial_capacity, expansion, level, &capacity);
+    bk_status status = level_capacity(c->initial_capacity, c->expansion, level, &capacity);
     if (status != BK_OK)
         return status;
-    double fpr = level_fpr(target_fpr, tightening, level);
+    double fpr = level_fpr(c, level);
     if (!(fpr > 0))
         return BK_ERANGE; /* the tightened FPR underflowed */
     return bk_size_for_fpr_at_most(capacity, fpr, out);
 }
 
+static chain_params params_of(const bk_scalable *filter)
+{
+    chain_params c = { filter->initial_capacity, filter->target_fpr,   filter->expansion,
+                       filter->tightening,       filter->first_share,  filter->share_implicit,
+                       filter->max_filters };
+    return c;
+}
+
 static bk_status next_level_sizing(const bk_scalable *filter, bk_sizing *out)
 {
-    return level_sizing(filter->initial_capacity, filter->target_fpr, filter->expansion,
-                        filter->tightening, filter->filter_count, out);
+    chain_params c = params_of(filter);
+    return level_sizing(&c, filter->filter_count, out);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 /* ------------------------------------------------------------------------ */
-
-typedef struct chain_params {
-    uint64_t initial_capacity;
-    double target_fpr, expansion, tightening;
-    unsigned max_filters;
-} chain_params;
 
 static bk_status check_params(const bk_params *params, chain_params *out)
 {
@@ -155,6 +172,8 @@ static bk_status check_params(const bk_params *params, chain_params *out)
     c.expansion = params->expansion == 0 ? BK_SCALABLE_DEFAULT_EXPANSION : params->expansion;
     c.tightening = params->tightening == 0 ? BK_SCALABLE_DEFAULT_TIGHTENING : params->tightening;
     c.max_filters = params->max_filters == 0 ? BK_SCALABLE_MAX_FILTERS : params->max_filters;
+    c.first_share = BK_SCALABLE_FIRST_SHARE;
+    c.share_implicit = false;
     if (!(c.target_fpr > 0 && c.target_fpr < 1) ||
         !(c.expansion >= 1 && c.expansion <= MAX_EXPANSION) ||
         !(c.tightening > 0 && c.tightening < 1) || c.max_filters > BK_SCALABLE_MAX_FILTERS)
@@ -172,6 +191,8 @@ static bk_scalable *new_chain(const chain_params *c, const bk_hasher *hasher)
     filter->target_fpr = c->target_fpr;
     filter->expansion = c->expansion;
     filter->tightening = c->tightening;
+    filter->first_share = c->first_share;
+    filter->share_implicit = c->share_implicit;
     filter->max_filters = c->max_filters;
     filter->hasher = *hasher;
     return filter;
@@ -444,19 +465,23 @@ static void ops_stats(const void *object, bk_stats *out)
 /* ------------------------------------------------------------------------ */
 
 /*
- * Parameter block (40 + 32 c bytes, little-endian; docs/FORMAT.md):
+ * Parameter block (40 + 32 c + 8 bytes, little-endian; docs/FORMAT.md):
  *     0  u64  initial capacity n0       8  f64  target FPR p (chain bound)
  *    16  f64  expansion s              24  f64  tightening r
  *    32  u32  max sub-filters (1..64)  36  u32  sub-filter count c (1..max)
  *    40  c records of 32 bytes, oldest first:
  *        +0 u64 bits m_i   +8 u32 hashes k_i   +12 u32 reserved, 0
  *        +16 u64 capacity n_i   +24 u64 keys in sub-filter i
+ *    40 + 32 c  f64  first-stage share q (0 < q < 1)
+ * A block of 40 + 32 c bytes (no q) is a chain of the schedule
+ * p_i = p (1 - r) r^i, i.e. q = 1 - r; it is written back the same way.
  * Payload: each sub-filter's ceil(m_i/64) little-endian words, in order,
  * each zero-padded to a multiple of 64 bytes so every sub-filter starts
  * 64-byte aligned (mapped files are queried in place).
  */
 #define CHAIN_HEADER_SIZE 40
 #define LEVEL_RECORD_SIZE 32
+#define SHARE_FIELD_SIZE 8
 
 static size_t padded_words(uint64_t bits)
 {
@@ -466,7 +491,8 @@ static size_t padded_words(uint64_t bits)
 static size_t ops_params_size(const void *object)
 {
     const bk_scalable *filter = object;
-    return CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * filter->filter_count;
+    return CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * filter->filter_count +
+           (filter->share_implicit ? 0 : SHARE_FIELD_SIZE);
 }
 
 static void ops_write_params(const void *object, uint8_t *out)
@@ -487,6 +513,10 @@ static void ops_write_params(const void *object, uint8_t *out)
         bk_store_le64(record + 16, sub->capacity);
         bk_store_le64(record + 24, sub->keys_added);
     }
+    if (!filter->share_implicit)
+        bk_store_le_double(out + CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE *
+                                                         filter->filter_count,
+                           filter->first_share);
 }
 
 static uint64_t ops_payload_size(const void *object)
@@ -531,7 +561,16 @@ static bk_status read_chain_header(const uint8_t *params, size_t params_size, ch
         !(c->tightening > 0 && c->tightening < 1) || c->max_filters == 0 ||
         c->max_filters > BK_SCALABLE_MAX_FILTERS || *count == 0 || *count > c->max_filters)
         return BK_ECORRUPT;
-    if (params_size != CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * *count)
+    size_t records_end = CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * *count;
+    c->share_implicit = params_size == records_end;
+    if (c->share_implicit) {
+        c->first_share = 1 - c->tightening;
+        return BK_OK;
+    }
+    if (params_size != records_end + SHARE_FIELD_SIZE)
+        return BK_ECORRUPT;
+    c->first_share = bk_load_le_double(params + records_end);
+    if (!(c->first_share > 0 && c->first_share < 1))
         return BK_ECORRUPT;
     return BK_OK;
 }
@@ -603,8 +642,7 @@ static bk_status check_level_design(const chain_params *c, unsigned level,
                                     const bk_sizing *stored)
 {
     bk_sizing expected;
-    if (level_sizing(c->initial_capacity, c->target_fpr, c->expansion, c->tightening, level,
-                     &expected) != BK_OK)
+    if (level_sizing(c, level, &expected) != BK_OK)
         return BK_ECORRUPT;
     if (!within(stored->capacity, expected.capacity, 1) ||
         !within(stored->hashes, expected.hashes, 1) ||
@@ -677,8 +715,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     if (status != BK_OK)
         return status;
     bk_sizing sizing;
-    status = level_sizing(c.initial_capacity, c.target_fpr, c.expansion, c.tightening, 0,
-                          &sizing);
+    status = level_sizing(&c, 0, &sizing);
     if (status != BK_OK)
         return status;
     memset(out, 0, sizeof *out);

@@ -76,7 +76,10 @@ BK_API_BEGIN
  * defaults the 64th sub-filter would hold n0 * 2^63 keys. */
 #define BK_SCALABLE_MAX_FILTERS 64u
 #define BK_SCALABLE_DEFAULT_EXPANSION 2.0
-#define BK_SCALABLE_DEFAULT_TIGHTENING 0.5
+#define BK_SCALABLE_DEFAULT_TIGHTENING 0.75
+/* q: the share of the FPR budget p given to the first sub-filter (p_0 = q p);
+ * the others share the rest, (1 - q) p. */
+#define BK_SCALABLE_FIRST_SHARE 0.7
 
 /* Sub-filters, oldest (index 0) to newest (count - 1): what `info` lists.
  * Each call returns BK_EINVAL for NULL arguments and BK_EKIND for a filter
