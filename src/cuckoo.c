@@ -43,26 +43,54 @@
  *
  *     p = 1 - (1 - 1/(2^f - 1))^(8 load)   ~  8 load / 2^f   (= 2b/2^f full)
  *
- * Sizing from (n, p): the narrowest f in {8, 12, 16} whose p at 95% load is
+ * Sizing from (n, p): the narrowest f from 4 to 16 whose p at 95% load is
  * at most the target, and B = ceil((n + 3 sqrt n) / (4 x 0.95)): the
  * paper's 95% load for b = 4, reached at n plus three standard deviations
  * of a Poisson count, so that small tables (whose fill fluctuates most)
- * still take their n keys.  Bits per key at 95% load: f / 0.95 = 8.4, 12.6
- * or 16.8, against 1.44 log2(1/p) = 7.3, 13.1 or 18.9 for a Bloom filter of
- * the same FPR.
+ * still take their n keys.  Each width, at 95% load (f / 0.95 bits per
+ * key), against a Bloom filter of the same FPR (1.44 log2(1/p)):
  *
- * Memory layout: B buckets of 4 f-bit slots, packed: a bucket is 4f bits =
- * 4, 6 or 8 bytes, read as one little-endian integer, slot j at bits
- * [j f, (j+1) f).  12-bit fingerprints therefore cost exactly 12 bits per
- * slot (6-byte buckets; 1 bucket in 16 straddles two cache lines).
+ *     f   FPR p(0.95, f)   bits/key   Bloom     f   FPR p(0.95, f)   bits/key   Bloom
+ *     4   40.8 %             4.2        1.9     11  0.371 %           11.6      11.6
+ *     5   22.1 %             5.3        3.1     12  0.185 %           12.6      13.1
+ *     6   11.4 %             6.3        4.5     13  0.0927 %          13.7      14.5
+ *     7   5.83 %             7.4        5.9     14  0.0464 %          14.7      15.9
+ *     8   2.94 %             8.4        7.3     15  0.0232 %          15.8      17.4
+ *     9   1.48 %             9.5        8.8     16  0.0116 %          16.8      18.8
+ *     10  0.741 %           10.5       10.2
+ *
+ * so the cuckoo filter is the smaller one below about 0.4%.  A 1.6%
+ * target (two 2-slot buckets of 8-bit fingerprints, full) takes f = 9 at
+ * 9.5 bits per key.  The paper's semi-sorting (the 4 slots of a bucket
+ * sorted by their top 4 bits and stored as one of 3876 patterns, 1 bit per
+ * slot saved) is not used: it needs f >= 5, a decode table on every
+ * bucket read and sorted rewrites on every insert and kick, and a width
+ * one bit narrower buys the same saving at twice the FPR.
+ *
+ * Memory layout: B buckets of 4 f-bit slots, packed back to back: the
+ * table read as one little-endian integer has bucket i at bits
+ * [4f i, 4f (i+1)) and, within a bucket, slot j at bits [j f, (j+1) f).
+ * For f = 8, 12, 16 a bucket is 4, 6 or 8 whole bytes; for odd f it starts
+ * on a byte or half-byte boundary and the table's last 4 bits may be
+ * padding (always 0).  So every width costs exactly f bits per slot.
  *
  *     table:  [ s0 | s1 | s2 | s3 ][ s0 | s1 | s2 | s3 ] ...  B buckets
  *             \_ bucket 0: 4f bits _/\_ bucket 1 ______/
  *     stash:  (fingerprint, bucket)  -- fingerprint 0 = empty
  *
- * Buckets are loaded byte by byte (src/endian.h), so the payload needs no
- * conversion on any host (a mapped file is queried in place), and no read
- * ever passes the end of the table.
+ * A bucket is read as one unaligned 8-byte little-endian load at byte
+ * 4f i / 8, shifted by 0 or 4 bits and masked (4f + 4 <= 64): the payload
+ * needs no conversion on any host (a mapped file is queried in place); the
+ * last buckets, whose 8 bytes would pass the end of the table, are read
+ * byte by byte.
+ *
+ * One query: bucket1 from h1, whose cache line is requested at once; the
+ * fingerprint from h2; bucket2 = alt(bucket1, f), its line requested as
+ * soon as it is known; both buckets loaded, then both tested without a
+ * branch (matching_slots).  t(f) is a chain of three dependent multiplies
+ * before bucket2's address is known; filters of f <= 12 whose table is
+ * 32 times larger than 2^f x 4 bytes keep t(f) for every fingerprint in a
+ * small table (make_targets) and look it up instead.
  *
  * Measured (tests/test_cuckoo.c and docs/DELETION.md, release build):
  *   - load when the stash is first taken, adding distinct keys: 0.971-0.972
@@ -71,9 +99,17 @@
  *   - capacity n fits: B = ceil((n + 3 sqrt n) / 3.8) took every one of its
  *     n keys in 24,400 filters of 1 to 20,000 keys (with B = ceil(n / 3.8),
  *     0.35-0.95% of filters of 10-500 keys filled early).
- *   - FPR at 95% load, 1,000,000 absent queries, measured vs predicted:
- *     f = 8: 0.029413 vs 0.029421; f = 12: 0.001912 vs 0.001854;
- *     f = 16: 0.000127 vs 0.000116 (5M queries, 4 seeds: 0.000113-0.000124).
+ *   - FPR at 95% load, 1,000,000 absent queries, measured vs predicted
+ *     (tests/test_cuckoo.c, test_fpr_matches_prediction):
+ *       f =  4: 0.3978 vs 0.4081    f =  9: 0.014897 vs 0.014777
+ *       f =  5: 0.2190 vs 0.2206    f = 10: 0.007378 vs 0.007405
+ *       f =  6: 0.1133 vs 0.1145    f = 11: 0.003771 vs 0.003707
+ *       f =  7: 0.0580 vs 0.0583    f = 12: 0.001912 vs 0.001854
+ *       f =  8: 0.02941 vs 0.02942  f = 13: 0.000936 vs 0.000927
+ *       f = 14: 0.000446 vs 0.000464, f = 15: 0.000243 vs 0.000232,
+ *       f = 16: 0.000127 vs 0.000116 (5M queries, 4 seeds: 0.000113-0.000124).
+ *     For f <= 6 the measured rate sits a little below the formula, which
+ *     counts matches in both buckets of a key as independent.
  */
 #include "cuckoo.h"
 
@@ -100,6 +136,7 @@ struct bk_cuckoo {
     uint32_t fingerprint_mask;  /* 2^f - 1 */
     uint64_t slot_lows;         /* 1 in each slot's lowest bit ... */
     uint64_t slot_highs;        /* ... and in its highest: matching_slots */
+    uint32_t *targets;          /* t(f) for every f, or NULL: alternate() */
     uint64_t capacity;          /* design n */
     double target_fpr;          /* predicted FPR at capacity */
     uint64_t stored;            /* fingerprints in table and stash */
@@ -372,10 +409,40 @@ static inline bool try_put(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerpr
 /* Hashing a key to its location                                            */
 /* ------------------------------------------------------------------------ */
 
+/* t(f) = reduce(mix64(f), B), computed: three multiplies in a chain. */
+static inline uint64_t target_of(uint64_t buckets, uint32_t fingerprint)
+{
+    return bk_reduce(bk_mix64(fingerprint), buckets);
+}
+
 static inline uint64_t alternate(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
 {
-    uint64_t target = bk_reduce(bk_mix64(fingerprint), filter->buckets);
+    uint64_t target = filter->targets != NULL ? filter->targets[fingerprint]
+                                              : target_of(filter->buckets, fingerprint);
     return target >= bucket ? target - bucket : target + filter->buckets - bucket;
+}
+
+/* A table of t(f) for all 2^f fingerprints takes the multiply chain off the
+ * way to the second bucket (one cached load instead), for widths up to
+ * TARGETS_MAX_BITS (at most 16 KiB) in tables at least 32 times its size,
+ * where the buckets are mostly out of cache and the table mostly in.
+ * Without it (or when it cannot be allocated) t(f) is computed: the same
+ * values. */
+#define TARGETS_MAX_BITS 12
+#define TARGETS_TABLE_RATIO 32
+
+static void make_targets(bk_cuckoo *filter)
+{
+    size_t count = (size_t)1 << filter->fingerprint_bits;
+    if (filter->fingerprint_bits > TARGETS_MAX_BITS || filter->buckets > UINT32_MAX ||
+        filter->table_bytes / TARGETS_TABLE_RATIO < count * sizeof *filter->targets)
+        return;
+    uint32_t *targets = malloc(count * sizeof *targets);
+    if (targets == NULL)
+        return;
+    for (size_t f = 0; f < count; f++)
+        targets[f] = (uint32_t)target_of(filter->buckets, (uint32_t)f);
+    filter->targets = targets;
 }
 
 /* The key's location; bucket1's line is requested at once, while the
@@ -502,6 +569,7 @@ static bk_status create_from_design(const cuckoo_design *design, const bk_hasher
     filter->capacity = design->capacity;
     filter->target_fpr = design->target_fpr;
     filter->hasher = *hasher;
+    make_targets(filter);
     *out = filter;
     return BK_OK;
 }
@@ -524,6 +592,7 @@ static void ops_destroy(void *object)
     bk_cuckoo *filter = object;
     if (!filter->borrowed)
         bk_free_zeroed(filter->table, filter->table_bytes);
+    free(filter->targets);
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }

@@ -21,6 +21,7 @@
 #include "filter.h"
 #include "roundtrip.h"
 #include "golden.h"
+#include "hash.h"   /* bk_reduce, bk_mix64 */
 #include "cuckoo.h" /* src/cuckoo.h: locate and alternate, for the layout tests */
 
 static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
@@ -170,6 +171,29 @@ static void test_same_key_many_times(void **state)
     assert_false(bk_filter_contains(f, key, len));
     assert_int_equal(keys_added_of(f), 0);
     bk_filter_free(f);
+}
+
+/* The alternate is (t(f) - i) mod B with t(f) = reduce(mix64(f), B),
+ * whether the filter looks t(f) up in its table (large tables, f <= 12)
+ * or computes it: checked for every fingerprint of widths 4, 8, 10, 12
+ * (table) and 13 (computed), at the first, a middle and the last bucket. */
+static void test_alternate_formula(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 4, 8, 10, 12, 13 };
+    const uint64_t buckets = 300007;
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        bk_filter *f = make_exact(buckets, widths[w], 0);
+        const uint64_t from[] = { 0, buckets / 2, buckets - 1 };
+        for (uint32_t fp = 1; fp < (1u << widths[w]); fp++) {
+            uint64_t target = bk_reduce(bk_mix64(fp), buckets);
+            for (size_t b = 0; b < 3; b++) {
+                uint64_t expected = (target + buckets - from[b]) % buckets;
+                assert_int_equal(bk_cuckoo_alternate(object_of(f), from[b], fp), expected);
+            }
+        }
+        bk_filter_free(f);
+    }
 }
 
 static void test_alternate_is_an_involution(void **state)
@@ -880,6 +904,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_contains_remove_count),
         cmocka_unit_test(test_same_key_many_times),
+        cmocka_unit_test(test_alternate_formula),
         cmocka_unit_test(test_alternate_is_an_involution),
         cmocka_unit_test(test_fingerprint_never_zero),
         cmocka_unit_test(test_sizing),
