@@ -17,7 +17,7 @@
 #define CF_DEFAULT_BUCKET_SIZE 2
 #define CF_DEFAULT_MAX_ITERATIONS 20
 #define CF_DEFAULT_EXPANSION 1
-#define CF_FPR 0.01 /* sizes the fingerprints: 12 bits (docs/REDIS.md) */
+#define CF_FPR 0.01 /* sizes the fingerprints: 10 bits (docs/REDIS.md) */
 
 /* ------------------------------------------------------------------------ */
 /* Creating values                                                          */
