@@ -370,7 +370,8 @@ static inline int first_slot(const bk_cuckoo *filter, uint64_t word, uint32_t fi
     uint64_t marks = matching_slots(filter, word, fingerprint);
     if (marks == 0)
         return -1;
-    return (int)((unsigned)__builtin_ctzll(marks) / filter->fingerprint_bits);
+    unsigned bit = (unsigned)__builtin_ctzll(marks), f = filter->fingerprint_bits;
+    return (bit >= f) + (bit >= 2 * f) + (bit >= 3 * f); /* bit / f, without a division */
 }
 
 static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
