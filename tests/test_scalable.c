@@ -631,6 +631,10 @@ static void test_format_rejects_inconsistent_data(void **state)
         { 40, UINT64_C(1) << 57, 8, BK_ERANGE }, /* m too large */
         { 40, 1, 8, BK_ECORRUPT },               /* m contradicts the payload */
         { 72 + 24, 201, 8, BK_ECORRUPT },        /* keys above capacity */
+        { 104, 0, 8, BK_ECORRUPT },              /* first share q = 0 */
+        { 104, UINT64_C(0x3ff0000000000000), 8, BK_ECORRUPT }, /* q = 1 */
+        { 104, UINT64_C(0x7ff8000000000000), 8, BK_ECORRUPT }, /* q NaN */
+        { 104, UINT64_C(0x3fe0000000000000), 8, BK_ECORRUPT }, /* q = 0.5: contradicts m_0 */
     };
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         uint8_t saved[8];
