@@ -491,7 +491,7 @@ static void test_fpr_matches_prediction(void **state)
     }
 }
 
-/* contains tests a whole bucket at once (src/cuckoo.c, bucket_has); count
+/* contains tests a whole bucket at once (src/cuckoo.c, matching_slots); count
  * walks its slots one by one.  On full tables of every width, with many
  * false positives among the absent hashes (f = 8: about 3%), the two
  * agree on every hash, and present hashes are found. */
