@@ -77,7 +77,7 @@ static const char *kind_requirements(bk_kind kind, const bk_params *params)
         if (params->bits != 0 || params->bits_per_key != 0)
             return " (a scalable filter is sized by -n and -p, not --bits or --bits-per-key)";
         return " (scalable: --expansion >= 1, 0 < --tightening < 1)";
-    case BK_KIND_CUCKOO: return " (cuckoo takes --fingerprint-bits 8, 12 or 16)";
+    case BK_KIND_CUCKOO: return " (cuckoo takes --fingerprint-bits 4 to 16)";
     case BK_KIND_QUOTIENT:
         return " (quotient sizes from -p or --bits-per-key; --remainder-bits 4 to 32)";
     default: return "";

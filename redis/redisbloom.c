@@ -22,9 +22,8 @@
  * full load in f / (8 x 0.95) bytes per item.  RedisBloom stores 8 bits in
  * 2-slot buckets of a power-of-two table: 1.34 bytes per item and 1.2%
  * FPR at 10^8 items.  f = 10 (1.32 bytes, 0.74%) is the narrowest width
- * at or under both; the cuckoo kind takes 8, 12 or 16, so 12 it is until
- * it takes 10.  Links added by growth keep the width of the first. */
-#define CF_FINGERPRINT_BITS 12
+ * at or under both.  Links added by growth keep the width of the first. */
+#define CF_FINGERPRINT_BITS 10
 
 /* ------------------------------------------------------------------------ */
 /* Creating values                                                          */

@@ -43,26 +43,54 @@
  *
  *     p = 1 - (1 - 1/(2^f - 1))^(8 load)   ~  8 load / 2^f   (= 2b/2^f full)
  *
- * Sizing from (n, p): the narrowest f in {8, 12, 16} whose p at 95% load is
+ * Sizing from (n, p): the narrowest f from 4 to 16 whose p at 95% load is
  * at most the target, and B = ceil((n + 3 sqrt n) / (4 x 0.95)): the
  * paper's 95% load for b = 4, reached at n plus three standard deviations
  * of a Poisson count, so that small tables (whose fill fluctuates most)
- * still take their n keys.  Bits per key at 95% load: f / 0.95 = 8.4, 12.6
- * or 16.8, against 1.44 log2(1/p) = 7.3, 13.1 or 18.9 for a Bloom filter of
- * the same FPR.
+ * still take their n keys.  Each width, at 95% load (f / 0.95 bits per
+ * key), against a Bloom filter of the same FPR (1.44 log2(1/p)):
  *
- * Memory layout: B buckets of 4 f-bit slots, packed: a bucket is 4f bits =
- * 4, 6 or 8 bytes, read as one little-endian integer, slot j at bits
- * [j f, (j+1) f).  12-bit fingerprints therefore cost exactly 12 bits per
- * slot (6-byte buckets; 1 bucket in 16 straddles two cache lines).
+ *     f   FPR p(0.95, f)   bits/key   Bloom     f   FPR p(0.95, f)   bits/key   Bloom
+ *     4   40.8 %             4.2        1.9     11  0.371 %           11.6      11.6
+ *     5   22.1 %             5.3        3.1     12  0.185 %           12.6      13.1
+ *     6   11.4 %             6.3        4.5     13  0.0927 %          13.7      14.5
+ *     7   5.83 %             7.4        5.9     14  0.0464 %          14.7      15.9
+ *     8   2.94 %             8.4        7.3     15  0.0232 %          15.8      17.4
+ *     9   1.48 %             9.5        8.8     16  0.0116 %          16.8      18.8
+ *     10  0.741 %           10.5       10.2
+ *
+ * so the cuckoo filter is the smaller one below about 0.4%.  A 1.6%
+ * target (two 2-slot buckets of 8-bit fingerprints, full) takes f = 9 at
+ * 9.5 bits per key.  The paper's semi-sorting (the 4 slots of a bucket
+ * sorted by their top 4 bits and stored as one of 3876 patterns, 1 bit per
+ * slot saved) is not used: it needs f >= 5, a decode table on every
+ * bucket read and sorted rewrites on every insert and kick, and a width
+ * one bit narrower buys the same saving at twice the FPR.
+ *
+ * Memory layout: B buckets of 4 f-bit slots, packed back to back: the
+ * table read as one little-endian integer has bucket i at bits
+ * [4f i, 4f (i+1)) and, within a bucket, slot j at bits [j f, (j+1) f).
+ * For f = 8, 12, 16 a bucket is 4, 6 or 8 whole bytes; for odd f it starts
+ * on a byte or half-byte boundary and the table's last 4 bits may be
+ * padding (always 0).  So every width costs exactly f bits per slot.
  *
  *     table:  [ s0 | s1 | s2 | s3 ][ s0 | s1 | s2 | s3 ] ...  B buckets
  *             \_ bucket 0: 4f bits _/\_ bucket 1 ______/
  *     stash:  (fingerprint, bucket)  -- fingerprint 0 = empty
  *
- * Buckets are loaded byte by byte (src/endian.h), so the payload needs no
- * conversion on any host (a mapped file is queried in place), and no read
- * ever passes the end of the table.
+ * A bucket is read as one unaligned 8-byte little-endian load at byte
+ * 4f i / 8, shifted by 0 or 4 bits and masked (4f + 4 <= 64): the payload
+ * needs no conversion on any host (a mapped file is queried in place); the
+ * last buckets, whose 8 bytes would pass the end of the table, are read
+ * byte by byte.
+ *
+ * One query: bucket1 from h1, whose cache line is requested at once; the
+ * fingerprint from h2; bucket2 = alt(bucket1, f), its line requested as
+ * soon as it is known; both buckets loaded, then both tested without a
+ * branch (matching_slots).  t(f) is a chain of three dependent multiplies
+ * before bucket2's address is known; filters of f <= 12 whose table is
+ * 32 times larger than 2^f x 4 bytes keep t(f) for every fingerprint in a
+ * small table (make_targets) and look it up instead.
  *
  * Measured (tests/test_cuckoo.c and docs/DELETION.md, release build):
  *   - load when the stash is first taken, adding distinct keys: 0.971-0.972
@@ -71,9 +99,17 @@
  *   - capacity n fits: B = ceil((n + 3 sqrt n) / 3.8) took every one of its
  *     n keys in 24,400 filters of 1 to 20,000 keys (with B = ceil(n / 3.8),
  *     0.35-0.95% of filters of 10-500 keys filled early).
- *   - FPR at 95% load, 1,000,000 absent queries, measured vs predicted:
- *     f = 8: 0.029413 vs 0.029421; f = 12: 0.001912 vs 0.001854;
- *     f = 16: 0.000127 vs 0.000116 (5M queries, 4 seeds: 0.000113-0.000124).
+ *   - FPR at 95% load, 1,000,000 absent queries, measured vs predicted
+ *     (tests/test_cuckoo.c, test_fpr_matches_prediction):
+ *       f =  4: 0.3978 vs 0.4081    f =  9: 0.014897 vs 0.014777
+ *       f =  5: 0.2190 vs 0.2206    f = 10: 0.007378 vs 0.007405
+ *       f =  6: 0.1133 vs 0.1145    f = 11: 0.003771 vs 0.003707
+ *       f =  7: 0.0580 vs 0.0583    f = 12: 0.001912 vs 0.001854
+ *       f =  8: 0.02941 vs 0.02942  f = 13: 0.000936 vs 0.000927
+ *       f = 14: 0.000446 vs 0.000464, f = 15: 0.000243 vs 0.000232,
+ *       f = 16: 0.000127 vs 0.000116 (5M queries, 4 seeds: 0.000113-0.000124).
+ *     For f <= 6 the measured rate sits a little below the formula, which
+ *     counts matches in both buckets of a key as independent.
  */
 #include "cuckoo.h"
 
@@ -91,14 +127,16 @@
 #define KICK_STATE_INCREMENT 0x9e3779b97f4a7c15ULL
 
 struct bk_cuckoo {
-    uint8_t *table; /* buckets x bucket_bytes bytes */
+    uint8_t *table; /* B buckets of 4f bits, packed: table_bytes_for() */
     size_t table_bytes;
     uint64_t buckets;           /* B, any value >= 1 */
-    unsigned fingerprint_bits;  /* f: 8, 12 or 16 */
-    unsigned bucket_bytes;      /* 4 f / 8 */
+    unsigned fingerprint_bits;  /* f: 4 .. 16 */
+    unsigned bucket_bits;       /* 4 f */
+    uint64_t bucket_mask;       /* the low 4f bits */
     uint32_t fingerprint_mask;  /* 2^f - 1 */
     uint64_t slot_lows;         /* 1 in each slot's lowest bit ... */
-    uint64_t slot_highs;        /* ... and in its highest: bucket_has */
+    uint64_t slot_highs;        /* ... and in its highest: matching_slots */
+    uint32_t *targets;          /* t(f) for every f, or NULL: alternate() */
     uint64_t capacity;          /* design n */
     double target_fpr;          /* predicted FPR at capacity */
     uint64_t stored;            /* fingerprints in table and stash */
@@ -131,12 +169,11 @@ double bk_cuckoo_predicted_fpr(double load, unsigned fingerprint_bits)
 
 static bool valid_fingerprint_bits(unsigned bits)
 {
-    return bits == 8 || bits == 12 || bits == 16;
+    return bits >= BK_CUCKOO_MIN_FINGERPRINT_BITS && bits <= BK_CUCKOO_MAX_FINGERPRINT_BITS;
 }
 
 static bk_status fingerprint_bits_for(const bk_params *params, unsigned *out)
 {
-    static const unsigned widths[] = { 8, 12, 16 };
     if (params->fingerprint_bits != 0) {
         if (!valid_fingerprint_bits(params->fingerprint_bits))
             return BK_EINVAL;
@@ -146,20 +183,19 @@ static bk_status fingerprint_bits_for(const bk_params *params, unsigned *out)
     if (params->bits_per_key != 0) {
         if (!(params->bits_per_key > 0) || !isfinite(params->bits_per_key))
             return BK_EINVAL;
-        for (int i = 2; i >= 0; i--) {
-            if (widths[i] <= params->bits_per_key * BK_CUCKOO_DESIGN_LOAD) {
-                *out = widths[i];
-                return BK_OK;
-            }
-        }
-        return BK_ERANGE;
+        double widest = floor(params->bits_per_key * BK_CUCKOO_DESIGN_LOAD);
+        if (widest < BK_CUCKOO_MIN_FINGERPRINT_BITS)
+            return BK_ERANGE;
+        *out = widest > BK_CUCKOO_MAX_FINGERPRINT_BITS ? BK_CUCKOO_MAX_FINGERPRINT_BITS
+                                                       : (unsigned)widest;
+        return BK_OK;
     }
     double fpr = params->fpr == 0 ? 0.01 : params->fpr;
     if (!(fpr > 0 && fpr < 1))
         return BK_EINVAL;
-    for (int i = 0; i < 3; i++) {
-        if (bk_cuckoo_predicted_fpr(BK_CUCKOO_DESIGN_LOAD, widths[i]) <= fpr) {
-            *out = widths[i];
+    for (unsigned f = BK_CUCKOO_MIN_FINGERPRINT_BITS; f <= BK_CUCKOO_MAX_FINGERPRINT_BITS; f++) {
+        if (bk_cuckoo_predicted_fpr(BK_CUCKOO_DESIGN_LOAD, f) <= fpr) {
+            *out = f;
             return BK_OK;
         }
     }
@@ -176,6 +212,13 @@ typedef struct cuckoo_design {
 static uint64_t table_bits(uint64_t buckets, unsigned fingerprint_bits)
 {
     return buckets * SLOTS * fingerprint_bits;
+}
+
+/* The table's bytes: B buckets of 4f bits back to back, the last byte
+ * zero-padded when 4f B is not a multiple of 8 (odd f, odd B). */
+static uint64_t table_bytes_for(uint64_t buckets, unsigned fingerprint_bits)
+{
+    return (table_bits(buckets, fingerprint_bits) + 7) / 8;
 }
 
 static double design_load(uint64_t capacity, uint64_t buckets)
@@ -219,27 +262,79 @@ static bk_status design_from_params(const bk_params *params, cuckoo_design *out)
 /* Buckets and slots                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* Bucket i is bits [4f i, 4f (i+1)) of the table, so it starts at byte
+ * 4f i / 8 with a shift of 0 or 4 bits, and one 8-byte window from that
+ * byte holds it whole (4f + 4 <= 64 for odd f <= 15; 4f <= 64 otherwise).
+ * The windows of the last few buckets would pass the end of the table: they
+ * are read and written a byte at a time (and a mapped file is never read
+ * beyond its payload). */
+static inline uint64_t window_load(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return bk_host_is_little_endian() ? v : __builtin_bswap64(v);
+}
+
+static inline void window_store(uint8_t *p, uint64_t v)
+{
+    v = bk_host_is_little_endian() ? v : __builtin_bswap64(v);
+    memcpy(p, &v, sizeof v);
+}
+
+static uint64_t tail_load(const uint8_t *p, size_t bytes)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void tail_store(uint8_t *p, size_t bytes, uint64_t v)
+{
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The first bit of `bucket` in the table. */
+static inline uint64_t bucket_bit(const bk_cuckoo *filter, uint64_t bucket)
+{
+    return bucket * filter->bucket_bits;
+}
+
 static inline uint64_t bucket_load(const bk_cuckoo *filter, uint64_t bucket)
 {
-    const uint8_t *p = filter->table + bucket * filter->bucket_bytes;
-    switch (filter->bucket_bytes) {
-    case 4: return bk_load_le32(p);
-    case 6: return bk_load_le32(p) | (uint64_t)bk_load_le16(p + 4) << 32;
-    default: return bk_load_le64(p);
-    }
+    uint64_t bit = bucket_bit(filter, bucket);
+    size_t byte = (size_t)(bit >> 3);
+    const uint8_t *p = filter->table + byte;
+    uint64_t window = __builtin_expect(byte + 8 <= filter->table_bytes, 1)
+                          ? window_load(p)
+                          : tail_load(p, filter->table_bytes - byte);
+    return (window >> (bit & 7)) & filter->bucket_mask;
 }
 
 static inline void bucket_store(bk_cuckoo *filter, uint64_t bucket, uint64_t word)
 {
-    uint8_t *p = filter->table + bucket * filter->bucket_bytes;
-    switch (filter->bucket_bytes) {
-    case 4: bk_store_le32(p, (uint32_t)word); break;
-    case 6:
-        bk_store_le32(p, (uint32_t)word);
-        bk_store_le16(p + 4, (uint16_t)(word >> 32));
-        break;
-    default: bk_store_le64(p, word); break;
+    uint64_t bit = bucket_bit(filter, bucket);
+    size_t byte = (size_t)(bit >> 3);
+    unsigned shift = (unsigned)(bit & 7);
+    uint8_t *p = filter->table + byte;
+    uint64_t keep = ~(filter->bucket_mask << shift);
+    if (__builtin_expect(byte + 8 <= filter->table_bytes, 1)) {
+        window_store(p, (window_load(p) & keep) | word << shift);
+    } else {
+        size_t bytes = filter->table_bytes - byte;
+        tail_store(p, bytes, (tail_load(p, bytes) & keep) | word << shift);
     }
+}
+
+/* Starts fetching the line(s) of `bucket`: a bucket may straddle two. */
+static inline void prefetch_bucket(const bk_cuckoo *filter, uint64_t bucket)
+{
+    uint64_t bit = bucket_bit(filter, bucket);
+    const uint8_t *first = filter->table + (bit >> 3);
+    const uint8_t *last = filter->table + ((bit + filter->bucket_bits - 1) >> 3);
+    __builtin_prefetch(first);
+    __builtin_prefetch(last);
 }
 
 static inline uint32_t slot_get(const bk_cuckoo *filter, uint64_t word, unsigned slot)
@@ -255,28 +350,33 @@ static inline uint64_t slot_set(const bk_cuckoo *filter, uint64_t word, unsigned
     return word | (uint64_t)fingerprint << shift;
 }
 
-/* The slot of `bucket` holding `fingerprint` (0: a free slot), or -1. */
-static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+/* The slots of `word` equal to `fingerprint`, without a branch: they are
+ * the zero slots of x = word ^ (fingerprint in every slot), and
+ * (x - lows) & ~x & highs has the high bit of the LOWEST zero slot set
+ * (the borrow it starts may also mark a higher slot: use only the lowest
+ * set bit, or only "nonzero"), and is 0 when no slot is zero.  The per-slot
+ * loop this replaces mispredicts for present keys, whose slot and bucket
+ * are random. */
+static inline uint64_t matching_slots(const bk_cuckoo *filter, uint64_t word,
+                                      uint32_t fingerprint)
 {
-    uint64_t word = bucket_load(filter, bucket);
-    for (unsigned slot = 0; slot < SLOTS; slot++)
-        if (slot_get(filter, word, slot) == fingerprint)
-            return (int)slot;
-    return -1;
+    uint64_t x = word ^ (fingerprint * filter->slot_lows);
+    return (x - filter->slot_lows) & ~x & filter->slot_highs;
 }
 
-/* Whether some slot of `bucket` holds `fingerprint`, without a branch: the
- * slots equal to it are the zero slots of x = word ^ (fingerprint in every
- * slot), and (x - lows) & ~x & highs is nonzero exactly when x has a zero
- * slot (the lowest zero slot borrows and sets its high bit; a slot that is
- * not zero, with no borrow from below, leaves its high bit clear).  The
- * per-slot loop of find_slot mispredicts for present keys, whose slot and
- * bucket are random, and made present keys cost twice as much as absent
- * ones (docs/PERFORMANCE.md). */
-static inline unsigned bucket_has(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+/* The first slot of `word` holding `fingerprint` (0: a free slot), or -1. */
+static inline int first_slot(const bk_cuckoo *filter, uint64_t word, uint32_t fingerprint)
 {
-    uint64_t x = bucket_load(filter, bucket) ^ (fingerprint * filter->slot_lows);
-    return ((x - filter->slot_lows) & ~x & filter->slot_highs) != 0;
+    uint64_t marks = matching_slots(filter, word, fingerprint);
+    if (marks == 0)
+        return -1;
+    unsigned bit = (unsigned)__builtin_ctzll(marks), f = filter->fingerprint_bits;
+    return (bit >= f) + (bit >= 2 * f) + (bit >= 3 * f); /* bit / f, without a division */
+}
+
+static inline int find_slot(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    return first_slot(filter, bucket_load(filter, bucket), fingerprint);
 }
 
 static inline unsigned count_in_bucket(const bk_cuckoo *filter, uint64_t bucket,
@@ -310,18 +410,53 @@ static inline bool try_put(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerpr
 /* Hashing a key to its location                                            */
 /* ------------------------------------------------------------------------ */
 
+/* t(f) = reduce(mix64(f), B), computed: three multiplies in a chain. */
+static inline uint64_t target_of(uint64_t buckets, uint32_t fingerprint)
+{
+    return bk_reduce(bk_mix64(fingerprint), buckets);
+}
+
 static inline uint64_t alternate(const bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
 {
-    uint64_t target = bk_reduce(bk_mix64(fingerprint), filter->buckets);
+    uint64_t target = filter->targets != NULL ? filter->targets[fingerprint]
+                                              : target_of(filter->buckets, fingerprint);
     return target >= bucket ? target - bucket : target + filter->buckets - bucket;
 }
 
+/* A table of t(f) for all 2^f fingerprints takes the multiply chain off the
+ * way to the second bucket (one cached load instead), for widths up to
+ * TARGETS_MAX_BITS (at most 16 KiB) in tables at least 32 times its size,
+ * where the buckets are mostly out of cache and the table mostly in.
+ * Without it (or when it cannot be allocated) t(f) is computed: the same
+ * values. */
+#define TARGETS_MAX_BITS 12
+#define TARGETS_TABLE_RATIO 32
+
+static void make_targets(bk_cuckoo *filter)
+{
+    size_t count = (size_t)1 << filter->fingerprint_bits;
+    if (filter->fingerprint_bits > TARGETS_MAX_BITS || filter->buckets > UINT32_MAX ||
+        filter->table_bytes / TARGETS_TABLE_RATIO < count * sizeof *filter->targets)
+        return;
+    uint32_t *targets = malloc(count * sizeof *targets);
+    if (targets == NULL)
+        return;
+    for (size_t f = 0; f < count; f++)
+        targets[f] = (uint32_t)target_of(filter->buckets, (uint32_t)f);
+    filter->targets = targets;
+}
+
+/* The key's location; bucket1's line is requested at once, while the
+ * fingerprint's alternate is being computed, and bucket2's as soon as it
+ * is known, so the two memory reads overlap. */
 static inline location locate(const bk_cuckoo *filter, bk_hash hash)
 {
     location where;
-    where.fingerprint = 1 + (uint32_t)bk_reduce(hash.h2, filter->fingerprint_mask);
     where.bucket1 = bk_reduce(hash.h1, filter->buckets);
+    prefetch_bucket(filter, where.bucket1);
+    where.fingerprint = 1 + (uint32_t)bk_reduce(hash.h2, filter->fingerprint_mask);
     where.bucket2 = alternate(filter, where.bucket1, where.fingerprint);
+    prefetch_bucket(filter, where.bucket2);
     return where;
 }
 
@@ -331,12 +466,15 @@ static inline bool stash_holds(const bk_cuckoo *filter, location where)
            (filter->stash_bucket == where.bucket1 || filter->stash_bucket == where.bucket2);
 }
 
-/* Both buckets are read whatever the first holds (| rather than ||). */
+/* Both buckets are loaded before either is tested, and tested without a
+ * branch. */
 static inline bool is_stored(const bk_cuckoo *filter, location where)
 {
-    unsigned found = bucket_has(filter, where.bucket1, where.fingerprint) |
-                     bucket_has(filter, where.bucket2, where.fingerprint);
-    return found | stash_holds(filter, where);
+    uint64_t word1 = bucket_load(filter, where.bucket1);
+    uint64_t word2 = bucket_load(filter, where.bucket2);
+    uint64_t found = matching_slots(filter, word1, where.fingerprint) |
+                     matching_slots(filter, word2, where.fingerprint);
+    return (found != 0) | stash_holds(filter, where);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -349,14 +487,11 @@ static inline uint64_t next_random(bk_cuckoo *filter)
     return bk_mix64(filter->kick_state);
 }
 
-/* Stores `fingerprint`, whose buckets are `bucket` and its alternate.
- * Always succeeds while the stash is empty: the fingerprint left homeless
- * after BK_CUCKOO_MAX_KICKS relocations is kept in the stash. */
-static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+/* Relocates fingerprints to make room for `fingerprint`, whose buckets
+ * (both full) are `bucket` and `other`; after BK_CUCKOO_MAX_KICKS
+ * relocations the fingerprint left homeless goes to the stash. */
+static void kick_in(bk_cuckoo *filter, uint64_t bucket, uint64_t other, uint32_t fingerprint)
 {
-    uint64_t other = alternate(filter, bucket, fingerprint);
-    if (try_put(filter, bucket, fingerprint) || try_put(filter, other, fingerprint))
-        return;
     uint64_t random = next_random(filter);
     uint64_t current = (random & 1) ? other : bucket;
     for (unsigned kick = 0; kick < BK_CUCKOO_MAX_KICKS; kick++) {
@@ -373,6 +508,36 @@ static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fing
     filter->stash_bucket = current;
 }
 
+/* Stores the fingerprint of `where` in the first free slot of bucket1, else
+ * of bucket2, else by relocation (kick_in).  Always succeeds while the
+ * stash is empty.  Both buckets are loaded (and were requested by locate)
+ * before either is examined. */
+static void insert_location(bk_cuckoo *filter, location where)
+{
+    uint64_t word1 = bucket_load(filter, where.bucket1);
+    uint64_t word2 = bucket_load(filter, where.bucket2);
+    int slot = first_slot(filter, word1, 0);
+    if (slot >= 0) {
+        bucket_store(filter, where.bucket1, slot_set(filter, word1, (unsigned)slot,
+                                                     where.fingerprint));
+        return;
+    }
+    slot = first_slot(filter, word2, 0);
+    if (slot >= 0) {
+        bucket_store(filter, where.bucket2, slot_set(filter, word2, (unsigned)slot,
+                                                     where.fingerprint));
+        return;
+    }
+    kick_in(filter, where.bucket1, where.bucket2, where.fingerprint);
+}
+
+/* Stores `fingerprint`, whose buckets are `bucket` and its alternate. */
+static void insert_fingerprint(bk_cuckoo *filter, uint64_t bucket, uint32_t fingerprint)
+{
+    location where = { fingerprint, bucket, alternate(filter, bucket, fingerprint) };
+    insert_location(filter, where);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -385,12 +550,13 @@ static bk_status create_from_design(const cuckoo_design *design, const bk_hasher
         return BK_ENOMEM;
     filter->buckets = design->buckets;
     filter->fingerprint_bits = design->fingerprint_bits;
-    filter->bucket_bytes = SLOTS * design->fingerprint_bits / 8;
+    filter->bucket_bits = SLOTS * design->fingerprint_bits;
+    filter->bucket_mask = filter->bucket_bits == 64 ? ~0ULL : (1ULL << filter->bucket_bits) - 1;
     filter->fingerprint_mask = (1u << design->fingerprint_bits) - 1;
     for (unsigned slot = 0; slot < SLOTS; slot++)
         filter->slot_lows |= (uint64_t)1 << (slot * design->fingerprint_bits);
     filter->slot_highs = filter->slot_lows << (design->fingerprint_bits - 1);
-    filter->table_bytes = (size_t)(design->buckets * filter->bucket_bytes);
+    filter->table_bytes = (size_t)table_bytes_for(design->buckets, design->fingerprint_bits);
     if (borrowed != NULL) {
         filter->table = borrowed;
         filter->borrowed = true;
@@ -404,6 +570,7 @@ static bk_status create_from_design(const cuckoo_design *design, const bk_hasher
     filter->capacity = design->capacity;
     filter->target_fpr = design->target_fpr;
     filter->hasher = *hasher;
+    make_targets(filter);
     *out = filter;
     return BK_OK;
 }
@@ -426,6 +593,7 @@ static void ops_destroy(void *object)
     bk_cuckoo *filter = object;
     if (!filter->borrowed)
         bk_free_zeroed(filter->table, filter->table_bytes);
+    free(filter->targets);
     memset(&filter->hasher, 0, sizeof filter->hasher); /* do not leave the key behind */
     free(filter);
 }
@@ -480,7 +648,7 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     location where = locate(filter, hash);
     if (was_new != NULL)
         *was_new = !is_stored(filter, where);
-    insert_fingerprint(filter, where.bucket1, where.fingerprint);
+    insert_location(filter, where);
     filter->stored++;
     return BK_OK;
 }
@@ -497,7 +665,7 @@ static bk_status add_unique_hash(bk_cuckoo *filter, bk_hash hash, bool *was_new)
         return BK_OK;
     if (filter->stash_fingerprint != 0)
         return BK_EFULL;
-    insert_fingerprint(filter, where.bucket1, where.fingerprint);
+    insert_location(filter, where);
     filter->stored++;
     *was_new = true;
     return BK_OK;
@@ -588,21 +756,12 @@ static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *coun
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static inline void prefetch_bucket(const bk_cuckoo *filter, uint64_t bucket)
-{
-    const uint8_t *p = filter->table + bucket * filter->bucket_bytes;
-    __builtin_prefetch(p);
-    __builtin_prefetch(p + filter->bucket_bytes - 1); /* a 6-byte bucket may straddle lines */
-}
-
 static size_t test_chunk(const bk_cuckoo *filter, const bk_hash *hashes, size_t count,
                          bool *results)
 {
     location where[BATCH_CHUNK];
     for (size_t i = 0; i < count; i++) {
-        where[i] = locate(filter, hashes[i]);
-        prefetch_bucket(filter, where[i].bucket1);
-        prefetch_bucket(filter, where[i].bucket2);
+        where[i] = locate(filter, hashes[i]); /* requests both buckets' lines */
     }
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
@@ -681,7 +840,7 @@ static void fill_design(const cuckoo_design *design, bk_hash_algorithm algorithm
     memset(out, 0, sizeof *out);
     out->kind = BK_KIND_CUCKOO;
     out->bits = table_bits(design->buckets, design->fingerprint_bits);
-    out->bytes = out->bits / 8;
+    out->bytes = table_bytes_for(design->buckets, design->fingerprint_bits);
     out->capacity = design->capacity;
     out->target_fpr = design->target_fpr;
     out->bits_per_key = (double)out->bits / (double)design->capacity;
@@ -714,13 +873,17 @@ static void ops_stats(const void *object, bk_stats *out)
 
 /*
  * Parameter block (56 bytes, little-endian; docs/DELETION.md "File format"):
- *     0  u64  buckets (B)            8  u32  fingerprint bits (8, 12, 16)
+ *     0  u64  buckets (B)            8  u32  fingerprint bits f (4 .. 16)
  *    12  u32  slots per bucket, 4   16  u64  capacity
  *    24  f64  target FPR            32  u64  stash bucket (0 when empty)
  *    40  u32  stash fingerprint (0 = empty)   44  u32  reserved, 0
  *    48  u64  kick state (the random sequence of relocations)
- * Payload: B buckets of 4f/8 bytes, each a little-endian integer whose bits
- * [j f, (j+1) f) hold slot j (0 = empty).
+ * Payload: ceil(4f B / 8) bytes holding B buckets of 4f bits back to back:
+ * the payload read as one little-endian integer has bucket i at bits
+ * [4f i, 4f (i+1)) and, within it, slot j at bits [j f, (j+1) f) (0 =
+ * empty); the bits past the last bucket (odd f and B) are 0.  For f = 8,
+ * 12, 16 that is B buckets of 4, 6 or 8 bytes, each a little-endian
+ * integer.
  */
 #define CUCKOO_PARAMS_SIZE 56
 
@@ -755,6 +918,14 @@ static void ops_write_payload(const void *object, uint8_t *out)
     memcpy(out, filter->table, filter->table_bytes);
 }
 
+/* Whether the bits of the table's last byte past its last bucket are 0
+ * (there are such bits only for odd f and odd B). */
+static bool padding_clear(const uint8_t *payload, uint64_t payload_size, uint64_t bits)
+{
+    unsigned used = (unsigned)(bits & 7);
+    return used == 0 || (payload[payload_size - 1] >> used) == 0;
+}
+
 static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8_t *payload,
                           uint64_t payload_size, const bk_hasher *hasher, uint64_t keys_added,
                           bool in_place, void **out)
@@ -775,7 +946,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     if (design.buckets > BK_MAX_BITS / (SLOTS * design.fingerprint_bits))
         return BK_ERANGE;
     uint64_t slots = design.buckets * SLOTS;
-    if (payload_size != design.buckets * (SLOTS * design.fingerprint_bits / 8) ||
+    if (payload_size != table_bytes_for(design.buckets, design.fingerprint_bits) ||
+        !padding_clear(payload, payload_size, table_bits(design.buckets, design.fingerprint_bits)) ||
         stash_fingerprint >= (1u << design.fingerprint_bits) ||
         (stash_fingerprint != 0 ? stash_bucket >= design.buckets : stash_bucket != 0) ||
         keys_added > slots + (stash_fingerprint != 0))

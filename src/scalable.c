@@ -6,17 +6,17 @@
  * Information Processing Letters 101(6), 2007): a classic filter sized for n
  * keys quietly degrades when given 2n.  Instead of guessing n, start with a
  * filter for n0 keys; when it holds n0 keys, freeze it and open a new one,
- * s times larger (s = expansion) and with a tighter target FPR (times r =
- * tightening).  A query asks every sub-filter; an add asks the older
- * sub-filters and, if none holds the key, sets it in the newest only (in one
- * pass: a bit flipped there says the key was new).
+ * s times larger (s = expansion) and with a tighter target FPR.  A query
+ * asks every sub-filter; an add asks the older sub-filters and, if none
+ * holds the key, sets it in the newest only (in one pass: a bit flipped
+ * there says the key was new).
  *
  * Memory layout: a fixed array of up to 64 pointers to ordinary bk_bloom
  * filters (src/bloom.h), each with its own word array:
  *
- *     chain: [ 0 ] -> bk_bloom  n0 keys,     FPR p0        (full, frozen)
- *            [ 1 ] -> bk_bloom  n0 s keys,   FPR p0 r      (full, frozen)
- *            [ 2 ] -> bk_bloom  n0 s^2 keys, FPR p0 r^2    <- keys go here
+ *     chain: [ 0 ] -> bk_bloom  n0 keys,     FPR p_0          (full, frozen)
+ *            [ 1 ] -> bk_bloom  n0 s keys,   FPR p_1          (full, frozen)
+ *            [ 2 ] -> bk_bloom  n0 s^2 keys, FPR p_2 = p_1 r  <- keys go here
  *            [ 3 .. 63 ] unused
  *
  * The FPR bound (section 4 of the paper).  A key absent from the set is a
@@ -24,48 +24,60 @@
  * FPR of sub-filter i at its capacity and independent sub-filters,
  *
  *     P = 1 - prod_{i<c} (1 - p_i)  <=  sum_{i<c} p_i          (union bound)
- *       = p0 (1 - r^c) / (1 - r)  <  p0 / (1 - r)
  *
- * for p_i = p0 r^i.  Choosing p0 = p (1 - r) makes the chain's FPR stay
- * below p for any number c of sub-filters.  The union bound needs no
- * independence, but the product form does; src/level_hash.h gives each
- * sub-filter its own probe sequence derived from the one key hash.
+ * The union bound needs no independence, but the product form does;
+ * src/level_hash.h gives each sub-filter its own probe sequence derived
+ * from the one key hash.
+ *
+ * The schedule.  The paper's p_i = p (1 - r) r^i sums to p, but gives the
+ * first sub-filter only p (1 - r): with its r = 0.5 a chain that never
+ * grows answers at p/2, paying 1.44 bits per key for accuracy nobody asked
+ * for (11.0 bits per key at 1% where a classic filter needs 9.6).  Here the
+ * first sub-filter takes a share q of the budget and the others split the
+ * rest geometrically:
+ *
+ *     p_0 = q p,    p_i = (1 - q) p (1 - r) r^(i-1)   (i >= 1)
+ *     sum_{i<c} p_i = q p + (1 - q) p (1 - r^(c-1))  <  p
+ *
+ * so the chain's FPR starts at q p and climbs towards p from below as it
+ * grows.  q = 0.7 and r = 0.75 (the defaults) were chosen with the model
+ * of these sums and the Bloom sizes over growths of 1 to 1000 n0 (s = 2):
+ * a larger q makes every later sub-filter dearer (their share 1 - q
+ * shrinks), a smaller r makes the late, large sub-filters dearer, a larger
+ * r the early ones.  q = 1 is impossible: the chain would pass p at its
+ * first growth.  A chain read from a file without q (the earlier layout)
+ * keeps the paper's rule, which is this one with q = 1 - r.
  *
  * Two details make the bound hold exactly, not just asymptotically:
  *   - a sub-filter is never filled beyond its capacity (the next key goes
  *     to a new sub-filter), so its FPR never exceeds its design FPR;
- *   - bk_size_for_fpr rounds k to an integer, which can leave the predicted
- *     FPR (1 - e^{-kn/m})^k a little above p_i (0.01003 for p_i = 0.01);
- *     we then widen m at that k until the prediction is <= p_i:
- *         m = ceil(-k n / ln(1 - p_i^{1/k}))            (sizing at fixed k,
- *     bk_size_for_fpr_at_most in src/sizing.c)
+ *   - bk_size_for_fpr_at_most sizes each sub-filter to use its share
+ *     fully: the classic m and k, and when rounding k left the prediction
+ *     (1 - e^{-kn/m})^k a little above p_i (0.01003 for p_i = 0.01), the
+ *     smallest m at that k that meets it:
+ *         m = ceil(-k n / ln(1 - p_i^{1/k}))            (src/sizing.c)
  *
- * Sizes: sub-filter i has n0 s^i keys at 1.44 log2(1 / (p (1-r) r^i))
- * bits per key.  With the defaults (s = 2, r = 1/2) that is 1.44 (log2(1/p)
- * + 1 + i): after growing to n keys the price of not knowing n is about
- * 1.44 log2(n/n0) bits per key over a classic filter sized right, plus the
- * unused part of the newest sub-filter (up to half the memory just after it
+ * Sizes: sub-filter i has n0 s^i keys at 1.44 log2(1/p_i) bits per key:
+ * with the defaults 1.44 (log2(1/p) + 0.51) for the first and
+ * 1.44 (log2(1/p) + 3.74 + 0.42 (i - 1)) for the others, plus the unused
+ * part of the newest sub-filter (up to half the memory just after it
  * opens).
  *
  * Costs: an add of a new key and a query of an absent key probe every
  * sub-filter (each usually stops at its first or second zero bit); a query
  * of a present key probes newest first, where most keys are.
  *
- * Measured (tests/test_scalable.c, test_fpr_bound_over_100x_growth: XXH3
- * seed 0, n0 = 1000, p = 0.01, keys "user:0".."user:99999" = 100 x n0,
- * then 1,000,000 absent keys "guest:%u"):
- *     sub-filters 7 (capacity 127,000)     measured FPR 0.00965
- *     chain bound 1 - prod(1 - p_i) 0.00989 (< p = 0.01)
- *     estimate from the fill 1 - prod(1 - fill_i^k_i) 0.00976
- *     memory 23.5 bits per key added (the newest sub-filter, 64,000 keys at
- *     0.008%, is 58% full; a classic filter for exactly 100,000 keys at 1%
- *     needs 9.6)
- * The measured FPR sits close to the bound because every sub-filter but
- * the newest is filled to exactly its design point.  At 1,000,000 keys
- * (1000 x n0, 10 sub-filters): FPR 0.00979, bound 0.00996, 23.3 bits per
- * key; per call, relative to one classic filter of 1,000,000 keys at 1% on
- * the same (shared, loaded) machine: add 4.2x, absent query 4.6x, present
- * query 1.7x -- each absent key visits every sub-filter.
+ * Measured (tests/test_scalable.c, test_fpr_near_target_over_growth: XXH3
+ * seed 0, n0 = 1000, p = 0.01, keys "user:0".. added, 1,000,000 absent
+ * keys "guest:%u" queried at each growth):
+ *     growth   sub-filters   measured FPR   bound 1 - prod(1 - p_i)   bits per key added
+ *     1x       1             0.00659        0.00700                   10.34
+ *     10x      4             0.00795        0.00872                   23.36
+ *     100x     7             0.00894        0.00944                   22.26
+ *     1000x    10            0.00939        0.00975                   19.79
+ * (a classic filter for exactly n keys at 1% needs 9.6 bits per key).  The
+ * measured FPR sits below the bound by the newest sub-filter's unused part;
+ * every other sub-filter is filled to exactly its design point.
  */
 #include "scalable.h"
 
@@ -89,6 +101,8 @@ struct bk_scalable {
     double target_fpr;         /* p: bound on the chain's FPR */
     double expansion;          /* s */
     double tightening;         /* r */
+    double first_share;        /* q: p_0 = q p */
+    bool share_implicit;       /* q = 1 - r, from a file without the field */
     uint64_t keys_added;
     bk_hasher hasher;
     bool read_only; /* sub-filters read a mapped file in place */
@@ -98,10 +112,24 @@ struct bk_scalable {
 /* The chain's sizing rule                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* p_i = p (1 - r) r^i: the design FPR of sub-filter i. */
-static double level_fpr(double target_fpr, double tightening, unsigned level)
+typedef struct chain_params {
+    uint64_t initial_capacity;
+    double target_fpr, expansion, tightening, first_share;
+    bool share_implicit; /* the legacy schedule p_i = p (1 - r) r^i */
+    unsigned max_filters;
+} chain_params;
+
+/* The design FPR of sub-filter i: p_0 = q p, then p_i = (1 - q) p (1 - r)
+ * r^(i-1); for a chain whose file has no q, p_i = p (1 - r) r^i (the same
+ * schedule with q = 1 - r, computed as it was written). */
+static double level_fpr(const chain_params *c, unsigned level)
 {
-    return target_fpr * (1 - tightening) * pow(tightening, (double)level);
+    double p = c->target_fpr, r = c->tightening, q = c->first_share;
+    if (c->share_implicit)
+        return p * (1 - r) * pow(r, (double)level);
+    if (level == 0)
+        return p * q;
+    return p * (1 - q) * (1 - r) * pow(r, (double)(level - 1));
 }
 
 /* n_i = ceil(n0 s^i). */
@@ -115,34 +143,35 @@ static bk_status level_capacity(uint64_t initial_capacity, double expansion, uns
     return BK_OK;
 }
 
-static bk_status level_sizing(uint64_t initial_capacity, double target_fpr, double expansion,
-                              double tightening, unsigned level, bk_sizing *out)
+static bk_status level_sizing(const chain_params *c, unsigned level, bk_sizing *out)
 {
     uint64_t capacity;
-    bk_status status = level_capacity(initial_capacity, expansion, level, &capacity);
+    bk_status status = level_capacity(c->initial_capacity, c->expansion, level, &capacity);
     if (status != BK_OK)
         return status;
-    double fpr = level_fpr(target_fpr, tightening, level);
+    double fpr = level_fpr(c, level);
     if (!(fpr > 0))
         return BK_ERANGE; /* the tightened FPR underflowed */
     return bk_size_for_fpr_at_most(capacity, fpr, out);
 }
 
+static chain_params params_of(const bk_scalable *filter)
+{
+    chain_params c = { filter->initial_capacity, filter->target_fpr,   filter->expansion,
+                       filter->tightening,       filter->first_share,  filter->share_implicit,
+                       filter->max_filters };
+    return c;
+}
+
 static bk_status next_level_sizing(const bk_scalable *filter, bk_sizing *out)
 {
-    return level_sizing(filter->initial_capacity, filter->target_fpr, filter->expansion,
-                        filter->tightening, filter->filter_count, out);
+    chain_params c = params_of(filter);
+    return level_sizing(&c, filter->filter_count, out);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                 */
 /* ------------------------------------------------------------------------ */
-
-typedef struct chain_params {
-    uint64_t initial_capacity;
-    double target_fpr, expansion, tightening;
-    unsigned max_filters;
-} chain_params;
 
 static bk_status check_params(const bk_params *params, chain_params *out)
 {
@@ -156,6 +185,8 @@ static bk_status check_params(const bk_params *params, chain_params *out)
     c.expansion = params->expansion == 0 ? BK_SCALABLE_DEFAULT_EXPANSION : params->expansion;
     c.tightening = params->tightening == 0 ? BK_SCALABLE_DEFAULT_TIGHTENING : params->tightening;
     c.max_filters = params->max_filters == 0 ? BK_SCALABLE_MAX_FILTERS : params->max_filters;
+    c.first_share = BK_SCALABLE_FIRST_SHARE;
+    c.share_implicit = false;
     if (!(c.target_fpr > 0 && c.target_fpr < 1) ||
         !(c.expansion >= 1 && c.expansion <= MAX_EXPANSION) ||
         !(c.tightening > 0 && c.tightening < 1) || c.max_filters > BK_SCALABLE_MAX_FILTERS)
@@ -173,6 +204,8 @@ static bk_scalable *new_chain(const chain_params *c, const bk_hasher *hasher)
     filter->target_fpr = c->target_fpr;
     filter->expansion = c->expansion;
     filter->tightening = c->tightening;
+    filter->first_share = c->first_share;
+    filter->share_implicit = c->share_implicit;
     filter->max_filters = c->max_filters;
     filter->hasher = *hasher;
     return filter;
@@ -506,19 +539,23 @@ static void ops_stats(const void *object, bk_stats *out)
 /* ------------------------------------------------------------------------ */
 
 /*
- * Parameter block (40 + 32 c bytes, little-endian; docs/FORMAT.md):
+ * Parameter block (40 + 32 c + 8 bytes, little-endian; docs/FORMAT.md):
  *     0  u64  initial capacity n0       8  f64  target FPR p (chain bound)
  *    16  f64  expansion s              24  f64  tightening r
  *    32  u32  max sub-filters (1..64)  36  u32  sub-filter count c (1..max)
  *    40  c records of 32 bytes, oldest first:
  *        +0 u64 bits m_i   +8 u32 hashes k_i   +12 u32 reserved, 0
  *        +16 u64 capacity n_i   +24 u64 keys in sub-filter i
+ *    40 + 32 c  f64  first-stage share q (0 < q < 1)
+ * A block of 40 + 32 c bytes (no q) is a chain of the schedule
+ * p_i = p (1 - r) r^i, i.e. q = 1 - r; it is written back the same way.
  * Payload: each sub-filter's ceil(m_i/64) little-endian words, in order,
  * each zero-padded to a multiple of 64 bytes so every sub-filter starts
  * 64-byte aligned (mapped files are queried in place).
  */
 #define CHAIN_HEADER_SIZE 40
 #define LEVEL_RECORD_SIZE 32
+#define SHARE_FIELD_SIZE 8
 
 static size_t padded_words(uint64_t bits)
 {
@@ -528,7 +565,8 @@ static size_t padded_words(uint64_t bits)
 static size_t ops_params_size(const void *object)
 {
     const bk_scalable *filter = object;
-    return CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * filter->filter_count;
+    return CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * filter->filter_count +
+           (filter->share_implicit ? 0 : SHARE_FIELD_SIZE);
 }
 
 static void ops_write_params(const void *object, uint8_t *out)
@@ -549,6 +587,10 @@ static void ops_write_params(const void *object, uint8_t *out)
         bk_store_le64(record + 16, sub->capacity);
         bk_store_le64(record + 24, sub->keys_added);
     }
+    if (!filter->share_implicit)
+        bk_store_le_double(out + CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE *
+                                                         filter->filter_count,
+                           filter->first_share);
 }
 
 static uint64_t ops_payload_size(const void *object)
@@ -593,7 +635,16 @@ static bk_status read_chain_header(const uint8_t *params, size_t params_size, ch
         !(c->tightening > 0 && c->tightening < 1) || c->max_filters == 0 ||
         c->max_filters > BK_SCALABLE_MAX_FILTERS || *count == 0 || *count > c->max_filters)
         return BK_ECORRUPT;
-    if (params_size != CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * *count)
+    size_t records_end = CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * *count;
+    c->share_implicit = params_size == records_end;
+    if (c->share_implicit) {
+        c->first_share = 1 - c->tightening;
+        return BK_OK;
+    }
+    if (params_size != records_end + SHARE_FIELD_SIZE)
+        return BK_ECORRUPT;
+    c->first_share = bk_load_le_double(params + records_end);
+    if (!(c->first_share > 0 && c->first_share < 1))
         return BK_ECORRUPT;
     return BK_OK;
 }
@@ -665,8 +716,7 @@ static bk_status check_level_design(const chain_params *c, unsigned level,
                                     const bk_sizing *stored)
 {
     bk_sizing expected;
-    if (level_sizing(c->initial_capacity, c->target_fpr, c->expansion, c->tightening, level,
-                     &expected) != BK_OK)
+    if (level_sizing(c, level, &expected) != BK_OK)
         return BK_ECORRUPT;
     if (!within(stored->capacity, expected.capacity, 1) ||
         !within(stored->hashes, expected.hashes, 1) ||
@@ -739,8 +789,7 @@ static bk_status ops_design(const bk_params *params, bk_stats *out)
     if (status != BK_OK)
         return status;
     bk_sizing sizing;
-    status = level_sizing(c.initial_capacity, c.target_fpr, c.expansion, c.tightening, 0,
-                          &sizing);
+    status = level_sizing(&c, 0, &sizing);
     if (status != BK_OK)
         return status;
     memset(out, 0, sizeof *out);

@@ -21,12 +21,19 @@
 #include "filter.h"
 #include "roundtrip.h"
 #include "golden.h"
+#include "hash.h"   /* bk_reduce, bk_mix64 */
 #include "cuckoo.h" /* src/cuckoo.h: locate and alternate, for the layout tests */
 
 static size_t key_of(char *buffer, size_t size, const char *prefix, uint64_t i)
 {
     return (size_t)snprintf(buffer, size, "%s%llu", prefix, (unsigned long long)i);
 }
+
+/* Every fingerprint width, 4 to 16 bits: the byte-sized buckets of 8, 12
+ * and 16 bits and the packed ones of odd widths (buckets at half-byte
+ * offsets, the last byte padded). */
+static const unsigned every_width[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+#define WIDTHS (sizeof every_width / sizeof every_width[0])
 
 static uint64_t next_random(uint64_t *state)
 {
@@ -166,6 +173,29 @@ static void test_same_key_many_times(void **state)
     bk_filter_free(f);
 }
 
+/* The alternate is (t(f) - i) mod B with t(f) = reduce(mix64(f), B),
+ * whether the filter looks t(f) up in its table (large tables, f <= 12)
+ * or computes it: checked for every fingerprint of widths 4, 8, 10, 12
+ * (table) and 13 (computed), at the first, a middle and the last bucket. */
+static void test_alternate_formula(void **state)
+{
+    (void)state;
+    const unsigned widths[] = { 4, 8, 10, 12, 13 };
+    const uint64_t buckets = 300007;
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        bk_filter *f = make_exact(buckets, widths[w], 0);
+        const uint64_t from[] = { 0, buckets / 2, buckets - 1 };
+        for (uint32_t fp = 1; fp < (1u << widths[w]); fp++) {
+            uint64_t target = bk_reduce(bk_mix64(fp), buckets);
+            for (size_t b = 0; b < 3; b++) {
+                uint64_t expected = (target + buckets - from[b]) % buckets;
+                assert_int_equal(bk_cuckoo_alternate(object_of(f), from[b], fp), expected);
+            }
+        }
+        bk_filter_free(f);
+    }
+}
+
 static void test_alternate_is_an_involution(void **state)
 {
     (void)state;
@@ -187,8 +217,8 @@ static void test_alternate_is_an_involution(void **state)
 static void test_fingerprint_never_zero(void **state)
 {
     (void)state;
-    const unsigned widths[] = { 8, 12, 16 };
-    for (int w = 0; w < 3; w++) {
+    const unsigned *widths = every_width;
+    for (size_t w = 0; w < WIDTHS; w++) {
         bk_filter *f = make_exact(100, widths[w], 0);
         uint64_t rng = widths[w];
         uint64_t seen_max = 0;
@@ -219,8 +249,11 @@ static void test_sizing(void **state)
         double fpr;
         unsigned bits;
     } cases[] = {
-        { 0.03, 8 },   { 0.0295, 8 },  { 0.029, 12 },  { 0.01, 12 },
-        { 0.002, 12 }, { 0.0018, 16 }, { 0.0002, 16 },
+        /* p(0.95, f): f = 7: 5.83%, 8: 2.94%, 9: 1.48%, 10: 0.741%,
+         * 11: 0.371%, 12: 0.185%, 13: 0.0927%, 15: 0.0232%, 16: 0.0116% */
+        { 0.5, 4 },     { 0.06, 7 },     { 0.03, 8 },      { 0.0295, 8 },
+        { 0.029, 9 },   { 0.016, 9 },    { 0.01, 10 },     { 0.0074, 11 },
+        { 0.002, 12 }, { 0.0018, 13 },   { 0.00024, 15 },  { 0.0002, 16 },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         bk_params p = { .capacity = 100000, .fpr = cases[c].fpr };
@@ -243,16 +276,28 @@ static void test_sizing(void **state)
     }
     bk_params too_small = { .capacity = 1000, .fpr = 1e-5 };
     bk_params bpk = { .capacity = 1000, .bits_per_key = 13 };
-    bk_params bpk_small = { .capacity = 1000, .bits_per_key = 8 };
+    bk_params bpk_odd = { .capacity = 1000, .bits_per_key = 10 };
+    bk_params bpk_wide = { .capacity = 1000, .bits_per_key = 40 };
+    bk_params bpk_small = { .capacity = 1000, .bits_per_key = 4 };
     bk_params explicit_bits = { .capacity = 1000, .bits = 12000, .fingerprint_bits = 12 };
-    bk_params bad_width = { .capacity = 1000, .fingerprint_bits = 10 };
+    bk_params odd_width = { .capacity = 1000, .fingerprint_bits = 9 };
+    bk_params too_narrow = { .capacity = 1000, .fingerprint_bits = 3 };
+    bk_params bad_width = { .capacity = 1000, .fingerprint_bits = 17 };
     bk_stats d;
     assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &too_small, &d), BK_ERANGE);
     assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bpk, &d), BK_OK);
-    assert_int_equal(d.fingerprint_bits, 12);
+    assert_int_equal(d.fingerprint_bits, 12); /* floor(13 x 0.95) */
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bpk_odd, &d), BK_OK);
+    assert_int_equal(d.fingerprint_bits, 9);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bpk_wide, &d), BK_OK);
+    assert_int_equal(d.fingerprint_bits, 16);
     assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bpk_small, &d), BK_ERANGE);
     assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &explicit_bits, &d), BK_OK);
     assert_int_equal(d.bits, 12000);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &odd_width, &d), BK_OK);
+    assert_int_equal(d.fingerprint_bits, 9);
+    assert_int_equal(d.bytes, (d.bits + 7) / 8);
+    assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &too_narrow, &d), BK_EINVAL);
     assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &bad_width, &d), BK_EINVAL);
 }
 
@@ -367,8 +412,8 @@ static void test_capacity_fits(void **state)
 static void test_random_multiset_no_false_negatives(void **state)
 {
     (void)state;
-    const unsigned widths[] = { 8, 12, 16 };
-    for (int w = 0; w < 3; w++) {
+    const unsigned *widths = every_width;
+    for (size_t w = 0; w < WIDTHS; w++) {
         bk_filter *f = make_exact(64, widths[w], (uint64_t)w);
         enum { POOL = 400, STEPS = 30000 };
         unsigned truth[POOL] = { 0 };
@@ -421,10 +466,10 @@ static void test_random_multiset_no_false_negatives(void **state)
 static void test_fpr_matches_prediction(void **state)
 {
     (void)state;
-    const unsigned widths[] = { 8, 12, 16 };
+    const unsigned *widths = every_width;
     const uint64_t queries = 1000000;
     char key[32];
-    for (int w = 0; w < 3; w++) {
+    for (size_t w = 0; w < WIDTHS; w++) {
         /* 13,000 buckets at the paper's 95% load: 49,400 keys. */
         bk_filter *f = make_exact(13000, widths[w], 0);
         for (uint64_t i = 0; i < 49400; i++)
@@ -446,16 +491,16 @@ static void test_fpr_matches_prediction(void **state)
     }
 }
 
-/* contains tests a whole bucket at once (src/cuckoo.c, bucket_has); count
+/* contains tests a whole bucket at once (src/cuckoo.c, matching_slots); count
  * walks its slots one by one.  On full tables of every width, with many
  * false positives among the absent hashes (f = 8: about 3%), the two
  * agree on every hash, and present hashes are found. */
 static void test_contains_agrees_with_slot_by_slot_count(void **state)
 {
     (void)state;
-    static const unsigned widths[] = { 8, 12, 16 };
+    const unsigned *widths = every_width;
     enum { BUCKETS = 4096, QUERIES = 200000 };
-    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    for (size_t w = 0; w < WIDTHS; w++) {
         bk_filter *f = make_exact(BUCKETS, widths[w], 0);
         uint64_t rng = 1000 + w, added = 0;
         uint64_t target = BUCKETS * 4 * 95 / 100;
@@ -629,7 +674,7 @@ static void test_filter_handle(void **state)
     bk_filter_stats(f, &s);
     assert_int_equal(bk_kind_design(BK_KIND_CUCKOO, &p, &d), BK_OK);
     assert_int_equal(s.bits, d.bits);
-    assert_int_equal(s.fingerprint_bits, 16);
+    assert_int_equal(s.fingerprint_bits, 13); /* the narrowest width for 0.1% */
     assert_true(s.load_factor == 0);
     assert_int_equal(bk_filter_union(f, f), BK_EUNSUPPORTED);
     bk_filter_free(f);
@@ -640,9 +685,9 @@ static void test_format_hooks(void **state)
 {
     (void)state;
     const bk_kind_ops *ops = &bk_cuckoo_ops;
-    const unsigned widths[] = { 8, 12, 16 };
+    const unsigned *widths = every_width;
     char key[32];
-    for (int w = 0; w < 3; w++) {
+    for (size_t w = 0; w < WIDTHS; w++) {
         bk_filter *f = make_exact(37, widths[w], 9);
         const void *object = object_of(f);
         uint64_t accepted = 0;
@@ -653,7 +698,7 @@ static void test_format_hooks(void **state)
         assert_int_equal(ops->params_size(object), 56);
         ops->write_params(object, params);
         uint64_t size = ops->payload_size(object);
-        assert_int_equal(size, 37 * widths[w] / 2);
+        assert_int_equal(size, (37 * 4 * widths[w] + 7) / 8); /* 4f bits a bucket, packed */
         uint8_t *payload = aligned_alloc(64, (size + 63) / 64 * 64);
         ops->write_payload(object, payload);
         for (int pass = 0; pass < 2; pass++) {
@@ -706,7 +751,8 @@ static void test_format_hooks(void **state)
         } cases[] = {
             { 0, 38, BK_ECORRUPT },    /* buckets: payload size contradicts */
             { 0, 0, BK_ECORRUPT },     /* zero buckets */
-            { 8, 10, BK_ECORRUPT },    /* fingerprint width 10 */
+            { 8, 3, BK_ECORRUPT },     /* fingerprint width 3 */
+            { 8, 17, BK_ECORRUPT },    /* fingerprint width 17 */
             { 12, 8, BK_ECORRUPT },    /* 8 slots per bucket */
             { 16, 0, BK_ECORRUPT },    /* capacity 0 */
             { 31, 0xff, BK_ECORRUPT }, /* target FPR NaN */
@@ -722,6 +768,16 @@ static void test_format_hooks(void **state)
             assert_int_equal(ops->read(bad, 56, payload, size, h, accepted, false, &back),
                              cases[c].expected);
             assert_null(back);
+        }
+        if (widths[w] % 2 == 1) {
+            /* 37 buckets of 4f bits, f odd: the last byte's high 4 bits are
+             * padding and must be 0. */
+            payload[size - 1] ^= 0x80;
+            void *back = NULL;
+            assert_int_equal(ops->read(params, 56, payload, size, h, accepted, false, &back),
+                             BK_ECORRUPT);
+            assert_null(back);
+            payload[size - 1] ^= 0x80;
         }
         uint8_t bad[56];
         memcpy(bad, params, 56);
@@ -755,9 +811,9 @@ static void test_format_hooks(void **state)
 static void test_format_roundtrip(void **state)
 {
     (void)state;
-    const unsigned widths[] = { 8, 12, 16 };
+    const unsigned *widths = every_width;
     char key[32];
-    for (int w = 0; w < 3; w++) {
+    for (size_t w = 0; w < WIDTHS; w++) {
         for (int full = 0; full < 2; full++) {
             bk_params p = { .capacity = 300, .fingerprint_bits = widths[w], .seed = 11 };
             bk_filter *f;
@@ -848,6 +904,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_contains_remove_count),
         cmocka_unit_test(test_same_key_many_times),
+        cmocka_unit_test(test_alternate_formula),
         cmocka_unit_test(test_alternate_is_an_involution),
         cmocka_unit_test(test_fingerprint_never_zero),
         cmocka_unit_test(test_sizing),

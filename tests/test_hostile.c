@@ -184,6 +184,42 @@ static void test_cuckoo_key_count_must_match_table(void **state)
     free(bytes);
 }
 
+/* Fingerprint widths: any of 4 to 16 bits loads; another width, or a
+ * payload whose padding bits (odd width, odd bucket count) are not 0, is
+ * refused. */
+static void test_cuckoo_width_checked(void **state)
+{
+    (void)state;
+    for (unsigned width = BK_CUCKOO_MIN_FINGERPRINT_BITS;
+         width <= BK_CUCKOO_MAX_FINGERPRINT_BITS; width++) {
+        bk_params params = { .capacity = 100, .fingerprint_bits = width };
+        bk_filter *filter = create(BK_KIND_CUCKOO, &params);
+        add_keys(filter, 0, 20);
+        size_t size = 0;
+        uint8_t *bytes = bk_rt_serialize(filter, &size);
+        bk_filter_free(filter);
+        filter = load_ok(bytes, size);
+        assert_save_loads(filter, 20);
+        bk_filter_free(filter);
+        uint8_t *width_field = bytes + BK_FORMAT_PARAMS_OFFSET + 8;
+        const uint32_t wrong[] = { 0, 3, 17, 32, width == 8 ? 9 : 8, UINT32_MAX };
+        for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+            bk_store_le32(width_field, wrong[i]);
+            reseal(bytes, size);
+            assert_int_equal(load_status(bytes, size), BK_ECORRUPT);
+        }
+        bk_store_le32(width_field, width);
+        if (width % 2 == 1) {
+            /* 35 buckets of 4 x width bits: the last byte's high half is
+             * padding. */
+            bytes[size - 1] ^= 0x80;
+            reseal(bytes, size);
+            assert_int_equal(load_status(bytes, size), BK_ECORRUPT);
+        }
+        free(bytes);
+    }
+}
+
 /* Removing every key of a loaded filter, then one more, keeps the count
  * at zero, and each save in between loads. */
 static void test_cuckoo_remove_to_empty_saves(void **state)
@@ -563,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_scalable_initial_capacity_refused),
         cmocka_unit_test(test_mapped_cuckoo_saves_a_loadable_file),
         cmocka_unit_test(test_cuckoo_key_count_must_match_table),
+        cmocka_unit_test(test_cuckoo_width_checked),
         cmocka_unit_test(test_cuckoo_remove_to_empty_saves),
         cmocka_unit_test(test_scalable_header_must_match_records),
         cmocka_unit_test(test_scalable_records_must_follow_the_rule),

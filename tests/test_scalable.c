@@ -1,6 +1,6 @@
 /*
  * tests/test_scalable.c -- the scalable Bloom filter: growth, the chain's
- * FPR bound over 100x growth, no false negatives, limits, independence of
+ * FPR near its target from 1x to 1000x growth, no false negatives, limits, independence of
  * the levels, the generic handle and the file-format hooks.
  *
  * Statistical checks use fixed keys and binomial bounds: a count of events
@@ -80,17 +80,19 @@ static void test_defaults(void **state)
     bk_filter *f = create_or_fail(&p);
     assert_int_equal(sub_count(f), 1);
     assert_true(stats_of(f).target_fpr == 0.01);
-    /* s, r and the limit are in the parameter block (docs/FORMAT.md). */
-    uint8_t chain[40 + 32];
+    /* s, r, the limit and q are in the parameter block (docs/FORMAT.md). */
+    uint8_t chain[40 + 32 + 8];
     assert_int_equal(bk_scalable_ops.params_size(object_of(f)), sizeof chain);
     bk_scalable_ops.write_params(object_of(f), chain);
     assert_true(bk_load_le_double(chain + 16) == 2.0);
-    assert_true(bk_load_le_double(chain + 24) == 0.5);
+    assert_true(bk_load_le_double(chain + 24) == 0.75);
     assert_int_equal(bk_load_le32(chain + 32), BK_SCALABLE_MAX_FILTERS);
+    assert_true(bk_load_le_double(chain + 72) == 0.7);
     bk_stats first;
     assert_int_equal(bk_scalable_sub_stats(f, 0, &first), BK_OK);
     assert_int_equal(first.capacity, 1000);
-    assert_true(first.target_fpr <= 0.01 * 0.5); /* p0 = p (1 - r) */
+    /* p0 = q p, used nearly whole (m is the smallest meeting it at k) */
+    assert_true(first.target_fpr <= 0.01 * 0.7 && first.target_fpr > 0.01 * 0.7 * 0.99);
     assert_int_equal(bk_scalable_sub_stats(f, 1, &first), BK_ERANGE);
     bk_filter_free(f);
 }
@@ -143,60 +145,104 @@ static void test_add_reports_whether_new(void **state)
     bk_filter_free(f);
 }
 
-/* The paper's claim, checked: 100 x the initial capacity, every key still
- * found, the chain's FPR below its bound 1 - prod(1 - p_i) <= p0/(1-r). */
-static void test_fpr_bound_over_100x_growth(void **state)
+/* Sub-filter i's share of the budget p: q p, then (1 - q) p (1 - r) r^(i-1). */
+static double share_of(double p, double q, double r, unsigned i)
+{
+    return i == 0 ? q * p : (1 - q) * p * (1 - r) * pow(r, (double)(i - 1));
+}
+
+/* Adds keys "user:from" .. "user:to-1"; returns how many were reported
+ * present before their add (false positives of the chain at that moment). */
+static unsigned add_users(bk_filter *f, unsigned from, unsigned to)
+{
+    char key[32];
+    unsigned not_new = 0;
+    for (unsigned i = from; i < to; i++) {
+        bool was_new = false;
+        assert_int_equal(bk_filter_add(f, key, make_key(key, "user", i), &was_new), BK_OK);
+        not_new += !was_new;
+    }
+    return not_new;
+}
+
+/* The chain lands near the FPR asked for, from below, at every growth:
+ * 1x, 10x, 100x and 1000x its initial capacity (n0 = 1000, p = 1%,
+ * defaults s = 2, r = 0.75, q = 0.7).  Bounds, over N = 10^6 absent keys:
+ * false positives at most N p + 4 sqrt(N p (1 - p)) (binomial at the
+ * target), and at least 0.6 N p (the design puts the chain at 0.70 p at 1x
+ * and 0.85-0.97 p beyond).  Every sub-filter is sized to its share of p and
+ * filled exactly to its capacity, every key added stays present. */
+static void test_fpr_near_target_over_growth(void **state)
 {
     (void)state;
-    const unsigned initial = 1000, added = 100 * initial, absent = 1000000;
-    const double p = 0.01, r = 0.5;
+    const unsigned initial = 1000, absent = 1000000;
+    const unsigned growths[] = { 1, 10, 100, 1000 };
+    const double p = 0.01, q = BK_SCALABLE_FIRST_SHARE, r = BK_SCALABLE_DEFAULT_TIGHTENING;
     bk_params params = { .capacity = initial, .fpr = p };
     bk_filter *f = create_or_fail(&params);
     char key[32];
-    unsigned not_new = 0;
-    for (unsigned i = 0; i < added; i++) {
-        bool was_new = false;
-        assert_int_equal(bk_filter_add(f, key, make_key(key, "user", i), &was_new), BK_OK);
-        not_new += !was_new; /* a false positive of the chain at that moment */
+    unsigned added = 0, not_new = 0;
+    for (size_t g = 0; g < sizeof growths / sizeof growths[0]; g++) {
+        unsigned target = growths[g] * initial;
+        not_new += add_users(f, added, target);
+        added = target;
+        double sum = 0;
+        unsigned subs = sub_count(f);
+        for (unsigned i = 0; i < subs; i++) {
+            bk_stats sub;
+            assert_int_equal(bk_scalable_sub_stats(f, i, &sub), BK_OK);
+            assert_int_equal(sub.capacity, (uint64_t)initial << i);
+            if (i + 1 < subs)
+                assert_int_equal(sub.keys_added, sub.capacity); /* filled exactly */
+            double share = share_of(p, q, r, i);
+            assert_true(sub.target_fpr <= share && sub.target_fpr > 0.9 * share);
+            sum += sub.target_fpr;
+        }
+        double bound = fpr_bound_of(f);
+        assert_true(bound <= sum && sum < p);
+        unsigned false_positives = 0;
+        for (unsigned i = 0; i < absent; i++)
+            false_positives += bk_filter_contains(f, key, make_key(key, "guest", i));
+        bk_stats s = stats_of(f);
+        print_message("scalable %4ux: %u sub-filters, FPR %.5f (bound %.5f), %.2f bits per key "
+                      "added\n",
+                      growths[g], subs, (double)false_positives / absent, bound,
+                      (double)s.bits / (double)s.keys_added);
+        assert_true(false_positives <= binomial_upper(absent, p));
+        assert_true(false_positives <= binomial_upper(absent, bound));
+        assert_true(false_positives >= 0.6 * p * absent);
+        assert_true(s.current_fpr < bound); /* no sub-filter beyond capacity */
+        assert_false(s.past_design_point);
     }
-    /* Capacities 1000, 2000, ... 64000: seven sub-filters hold 127,000. */
-    assert_int_equal(sub_count(f), 7);
-    double none = 1, sum = 0;
-    for (unsigned i = 0; i < 7; i++) {
-        bk_stats sub;
-        assert_int_equal(bk_scalable_sub_stats(f, i, &sub), BK_OK);
-        assert_int_equal(sub.capacity, (uint64_t)initial << i);
-        if (i < 6)
-            assert_int_equal(sub.keys_added, sub.capacity); /* filled exactly */
-        double p_i = p * (1 - r) * pow(r, i);
-        assert_true(sub.target_fpr <= p_i); /* each sub-filter within its share */
-        none *= 1 - sub.target_fpr;
-        sum += sub.target_fpr;
-    }
-    double bound = fpr_bound_of(f);
-    assert_true(fabs(bound - (1 - none)) < 1e-15);
-    assert_true(bound <= sum && sum <= p * (1 - r) / (1 - r));
-    assert_true(bound < p);
+    assert_int_equal(sub_count(f), 10); /* 1000 << 0 .. 1000 << 9 hold 1,023,000 */
     assert_int_equal(keys_added_of(f), added - not_new);
     assert_true(not_new <= binomial_upper(added, p));
-
     for (unsigned i = 0; i < added; i++)
         assert_true(bk_filter_contains(f, key, make_key(key, "user", i)));
-    unsigned false_positives = 0;
-    for (unsigned i = 0; i < absent; i++)
-        false_positives += bk_filter_contains(f, key, make_key(key, "guest", i));
-    print_message("scalable: %u keys, %u sub-filters, FPR %.5f, bound %.5f\n", added,
-                  sub_count(f), (double)false_positives / absent, bound);
-    assert_true(false_positives <= binomial_upper(absent, bound));
-    bk_stats s;
-    bk_filter_stats(f, &s);
-    assert_int_equal(s.kind, BK_KIND_SCALABLE);
-    assert_int_equal(s.filters, 7);
-    assert_int_equal(s.capacity, 127 * initial);
-    assert_true(s.current_fpr < bound); /* no sub-filter beyond capacity */
-    assert_false(s.past_design_point);
-    print_message("scalable: estimated from the fill %.5f, %.2f bits per key added\n",
-                  s.current_fpr, (double)s.bits / (double)s.keys_added);
+    bk_filter_free(f);
+}
+
+/* A chain from a file without the share field (the schedule before it,
+ * p_i = p (1 - r) r^i) keeps that schedule as it grows, and is written
+ * back without the field. */
+static void test_chain_without_share_keeps_its_schedule(void **state)
+{
+    (void)state;
+    bk_load_options options = { .expected_kind = BK_KIND_SCALABLE };
+    bk_filter *f = NULL;
+    /* n0 = 50, p = 1%, s = 2, r = 0.5; 200 keys in 3 sub-filters */
+    assert_int_equal(bk_filter_load(BK_TEST_DATA_DIR "/scalable-xxh3.bkf", &options, &f), BK_OK);
+    assert_int_equal(sub_count(f), 3);
+    add_users(f, 0, 1000);
+    unsigned subs = sub_count(f);
+    assert_true(subs >= 5);
+    for (unsigned i = 0; i < subs; i++) {
+        bk_stats sub;
+        assert_int_equal(bk_scalable_sub_stats(f, i, &sub), BK_OK);
+        double share = 0.01 * 0.5 * pow(0.5, (double)i);
+        assert_true(sub.target_fpr <= share && sub.target_fpr > 0.9 * share);
+    }
+    assert_int_equal(bk_scalable_ops.params_size(object_of(f)), 40 + 32 * (size_t)subs);
     bk_filter_free(f);
 }
 
@@ -519,7 +565,7 @@ static void test_format_round_trip_several_sub_filters(void **state)
         bk_filter_add(f, key, make_key(key, "r", i), NULL);
     assert_int_equal(sub_count(f), 4);
     encoded e = encode(&bk_scalable_ops, object_of(f));
-    assert_int_equal(e.params_size, 40 + 32 * 4);
+    assert_int_equal(e.params_size, 40 + 32 * 4 + 8);
     assert_int_equal(e.payload_size % 64, 0);
     const uint64_t keys = keys_added_of(f);
     for (int in_place = 1; in_place >= 0; in_place--) {
@@ -596,6 +642,10 @@ static void test_format_rejects_inconsistent_data(void **state)
         { 40, UINT64_C(1) << 57, 8, BK_ERANGE }, /* m too large */
         { 40, 1, 8, BK_ECORRUPT },               /* m contradicts the payload */
         { 72 + 24, 201, 8, BK_ECORRUPT },        /* keys above capacity */
+        { 104, 0, 8, BK_ECORRUPT },              /* first share q = 0 */
+        { 104, UINT64_C(0x3ff0000000000000), 8, BK_ECORRUPT }, /* q = 1 */
+        { 104, UINT64_C(0x7ff8000000000000), 8, BK_ECORRUPT }, /* q NaN */
+        { 104, UINT64_C(0x3fe0000000000000), 8, BK_ECORRUPT }, /* q = 0.5: contradicts m_0 */
     };
     for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
         uint8_t saved[8];
@@ -688,7 +738,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_sizing_at_most),
         cmocka_unit_test(test_add_reports_whether_new),
-        cmocka_unit_test(test_fpr_bound_over_100x_growth),
+        cmocka_unit_test(test_fpr_near_target_over_growth),
+        cmocka_unit_test(test_chain_without_share_keeps_its_schedule),
         cmocka_unit_test(test_levels_are_independent),
         cmocka_unit_test(test_no_false_negatives_with_odd_factors),
         cmocka_unit_test(test_non_scaling_mode),

@@ -3,7 +3,8 @@
  * Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom", CoNEXT
  * 2014): short fingerprints of the keys in a cuckoo hash table of 4-slot
  * buckets.  Supports remove, and beats a Bloom filter on space below about
- * 3% false positives.  Design, layout and measured figures: src/cuckoo.c;
+ * 0.4% false positives (fingerprints of 4 to 16 bits: 2.9% at 8.4 bits per
+ * key, 0.74% at 10.5, 0.19% at 12.6; the table in src/cuckoo.c).  Design, layout and measured figures: src/cuckoo.c;
  * the whole story: docs/DELETION.md.
  *
  * It is used through the bk_filter handle (bloomkit/filter.h); this header
@@ -73,6 +74,9 @@ BK_API_BEGIN
 
 #define BK_CUCKOO_SLOTS_PER_BUCKET 4u
 #define BK_CUCKOO_MAX_KICKS 500u
+/* Fingerprint widths, in bits: any from 4 to 16. */
+#define BK_CUCKOO_MIN_FINGERPRINT_BITS 4u
+#define BK_CUCKOO_MAX_FINGERPRINT_BITS 16u
 /* The load factor the sizing aims at, at capacity (the paper's 95% for
  * 4-slot buckets), reached by capacity + BK_CUCKOO_SLACK_SIGMAS sqrt(capacity)
  * keys: the slack absorbs the Poisson fluctuation of small tables (see
@@ -82,15 +86,16 @@ BK_API_BEGIN
 
 /*
  * bk_filter_create(BK_KIND_CUCKOO, ...) sizes the filter so:
- *   fingerprint bits: .fingerprint_bits if set (8, 12 or 16, else
- *     BK_EINVAL); else, with .bits_per_key, the widest of 8/12/16 that fits
- *     bits_per_key * 0.95; else the narrowest whose predicted FPR at 95% load,
- *     p(0.95, f), is at most .fpr (default 0.01), where
+ *   fingerprint bits: .fingerprint_bits if set (4 to 16, else BK_EINVAL);
+ *     else, with .bits_per_key, the widest f <= 16 with f <= bits_per_key *
+ *     0.95 (BK_ERANGE below 4); else the narrowest f whose predicted FPR at
+ *     95% load, p(0.95, f), is at most .fpr (default 0.01), where
  *     p(load, f) = 1 - (1 - 1/(2^f - 1))^(8 load) ~ 8 load / 2^f
  *     (a query compares its fingerprint with the 2 x 4 slots of its
- *     buckets; 2b/2^f at full load, Fan et al. 2014, for b = 4):
- *     8 bits down to p = 2.94%, 12 bits to 0.185%, 16 bits to 1.16e-4.
- *     A smaller .fpr is BK_ERANGE (use a Bloom or fuse filter).
+ *     buckets; 2b/2^f at full load, Fan et al. 2014, for b = 4): each bit
+ *     halves it, 8 bits down to p = 2.94%, 9 to 1.48%, 10 to 0.741% (the
+ *     default 1%), 12 to 0.185%, 16 to 1.16e-4.  A smaller .fpr is
+ *     BK_ERANGE (use a Bloom or fuse filter).
  *   buckets: floor(.bits / (4 f)) when .bits is set (.hashes is ignored);
  *     else ceil((n + 3 sqrt(n)) / (4 * 0.95)) for capacity n: 95% load
  *     with three standard deviations of slack, so that adding n keys

@@ -182,7 +182,7 @@ static void choose_params(input *in, bk_kind kind, bk_params *p)
     p->flags = take_byte(in) % 4 == 0 ? BK_FLAG_CONCURRENT : 0;
     if (kind == BK_KIND_COUNTING && take_byte(in) % 2 == 0)
         p->flags |= BK_FLAG_COUNTING_CLASSIC; /* both layouts */
-    p->fingerprint_bits = (unsigned[]){ 0, 8, 12, 16 }[take_byte(in) % 4];
+    p->fingerprint_bits = (unsigned[]){ 0, 4, 8, 9, 12, 13, 16, 17 }[take_byte(in) % 8];
     p->expansion = (double[]){ 0, 2, 4 }[take_byte(in) % 3];
     p->tightening = (double[]){ 0, 0.5, 0.8 }[take_byte(in) % 3];
     p->max_filters = take_byte(in) % 4;

@@ -28,9 +28,10 @@ DIVERGENT = {
     "CF.INSERT full ITEMS h i j", "CF.INSERTNX full ITEMS k l a",
     "CF.INSERT full ITEMS a b c d e", "CF.INSERTNX full ITEMS a f g h", "CF.ADD full z",
 }
-# A false positive of bloomkit's 2-key filter (23 bits, 8 hashes; the
-# item i6 hashes onto set bits): answered "already present" (0), where
-# RedisBloom's differently hashed filter says it is full.
+# A possible false positive of bloomkit's 2-key filter (the item i6 may
+# hash onto set bits, depending on the chain's sizing): answered "already
+# present" (0), where RedisBloom's differently hashed filter says it is
+# full; either reply is accepted.
 FALSE_POSITIVE = {"BF.INSERT tiny ITEMS i6": b"*1\r\n:0\r\n"}
 CHAIN_FIELDS = {"CF.INFO grow", "CF.INFO grow2", "CF.INFO ins5", "CF.INFO full"}
 # RedisBloom looks for NONSCALING among all arguments, the key name too:
@@ -98,7 +99,7 @@ def compare(client, name):
                 check(same_type(expected, got), where)
             continue
         if command in FALSE_POSITIVE:
-            check(got == FALSE_POSITIVE[command], where)
+            check(got in (FALSE_POSITIVE[command], expected), where)
             continue
         if command in DIVERGENT:
             check(expected is None or same_type(expected, got) or got.startswith(b":1") or got.startswith(b"#t"), where)
