@@ -632,8 +632,9 @@ int main(int argc, char **argv)
                 p = *end == ',' ? end + 1 : end;
             }
         } else {
-            fprintf(stderr, "usage: quotient-bench [--quick] [--sizes 20,24,26] [--hashed] "
-                            "[--no-cuckoo] [--no-rebuilds] [--cqf LIBRARY] [--vqf LIBRARY]...\n");
+            fprintf(stderr,
+                    "usage: quotient-bench [--quick] [--sizes 20,24,26] [--hashed] "
+                    "[--no-cuckoo] [--no-rebuilds] [--cqf LIBRARY] [--vqf LIBRARY]...\n");
             return 2;
         }
     }

@@ -518,14 +518,14 @@ static void insert_location(bk_cuckoo *filter, location where)
     uint64_t word2 = bucket_load(filter, where.bucket2);
     int slot = first_slot(filter, word1, 0);
     if (slot >= 0) {
-        bucket_store(filter, where.bucket1, slot_set(filter, word1, (unsigned)slot,
-                                                     where.fingerprint));
+        bucket_store(filter, where.bucket1,
+                     slot_set(filter, word1, (unsigned)slot, where.fingerprint));
         return;
     }
     slot = first_slot(filter, word2, 0);
     if (slot >= 0) {
-        bucket_store(filter, where.bucket2, slot_set(filter, word2, (unsigned)slot,
-                                                     where.fingerprint));
+        bucket_store(filter, where.bucket2,
+                     slot_set(filter, word2, (unsigned)slot, where.fingerprint));
         return;
     }
     kick_in(filter, where.bucket1, where.bucket2, where.fingerprint);
@@ -947,7 +947,8 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
         return BK_ERANGE;
     uint64_t slots = design.buckets * SLOTS;
     if (payload_size != table_bytes_for(design.buckets, design.fingerprint_bits) ||
-        !padding_clear(payload, payload_size, table_bits(design.buckets, design.fingerprint_bits)) ||
+        !padding_clear(payload, payload_size,
+                       table_bits(design.buckets, design.fingerprint_bits)) ||
         stash_fingerprint >= (1u << design.fingerprint_bits) ||
         (stash_fingerprint != 0 ? stash_bucket >= design.buckets : stash_bucket != 0) ||
         keys_added > slots + (stash_fingerprint != 0))

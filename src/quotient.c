@@ -545,200 +545,200 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
  * end_bound(p): one past the last slot used by the runs of quotients <= p
  * (at most p when slot p is free: then no run covers it).
  */
-#define DEFINE_WALK(SUFFIX, ATTRIBUTE, RANK, SELECT)                                      \
+#define DEFINE_WALK(SUFFIX, ATTRIBUTE, RANK, SELECT)                                            \
     /* The runs of quotients < 64 block end at the runs_before-th runend at \
      * or after *start (or, when runs_before is 0, right before *start):   \
      * from the block's own offset, or, when that saturated, from the     \
      * nearest earlier block whose offset did not (block 0's is 0), the    \
-     * quotients of the blocks between counted into runs_before. */             \
-    ATTRIBUTE static inline uint64_t anchor_##SUFFIX(const quotient *f, uint64_t block,   \
-                                                     uint64_t *runs_before)               \
-    {                                                                                     \
-        unsigned offset = offset_byte(f, block);                                          \
-        *runs_before = 0;                                                                 \
-        if (__builtin_expect(offset == SATURATED, 0))                                     \
-            do {                                                                          \
-                block--;                                                                  \
-                *runs_before += RANK(occupieds(f, block));                                \
-                offset = offset_byte(f, block);                                           \
-            } while (offset == SATURATED);                                                \
-        return block * BLOCK_SLOTS + offset;                                              \
-    }                                                                                     \
-    ATTRIBUTE static uint64_t select_from_##SUFFIX(const quotient *f, uint64_t start,     \
-                                                   uint64_t k)                            \
-    {                                                                                     \
-        uint64_t block = start / BLOCK_SLOTS;                                             \
-        if (block >= f->blocks)                                                           \
-            return NOWHERE;                                                               \
-        uint64_t word = runends(f, block) & (~(uint64_t)0 << (start % BLOCK_SLOTS));      \
-        for (;;) {                                                                        \
-            uint64_t ones = RANK(word);                                                   \
-            if (ones >= k)                                                                \
-                return block * BLOCK_SLOTS + SELECT(word, (unsigned)(k - 1));             \
-            k -= ones;                                                                    \
-            if (++block >= f->blocks)                                                     \
-                return NOWHERE;                                                           \
-            word = runends(f, block);                                                     \
-        }                                                                                 \
-    }                                                                                     \
-    ATTRIBUTE static uint64_t end_bound_##SUFFIX(const quotient *f, uint64_t position)    \
-    {                                                                                     \
-        uint64_t block = position / BLOCK_SLOTS;                                          \
-        unsigned bit = position % BLOCK_SLOTS;                                            \
-        uint64_t below = occupieds(f, block) & (((uint64_t)2 << bit) - 1);                \
-        uint64_t runs;                                                                    \
-        uint64_t start = anchor_##SUFFIX(f, block, &runs);                                \
-        runs += RANK(below);                                                              \
-        if (runs == 0)                                                                    \
-            return start;                                                                 \
-        uint64_t end = select_from_##SUFFIX(f, start, runs);                              \
-        return end == NOWHERE ? NOWHERE : end + 1;                                        \
-    }                                                                                     \
+     * quotients of the blocks between counted into runs_before. */                   \
+    ATTRIBUTE static inline uint64_t anchor_##SUFFIX(const quotient *f, uint64_t block,         \
+                                                     uint64_t *runs_before)                     \
+    {                                                                                           \
+        unsigned offset = offset_byte(f, block);                                                \
+        *runs_before = 0;                                                                       \
+        if (__builtin_expect(offset == SATURATED, 0))                                           \
+            do {                                                                                \
+                block--;                                                                        \
+                *runs_before += RANK(occupieds(f, block));                                      \
+                offset = offset_byte(f, block);                                                 \
+            } while (offset == SATURATED);                                                      \
+        return block * BLOCK_SLOTS + offset;                                                    \
+    }                                                                                           \
+    ATTRIBUTE static uint64_t select_from_##SUFFIX(const quotient *f, uint64_t start,           \
+                                                   uint64_t k)                                  \
+    {                                                                                           \
+        uint64_t block = start / BLOCK_SLOTS;                                                   \
+        if (block >= f->blocks)                                                                 \
+            return NOWHERE;                                                                     \
+        uint64_t word = runends(f, block) & (~(uint64_t)0 << (start % BLOCK_SLOTS));            \
+        for (;;) {                                                                              \
+            uint64_t ones = RANK(word);                                                         \
+            if (ones >= k)                                                                      \
+                return block * BLOCK_SLOTS + SELECT(word, (unsigned)(k - 1));                   \
+            k -= ones;                                                                          \
+            if (++block >= f->blocks)                                                           \
+                return NOWHERE;                                                                 \
+            word = runends(f, block);                                                           \
+        }                                                                                       \
+    }                                                                                           \
+    ATTRIBUTE static uint64_t end_bound_##SUFFIX(const quotient *f, uint64_t position)          \
+    {                                                                                           \
+        uint64_t block = position / BLOCK_SLOTS;                                                \
+        unsigned bit = position % BLOCK_SLOTS;                                                  \
+        uint64_t below = occupieds(f, block) & (((uint64_t)2 << bit) - 1);                      \
+        uint64_t runs;                                                                          \
+        uint64_t start = anchor_##SUFFIX(f, block, &runs);                                      \
+        runs += RANK(below);                                                                    \
+        if (runs == 0)                                                                          \
+            return start;                                                                       \
+        uint64_t end = select_from_##SUFFIX(f, start, runs);                                    \
+        return end == NOWHERE ? NOWHERE : end + 1;                                              \
+    }                                                                                           \
     /* The slots [*start, *end] of occupied x's run: one select for the end \
-     * of the run before it, then the next runend. */             \
-    ATTRIBUTE static void run_of_##SUFFIX(const quotient *f, uint64_t x, uint64_t *start, \
-                                          uint64_t *end)                                  \
-    {                                                                                     \
-        uint64_t block = x / BLOCK_SLOTS;                                                 \
-        unsigned bit = x % BLOCK_SLOTS;                                                   \
-        uint64_t earlier;                                                                 \
-        uint64_t after = anchor_##SUFFIX(f, block, &earlier);                             \
-        earlier += RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));                \
-        if (earlier != 0)                                                                 \
-            after = select_from_##SUFFIX(f, after, earlier) + 1;                          \
-        *start = after > x ? after : x;                                                   \
-        *end = next_bit(f, 1, *start, f->slots - 1);                                      \
-    }                                                                                     \
+     * of the run before it, then the next runend. */                   \
+    ATTRIBUTE static void run_of_##SUFFIX(const quotient *f, uint64_t x, uint64_t *start,       \
+                                          uint64_t *end)                                        \
+    {                                                                                           \
+        uint64_t block = x / BLOCK_SLOTS;                                                       \
+        unsigned bit = x % BLOCK_SLOTS;                                                         \
+        uint64_t earlier;                                                                       \
+        uint64_t after = anchor_##SUFFIX(f, block, &earlier);                                   \
+        earlier += RANK(occupieds(f, block) & (((uint64_t)1 << bit) - 1));                      \
+        if (earlier != 0)                                                                       \
+            after = select_from_##SUFFIX(f, after, earlier) + 1;                                \
+        *start = after > x ? after : x;                                                         \
+        *end = next_bit(f, 1, *start, f->slots - 1);                                            \
+    }                                                                                           \
     /* Where occupied x's run lies when it lies inside x's own block (the    \
      * block's offset byte below 64, the run's end among its runends): the   \
      * run's first and last slot in the block, from one rank and one or two  \
      * selects on the block's two words; false otherwise (a run reaching     \
-     * into later blocks, a saturated offset: the general walk's cases). */  \
-    ATTRIBUTE static inline bool block_run_##SUFFIX(const uint8_t *block, unsigned bit,   \
-                                                    unsigned *first, unsigned *last)      \
-    {                                                                                     \
-        unsigned offset = block[16];                                                      \
-        uint64_t ends = offset < BLOCK_SLOTS ? load64(block + 8) >> offset : 0;           \
-        unsigned runs = RANK(load64(block) & (((uint64_t)2 << bit) - 1));                 \
-        unsigned end = SELECT(ends, runs - 1);                                            \
-        if (end >= BLOCK_SLOTS)                                                           \
-            return false;                                                                 \
-        unsigned start = runs == 1 ? 0 : SELECT(ends, runs - 2) + 1;                      \
-        *first = start + offset > bit ? start + offset : bit;                             \
-        *last = end + offset;                                                             \
-        return true;                                                                      \
-    }                                                                                     \
+     * into later blocks, a saturated offset: the general walk's cases). */                  \
+    ATTRIBUTE static inline bool block_run_##SUFFIX(const uint8_t *block, unsigned bit,         \
+                                                    unsigned *first, unsigned *last)            \
+    {                                                                                           \
+        unsigned offset = block[16];                                                            \
+        uint64_t ends = offset < BLOCK_SLOTS ? load64(block + 8) >> offset : 0;                 \
+        unsigned runs = RANK(load64(block) & (((uint64_t)2 << bit) - 1));                       \
+        unsigned end = SELECT(ends, runs - 1);                                                  \
+        if (end >= BLOCK_SLOTS)                                                                 \
+            return false;                                                                       \
+        unsigned start = runs == 1 ? 0 : SELECT(ends, runs - 2) + 1;                            \
+        *first = start + offset > bit ? start + offset : bit;                                   \
+        *last = end + offset;                                                                   \
+        return true;                                                                            \
+    }                                                                                           \
     /* The query: x's block's words and one window of its remainders (the  \
      * remainder line requested before the metadata is read), the general  \
-     * walk only when those cannot tell. */                                 \
-    ATTRIBUTE static bool contains_##SUFFIX(const quotient *f, uint64_t fingerprint)      \
-    {                                                                                     \
-        unsigned r = f->remainder_bits;                                                   \
-        uint64_t x = fingerprint >> r;                                                    \
-        unsigned bit = x % BLOCK_SLOTS, first, last;                                      \
-        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
-        __builtin_prefetch(block + HEADER_BYTES + bit * r / 8);                           \
-        if (!((load64(block) >> bit) & 1))                                                \
-            return false;                                                                 \
-        int held = block_run_##SUFFIX(block, bit, &first, &last)                          \
-                       ? window_holds(f, block + HEADER_BYTES, first, last,               \
-                                      fingerprint & f->remainder_mask)                    \
-                       : -1;                                                              \
-        if (held >= 0)                                                                    \
-            return held;                                                                  \
-        return contains_generally(f, fingerprint);                                        \
-    }                                                                                     \
-    ATTRIBUTE static bool contains_key_##SUFFIX(const quotient *f, const void *key,       \
-                                                size_t len)                               \
-    {                                                                                     \
-        return contains_##SUFFIX(f, fingerprint_of(f, bk_hash_inline(&f->hasher, key, len))); \
-    }                                                                                     \
-    /* The count: the run found as the query finds it, then parsed. */      \
-    ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint)  \
-    {                                                                                     \
-        uint64_t x = fingerprint >> f->remainder_bits;                                    \
-        unsigned bit = x % BLOCK_SLOTS, first, last;                                      \
-        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                              \
-        if (!((load64(block) >> bit) & 1))                                                \
-            return 0;                                                                     \
-        if (!block_run_##SUFFIX(block, bit, &first, &last))                               \
-            return lookup(f, fingerprint);                                                \
-        return count_in_run(f, fingerprint, x - bit + first, x - bit + last);             \
-    }                                                                                     \
+     * walk only when those cannot tell. */                    \
+    ATTRIBUTE static bool contains_##SUFFIX(const quotient *f, uint64_t fingerprint)            \
+    {                                                                                           \
+        unsigned r = f->remainder_bits;                                                         \
+        uint64_t x = fingerprint >> r;                                                          \
+        unsigned bit = x % BLOCK_SLOTS, first, last;                                            \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                                    \
+        __builtin_prefetch(block + HEADER_BYTES + bit * r / 8);                                 \
+        if (!((load64(block) >> bit) & 1))                                                      \
+            return false;                                                                       \
+        int held = block_run_##SUFFIX(block, bit, &first, &last)                                \
+                       ? window_holds(f, block + HEADER_BYTES, first, last,                     \
+                                      fingerprint & f->remainder_mask)                          \
+                       : -1;                                                                    \
+        if (held >= 0)                                                                          \
+            return held;                                                                        \
+        return contains_generally(f, fingerprint);                                              \
+    }                                                                                           \
+    ATTRIBUTE static bool contains_key_##SUFFIX(const quotient *f, const void *key, size_t len) \
+    {                                                                                           \
+        return contains_##SUFFIX(f, fingerprint_of(f, bk_hash_inline(&f->hasher, key, len)));   \
+    }                                                                                           \
+    /* The count: the run found as the query finds it, then parsed. */                          \
+    ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint)        \
+    {                                                                                           \
+        uint64_t x = fingerprint >> f->remainder_bits;                                          \
+        unsigned bit = x % BLOCK_SLOTS, first, last;                                            \
+        const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                                    \
+        if (!((load64(block) >> bit) & 1))                                                      \
+            return 0;                                                                           \
+        if (!block_run_##SUFFIX(block, bit, &first, &last))                                     \
+            return lookup(f, fingerprint);                                                      \
+        return count_in_run(f, fingerprint, x - bit + first, x - bit + last);                   \
+    }                                                                                           \
     /* The insert of a new fingerprint whose run (or where it would start),  \
      * its place in the run and the first free slot after it all lie in x's  \
      * block: the slots from that place to the free slot shift up by one    \
      * within the block, and no other block's offset changes.  False,       \
      * changing nothing, for anything else (a saturated or large offset, a  \
      * counter in the run, the fingerprint already stored, a shift leaving  \
-     * the block): the general insert's cases. */                           \
-    ATTRIBUTE static bool insert_in_block_##SUFFIX(quotient *f, uint64_t fingerprint)     \
-    {                                                                                     \
-        unsigned r = f->remainder_bits;                                                   \
-        uint64_t x = fingerprint >> r, value = fingerprint & f->remainder_mask;           \
-        unsigned bit = x % BLOCK_SLOTS;                                                   \
-        uint8_t *block = f->table + (x / BLOCK_SLOTS) * f->block_bytes;                   \
-        uint8_t *remainders = block + HEADER_BYTES;                                       \
-        unsigned offset = block[16];                                                      \
-        if (offset >= BLOCK_SLOTS)                                                        \
-            return false;                                                                 \
-        uint64_t occupied = load64(block), ends = load64(block + 8);                      \
-        uint64_t relative = ends >> offset;                                               \
-        bool run_exists = (occupied >> bit) & 1;                                          \
-        unsigned before = RANK(occupied & (((uint64_t)1 << bit) - 1));                    \
-        unsigned at = before == 0 ? offset : SELECT(relative, before - 1) + 1 + offset;   \
-        if (at < bit)                                                                     \
-            at = bit;                                                                     \
-        unsigned last = 0;                                                                \
-        if (run_exists) {                                                                 \
-            last = SELECT(relative, before) + offset;                                     \
-            if (last >= BLOCK_SLOTS)                                                      \
-                return false;                                                             \
-            for (;; at++) {                                                               \
-                uint64_t stored = remainder_in(remainders, at, r, f->remainder_mask);     \
-                if (stored >= value) {                                                    \
-                    if (stored == value)                                                  \
-                        return false;                                                     \
-                    break;                                                                \
-                }                                                                         \
-                if (at == last) {                                                         \
-                    at++;                                                                 \
-                    break;                                                                \
-                }                                                                         \
-                if (remainder_in(remainders, at + 1, r, f->remainder_mask) == stored)     \
-                    return false; /* a counter */                                         \
-            }                                                                             \
-        }                                                                                 \
-        unsigned free_slot = at;                                                          \
-        for (;;) {                                                                        \
-            if (free_slot >= BLOCK_SLOTS)                                                 \
-                return false;                                                             \
-            unsigned runs = RANK(occupied & (((uint64_t)2 << free_slot) - 1));            \
-            unsigned bound = runs == 0 ? offset : SELECT(relative, runs - 1) + 1 + offset; \
-            if (bound <= free_slot)                                                       \
-                break;                                                                    \
-            free_slot = bound;                                                            \
-        }                                                                                 \
-        if (free_slot > at) {                                                             \
-            copy_bits(remainders, (at + 1) * r, remainders, at * r, (free_slot - at) * r, \
-                      true);                                                              \
-            uint64_t moving = (((uint64_t)1 << free_slot) - 1) & ~(((uint64_t)1 << at) - 1); \
-            ends = (ends & ~moving) | ((ends & moving) << 1);                             \
-        }                                                                                 \
-        put_remainder_in(remainders, at, r, f->remainder_mask, value);                    \
-        if (!run_exists) {                                                                \
-            occupied |= (uint64_t)1 << bit;                                               \
-            ends |= (uint64_t)1 << at;                                                    \
-        } else if (at == last + 1) {                                                      \
-            ends = (ends & ~((uint64_t)1 << last)) | ((uint64_t)1 << at);                 \
-        }                                                                                 \
-        store64(block, occupied);                                                         \
-        store64(block + 8, ends);                                                         \
-        return true;                                                                      \
-    }                                                                                     \
-    static const walk_ops walk_##SUFFIX = {                                               \
-        select_from_##SUFFIX,  end_bound_##SUFFIX, run_of_##SUFFIX,        contains_##SUFFIX, \
-        contains_key_##SUFFIX, count_of_##SUFFIX,  insert_in_block_##SUFFIX };
+     * the block): the general insert's cases. */                  \
+    ATTRIBUTE static bool insert_in_block_##SUFFIX(quotient *f, uint64_t fingerprint)           \
+    {                                                                                           \
+        unsigned r = f->remainder_bits;                                                         \
+        uint64_t x = fingerprint >> r, value = fingerprint & f->remainder_mask;                 \
+        unsigned bit = x % BLOCK_SLOTS;                                                         \
+        uint8_t *block = f->table + (x / BLOCK_SLOTS) * f->block_bytes;                         \
+        uint8_t *remainders = block + HEADER_BYTES;                                             \
+        unsigned offset = block[16];                                                            \
+        if (offset >= BLOCK_SLOTS)                                                              \
+            return false;                                                                       \
+        uint64_t occupied = load64(block), ends = load64(block + 8);                            \
+        uint64_t relative = ends >> offset;                                                     \
+        bool run_exists = (occupied >> bit) & 1;                                                \
+        unsigned before = RANK(occupied & (((uint64_t)1 << bit) - 1));                          \
+        unsigned at = before == 0 ? offset : SELECT(relative, before - 1) + 1 + offset;         \
+        if (at < bit)                                                                           \
+            at = bit;                                                                           \
+        unsigned last = 0;                                                                      \
+        if (run_exists) {                                                                       \
+            last = SELECT(relative, before) + offset;                                           \
+            if (last >= BLOCK_SLOTS)                                                            \
+                return false;                                                                   \
+            for (;; at++) {                                                                     \
+                uint64_t stored = remainder_in(remainders, at, r, f->remainder_mask);           \
+                if (stored >= value) {                                                          \
+                    if (stored == value)                                                        \
+                        return false;                                                           \
+                    break;                                                                      \
+                }                                                                               \
+                if (at == last) {                                                               \
+                    at++;                                                                       \
+                    break;                                                                      \
+                }                                                                               \
+                if (remainder_in(remainders, at + 1, r, f->remainder_mask) == stored)           \
+                    return false; /* a counter */                                               \
+            }                                                                                   \
+        }                                                                                       \
+        unsigned free_slot = at;                                                                \
+        for (;;) {                                                                              \
+            if (free_slot >= BLOCK_SLOTS)                                                       \
+                return false;                                                                   \
+            unsigned runs = RANK(occupied & (((uint64_t)2 << free_slot) - 1));                  \
+            unsigned bound = runs == 0 ? offset : SELECT(relative, runs - 1) + 1 + offset;      \
+            if (bound <= free_slot)                                                             \
+                break;                                                                          \
+            free_slot = bound;                                                                  \
+        }                                                                                       \
+        if (free_slot > at) {                                                                   \
+            copy_bits(remainders, (at + 1) * r, remainders, at * r, (free_slot - at) * r,       \
+                      true);                                                                    \
+            uint64_t moving = (((uint64_t)1 << free_slot) - 1) & ~(((uint64_t)1 << at) - 1);    \
+            ends = (ends & ~moving) | ((ends & moving) << 1);                                   \
+        }                                                                                       \
+        put_remainder_in(remainders, at, r, f->remainder_mask, value);                          \
+        if (!run_exists) {                                                                      \
+            occupied |= (uint64_t)1 << bit;                                                     \
+            ends |= (uint64_t)1 << at;                                                          \
+        } else if (at == last + 1) {                                                            \
+            ends = (ends & ~((uint64_t)1 << last)) | ((uint64_t)1 << at);                       \
+        }                                                                                       \
+        store64(block, occupied);                                                               \
+        store64(block + 8, ends);                                                               \
+        return true;                                                                            \
+    }                                                                                           \
+    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX,    end_bound_##SUFFIX,        \
+                                            run_of_##SUFFIX,         contains_##SUFFIX,         \
+                                            contains_key_##SUFFIX,   count_of_##SUFFIX,         \
+                                            insert_in_block_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2

@@ -157,8 +157,8 @@ static bk_status level_sizing(const chain_params *c, unsigned level, bk_sizing *
 
 static chain_params params_of(const bk_scalable *filter)
 {
-    chain_params c = { filter->initial_capacity, filter->target_fpr,   filter->expansion,
-                       filter->tightening,       filter->first_share,  filter->share_implicit,
+    chain_params c = { filter->initial_capacity, filter->target_fpr,  filter->expansion,
+                       filter->tightening,       filter->first_share, filter->share_implicit,
                        filter->max_filters };
     return c;
 }
@@ -588,9 +588,9 @@ static void ops_write_params(const void *object, uint8_t *out)
         bk_store_le64(record + 24, sub->keys_added);
     }
     if (!filter->share_implicit)
-        bk_store_le_double(out + CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE *
-                                                         filter->filter_count,
-                           filter->first_share);
+        bk_store_le_double(
+            out + CHAIN_HEADER_SIZE + (size_t)LEVEL_RECORD_SIZE * filter->filter_count,
+            filter->first_share);
 }
 
 static uint64_t ops_payload_size(const void *object)

@@ -630,19 +630,19 @@ static void test_format_rejects_inconsistent_data(void **state)
         int width;
         bk_status expected;
     } damage[] = {
-        { 0, 0, 8, BK_ECORRUPT },                /* initial capacity 0 */
-        { 32, 0, 4, BK_ECORRUPT },               /* max sub-filters 0 */
-        { 32, 65, 4, BK_ECORRUPT },              /* max beyond the limit */
-        { 36, 3, 4, BK_ECORRUPT },               /* count != records */
-        { 36, 0, 4, BK_ECORRUPT },               /* no sub-filter */
-        { 40 + 8, 0, 4, BK_ECORRUPT },           /* k = 0 */
-        { 40 + 8, 256, 4, BK_ERANGE },           /* k too large */
-        { 40 + 12, 1, 4, BK_ECORRUPT },          /* reserved field */
-        { 40 + 24, 99, 8, BK_ECORRUPT },         /* older sub-filter not full */
-        { 40, UINT64_C(1) << 57, 8, BK_ERANGE }, /* m too large */
-        { 40, 1, 8, BK_ECORRUPT },               /* m contradicts the payload */
-        { 72 + 24, 201, 8, BK_ECORRUPT },        /* keys above capacity */
-        { 104, 0, 8, BK_ECORRUPT },              /* first share q = 0 */
+        { 0, 0, 8, BK_ECORRUPT },                              /* initial capacity 0 */
+        { 32, 0, 4, BK_ECORRUPT },                             /* max sub-filters 0 */
+        { 32, 65, 4, BK_ECORRUPT },                            /* max beyond the limit */
+        { 36, 3, 4, BK_ECORRUPT },                             /* count != records */
+        { 36, 0, 4, BK_ECORRUPT },                             /* no sub-filter */
+        { 40 + 8, 0, 4, BK_ECORRUPT },                         /* k = 0 */
+        { 40 + 8, 256, 4, BK_ERANGE },                         /* k too large */
+        { 40 + 12, 1, 4, BK_ECORRUPT },                        /* reserved field */
+        { 40 + 24, 99, 8, BK_ECORRUPT },                       /* older sub-filter not full */
+        { 40, UINT64_C(1) << 57, 8, BK_ERANGE },               /* m too large */
+        { 40, 1, 8, BK_ECORRUPT },                             /* m contradicts the payload */
+        { 72 + 24, 201, 8, BK_ECORRUPT },                      /* keys above capacity */
+        { 104, 0, 8, BK_ECORRUPT },                            /* first share q = 0 */
         { 104, UINT64_C(0x3ff0000000000000), 8, BK_ECORRUPT }, /* q = 1 */
         { 104, UINT64_C(0x7ff8000000000000), 8, BK_ECORRUPT }, /* q NaN */
         { 104, UINT64_C(0x3fe0000000000000), 8, BK_ECORRUPT }, /* q = 0.5: contradicts m_0 */
