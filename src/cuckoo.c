@@ -855,8 +855,11 @@ static void ops_stats(const void *object, bk_stats *out)
     cuckoo_design design = design_of(filter);
     bk_stats s;
     fill_design(&design, filter->hasher.algorithm, &s);
-    uint64_t stored = occupied(filter);
-    s.keys_added = stored; /* = filter->stored; from memory, as a mapped count is unchecked */
+    /* A writable table's count is exact (checked on load, kept by every
+     * add and remove): stats take constant time.  A mapped table's count
+     * is unchecked, so it is counted from memory. */
+    uint64_t stored = filter->borrowed ? occupied(filter) : filter->stored;
+    s.keys_added = stored;
     s.keys_estimated = (double)stored;
     s.load_factor = (double)stored / (double)(filter->buckets * SLOTS);
     s.fill_ratio = s.load_factor;
