@@ -98,6 +98,7 @@ int main(int argc, char **argv)
     }
     report_header(&opts, run.csv, pinned_cpu, memory_locked);
     report_subjects(subjects, subject_count);
+    report_peers(run.csv);
     report_design_times(&run);
     uint64_t begin = bench_now_ns();
     for (int t = 0; t < KEY_TYPE_COUNT; t++) {
