@@ -46,6 +46,10 @@
 
 #define PACKED_BATCH 1024
 
+#ifndef BENCH_NATIVE_FLAGS
+#define BENCH_NATIVE_FLAGS "unknown"
+#endif
+
 /* The inline-view copies (bench/view_copy_names.h). */
 bool bench_o2_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out);
 uint64_t bench_o2_view_hits(const bench_view *view, const bk_key *keys, size_t count);
@@ -522,9 +526,9 @@ void report_peers(FILE *csv)
     char line[512] = "peers:";
     size_t used = strlen(line);
     for (size_t i = 0; peers[i] != NULL; i++)
-        used += (size_t)snprintf(line + used, sizeof line - used, " %s %s (%s) vs %s;",
-                                 peers[i]->name, peers[i]->filter, peers[i]->commit,
-                                 peers[i]->against);
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %s (%s) vs %s",
+                                 i ? ";" : "", peers[i]->name, peers[i]->filter,
+                                 peers[i]->commit, peers[i]->against);
     if (peers[0] == NULL)
         snprintf(line + used, sizeof line - used,
                  " none built (BLOOMKIT_PEER_* paths: docs/PERFORMANCE.md)");
@@ -561,9 +565,10 @@ int one_key_block(const bench_run *run, const key_set *present, const key_set *s
                 failed = 1;
         }
     }
-    printf("\none key per call, %s keys, n = %zu: ns per key, median of %d rounds "
-           "(ratio = peer / bloomkit)\n",
-           key_type_name(present->type), present->count, opts->reps);
+    printf("\none key per call, %s keys, n = %zu: ns per key, median of %d rounds; "
+           "view nat: %s; r = peer / bloomkit\n",
+           key_type_name(present->type), present->count, opts->reps,
+           BENCH_NATIVE_FLAGS[0] ? BENCH_NATIVE_FLAGS : "no flags");
     printf("%-8s %-9s %7s %7s %7s", "kind", "form", "ins", "+", "-");
     if (peers[0] != NULL)
         printf("  %-16s %-12s %7s %7s %7s %6s %6s %6s", "peer", "form", "ins", "+", "-", "r ins",

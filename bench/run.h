@@ -10,6 +10,9 @@
  *   run.c       the measurement: fills, passes in slices, repetitions round
  *               the kinds, medians, the machine's limits
  *   report.c    the run's header, the tables and the CSV rows
+ *   one_key.c   after each block, one key per call beside the peers of
+ *               bench/peers.h (adapters in bench/peers/, built only when
+ *               CMake is given their checkouts)
  *
  * The speed targets are not in the program: scripts/bench-targets.sh reads
  * the CSV and says MET or MISS.
