@@ -74,16 +74,16 @@ static const bench_peer *const peers[] = {
 static const char *const table_kinds[] = { "bloom", "blocked", "sbbf", "fuse8" };
 #define TABLE_KINDS (sizeof table_kinds / sizeof table_kinds[0])
 
-typedef enum bk_form { BK_CALL = 0, BK_VIEW_O2, BK_VIEW_NATIVE, BK_BATCH, BK_FORMS } bk_form;
-static const char *const bk_form_names[BK_FORMS] = { "call", "view O2", "view nat", "batch" };
-static const char *const bk_form_metrics[BK_FORMS] = { "call", "view_o2", "view_native",
+typedef enum ours_form { OURS_CALL = 0, OURS_VIEW_O2, OURS_VIEW_NATIVE, OURS_BATCH, OURS_FORMS } ours_form;
+static const char *const ours_form_names[OURS_FORMS] = { "call", "view O2", "view nat", "batch" };
+static const char *const ours_form_metrics[OURS_FORMS] = { "call", "view_o2", "view_native",
                                                        "packed_batch" };
 typedef enum peer_form { PEER_ONE = 0, PEER_BATCH, PEER_FORMS } peer_form;
 
 /* One round's figures of one kind and its peer. */
 typedef struct round_figures {
     double bk_insert, peer_insert;
-    double bk_query[SIDES][BK_FORMS];
+    double bk_query[SIDES][OURS_FORMS];
     double peer_query[SIDES][PEER_FORMS];
     double bk_fpr, peer_fpr;
 } round_figures;
@@ -301,8 +301,9 @@ static void *peer_build(const bench_peer *peer, const options *opts, const duel_
     return p.filter;
 }
 
-/* Times one bloomkit form on one side; false if it disagrees with `expect`
- * (the call form's hits, or UINT64_MAX for none yet). */
+/* Times one bloomkit form over `keys` into *ns.  *hits holds the hits of
+ * the forms timed before on these keys (UINT64_MAX: none yet) and gets
+ * this form's; false when the two differ. */
 static bool time_bk_form(keys_loop loop, void *timed, const key_set *keys, double *ns,
                          uint64_t *hits)
 {
@@ -325,15 +326,15 @@ static bool time_queries(kind_duel *d, bk_filter *filter, peer_subject *p, const
     bool wrong = false;
     for (int s = 0; s < SIDES; s++) {
         uint64_t hits = UINT64_MAX;
-        bool agree = time_bk_form(bk_key_hits, filter, sides[s], &fig->bk_query[s][BK_CALL],
+        bool agree = time_bk_form(bk_key_hits, filter, sides[s], &fig->bk_query[s][OURS_CALL],
                                   &hits);
         if (has_view) {
-            agree &= time_bk_form(o2_view_hits, &o2, sides[s], &fig->bk_query[s][BK_VIEW_O2],
+            agree &= time_bk_form(o2_view_hits, &o2, sides[s], &fig->bk_query[s][OURS_VIEW_O2],
                                   &hits);
             agree &= time_bk_form(native_view_hits, &native, sides[s],
-                                  &fig->bk_query[s][BK_VIEW_NATIVE], &hits);
+                                  &fig->bk_query[s][OURS_VIEW_NATIVE], &hits);
         }
-        agree &= time_bk_form(bk_packed_hits, filter, sides[s], &fig->bk_query[s][BK_BATCH],
+        agree &= time_bk_form(bk_packed_hits, filter, sides[s], &fig->bk_query[s][OURS_BATCH],
                               &hits);
         if (!agree) {
             snprintf(d->note, sizeof d->note, "bloomkit's forms disagree");
@@ -440,25 +441,25 @@ static void report_duel(const kind_duel *d, const duel_keys *k, FILE *csv)
 {
     double peer_insert = FIGURE(peer_insert);
     double bk_insert = FIGURE(bk_insert);
-    double peer_ns[SIDES][PEER_FORMS], bk_ns[SIDES][BK_FORMS];
+    double peer_ns[SIDES][PEER_FORMS], bk_ns[SIDES][OURS_FORMS];
     for (int s = 0; s < SIDES; s++) {
         for (int f = 0; f < PEER_FORMS; f++)
             peer_ns[s][f] = FIGURE(peer_query[s][f]);
-        for (int f = 0; f < BK_FORMS; f++)
+        for (int f = 0; f < OURS_FORMS; f++)
             bk_ns[s][f] = FIGURE(bk_query[s][f]);
     }
     const char *peer_name = d->peer != NULL ? d->peer->name : "-";
-    for (int f = 0; f < BK_FORMS; f++) {
-        peer_form pf = f == BK_BATCH ? PEER_BATCH : PEER_ONE;
+    for (int f = 0; f < OURS_FORMS; f++) {
+        peer_form pf = f == OURS_BATCH ? PEER_BATCH : PEER_ONE;
         char peer_form_name[48] = "-";
         if (d->peer != NULL)
             snprintf(peer_form_name, sizeof peer_form_name, "%s",
                      pf == PEER_ONE              ? "one key"
                      : d->peer->batch_name       ? d->peer->batch_name
                                                  : "loop");
-        double ins = f == BK_CALL ? bk_insert : NAN;
-        double pins = f == BK_CALL ? peer_insert : NAN;
-        printf("%-8s %-9s", d->kind_name, bk_form_names[f]);
+        double ins = f == OURS_CALL ? bk_insert : NAN;
+        double pins = f == OURS_CALL ? peer_insert : NAN;
+        printf("%-8s %-9s", d->kind_name, ours_form_names[f]);
         print_ns(ins);
         print_ns(bk_ns[SIDE_PRESENT][f]);
         print_ns(bk_ns[SIDE_ABSENT][f]);
@@ -475,10 +476,10 @@ static void report_duel(const kind_duel *d, const duel_keys *k, FILE *csv)
         char metric[64];
         for (int s = 0; s < SIDES; s++) {
             snprintf(metric, sizeof metric, "%s_onekey_%s_ns", s == SIDE_PRESENT ? "pos" : "neg",
-                     bk_form_metrics[f]);
+                     ours_form_metrics[f]);
             csv_figure(csv, k, d->kind_name, metric, bk_ns[s][f]);
             snprintf(metric, sizeof metric, "%s_peer_%s_ratio", s == SIDE_PRESENT ? "pos" : "neg",
-                     bk_form_metrics[f]);
+                     ours_form_metrics[f]);
             csv_figure(csv, k, d->kind_name, metric, peer_ns[s][pf] / bk_ns[s][f]);
         }
     }
