@@ -9,21 +9,19 @@
  *
  * Why huge pages.  A random probe into a filter far bigger than the TLB's
  * reach (about 6 MiB of 4 KiB pages) walks the page tables on most
- * queries; on 2 MiB pages the walk is mostly gone: 6-11% on the batches of
- * 10^8-key filters (docs/PERFORMANCE.md, "Design decisions").
+ * queries; on 2 MiB pages the walk is mostly gone (docs/PERFORMANCE.md,
+ * "Design decisions").
  *
  * Why not always.  With transparent huge pages in "madvise" mode (Debian's
  * default) a MADV_HUGEPAGE region is populated with direct compaction:
  * when the kernel has no free 2 MiB block, the faulting thread itself
  * migrates pages until it makes one.  On a busy machine with fragmented
  * memory that stall dominates a program that builds one filter and exits:
- * a fresh 10^7-key fuse8 build has been seen spending 211 of its 273 ns
- * per key in the kernel (the build's scratch, about 36 bytes a key, is 30
- * times the filter).  When free 2 MiB blocks are at hand the same hint
- * costs nothing extra: populating 2 MiB pages then takes less kernel time
- * than 4 KiB ones (one fault for 512), and the build's random scratch
- * accesses run faster (docs/PERFORMANCE.md, "First build in a fresh
- * process").
+ * most of a fresh fuse8 build's time can go to the kernel (its scratch is
+ * some 30 times the filter).  When free 2 MiB blocks are at hand the hint
+ * costs little: the kernel's time to populate stays near that of 4 KiB
+ * pages, and the build's random scratch accesses and the queries after it
+ * gain more (docs/PERFORMANCE.md, "First build in a fresh process").
  *
  * The policy ("auto").  Ask for huge pages at population time only when
  * the kernel's free lists (/proc/buddyinfo: free blocks of order 9 and
@@ -31,9 +29,8 @@
  * come without compaction; otherwise populate on the pages the system
  * gives unhinted, then set the hint, so that khugepaged may collapse a
  * long-lived filter into huge pages in the background, where the stall is
- * no one's.  Reading buddyinfo costs some microseconds against at least a
- * hundred for populating 2 MiB; where it cannot be read the hint is given
- * as before.
+ * no one's.  Reading buddyinfo costs far less than populating 2 MiB;
+ * where it cannot be read the hint is given as before.
  *
  * Environment, for measurements: BLOOMKIT_HUGEPAGE=always (the hint at
  * population, whatever the free lists say), =never (MADV_NOHUGEPAGE: 4 KiB
