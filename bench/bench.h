@@ -7,7 +7,8 @@
  *               dependent (pointer chase) and independent (prefetched)
  *   libbloom.c  the peer: Debian's libbloom, when the build found it
  *   main.c      the program (bench/run.h lists its parts: options.c,
- *               forms.c, run.c, report.c)
+ *               forms.c, run.c, report.c, one_key.c)
+ *   first_build.c  bloomkit-bench-first-build: a build in a fresh process
  */
 #ifndef BK_BENCH_H
 #define BK_BENCH_H

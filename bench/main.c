@@ -19,6 +19,10 @@
  *              read (bench/machine.c): the floors the queries are held to
  *   design     once per run: microseconds per bk_filter_create of each
  *              dynamic kind for 1,000 keys
+ *   one key    after each block, bloom, blocked, sbbf and fuse8 one key per
+ *              call and through the inline views built at -O2 and at
+ *              -march=native, beside the fastest peers of the same design
+ *              where the build has them (bench/one_key.c, bench/peers.h)
  *
  * The program pins itself to one CPU (the one it starts on, or --cpu N), so
  * that a kind, its peer and the machine's limits are timed on the same
@@ -102,6 +106,7 @@ int main(int argc, char **argv)
     if (bench_hash_algorithm != BK_HASH_XXH3)
         printf("hash: %s (--hash)\n", bk_hash_algorithm_name(bench_hash_algorithm));
     report_subjects(subjects, subject_count);
+    report_peers(run.csv);
     report_design_times(&run);
     uint64_t begin = bench_now_ns();
     for (int t = 0; t < KEY_TYPE_COUNT; t++) {

@@ -583,6 +583,8 @@ static void measure_workload(bench_run *run, const workload *w)
         }
     }
     report_block(b, run->csv);
+    if (one_key_block(run, &w->present, &w->sample, &w->absent_timed) != 0)
+        run->exit_code = 1;
 }
 
 static struct run_scratch *scratch_for(bench_run *run)

@@ -10,6 +10,9 @@
  *   run.c       the measurement: fills, passes in slices, repetitions round
  *               the kinds, medians, the machine's limits
  *   report.c    the run's header, the tables and the CSV rows
+ *   one_key.c   after each block, one key per call beside the peers of
+ *               bench/peers.h (adapters in bench/peers/, built only when
+ *               CMake is given their checkouts)
  *
  * The speed targets are not in the program: scripts/bench-targets.sh reads
  * the CSV and says MET or MISS.
@@ -195,6 +198,21 @@ int run_key_type(bench_run *run, key_type type);
 
 /* Frees what run_key_type kept between calls. */
 void run_free(bench_run *run);
+
+/* -------------------------------------------------------------- one key */
+
+/* bench/one_key.c: after a block, one key per call side by side -- the
+ * library calls, the inline views compiled at -O2 and at -march=native,
+ * and the peers of bench/peers.h -- for the kinds of the run that have
+ * them; its table on stdout and its CSV rows.  `absent` is the timed
+ * absent keys.  0, or 1 when a row failed (false negatives, forms that
+ * disagree, a filter not built). */
+int one_key_block(const bench_run *run, const key_set *present, const key_set *sample,
+                  const key_set *absent);
+
+/* The peers line of the header (names, commits, the kind each meets), on
+ * stdout and as a # comment in the CSV. */
+void report_peers(FILE *csv);
 
 /* ---------------------------------------------------------------- report */
 
