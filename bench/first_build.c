@@ -50,7 +50,10 @@ typedef struct build_figures {
     double user_ns, sys_ns, wall_ns, query_ns, huge_mb;
 } build_figures;
 
-static double timeval_ns(struct timeval t) { return (double)t.tv_sec * 1e9 + (double)t.tv_usec * 1e3; }
+static double timeval_ns(struct timeval t)
+{
+    return (double)t.tv_sec * 1e9 + (double)t.tv_usec * 1e3;
+}
 
 /* CPU time of this thread: on a loaded machine, unlike the wall clock, it
  * leaves out the time other processes ran. */
@@ -139,10 +142,10 @@ static bool run_child(const char *self, const char *kind, uint64_t n, key_type t
     }
     close(pipe_fds[1]);
     FILE *from_child = fdopen(pipe_fds[0], "r");
-    int read = from_child == NULL ? 0
-                                  : fscanf(from_child, "%lf %lf %lf %lf %lf", &out->user_ns,
-                                           &out->sys_ns, &out->wall_ns, &out->query_ns,
-                                           &out->huge_mb);
+    int read = from_child == NULL
+                   ? 0
+                   : fscanf(from_child, "%lf %lf %lf %lf %lf", &out->user_ns, &out->sys_ns,
+                            &out->wall_ns, &out->query_ns, &out->huge_mb);
     if (from_child != NULL)
         fclose(from_child);
     int wait_status;
@@ -161,12 +164,13 @@ static double median_of(const build_figures *rounds, int count, size_t offset)
 
 static void usage(FILE *out)
 {
-    fputs("usage: bloomkit-bench-first-build [--kinds LIST] [--sizes LIST] [--keys int64|str16]\n"
-          "                                  [--rounds N]\n"
-          "  each build in a fresh process, under the huge-page policies auto (the\n"
-          "  library's), always and never; defaults: --kinds fuse8,blocked --sizes 1e7\n"
-          "  --keys int64 --rounds 5\n",
-          out);
+    fputs(
+        "usage: bloomkit-bench-first-build [--kinds LIST] [--sizes LIST] [--keys int64|str16]\n"
+        "                                  [--rounds N]\n"
+        "  each build in a fresh process, under the huge-page policies auto (the\n"
+        "  library's), always and never; defaults: --kinds fuse8,blocked --sizes 1e7\n"
+        "  --keys int64 --rounds 5\n",
+        out);
 }
 
 /* Splits a comma-separated list into at most MAX_ITEMS items. */
@@ -186,7 +190,8 @@ int main(int argc, char **argv)
                      strcmp(argv[4], "str16") == 0 ? KEY_STR16 : KEY_INT64);
     char default_kinds[] = "fuse8,blocked", default_sizes[] = "1e7";
     char *kinds[MAX_ITEMS], *size_texts[MAX_ITEMS];
-    size_t kind_count = split(default_kinds, kinds), size_count = split(default_sizes, size_texts);
+    size_t kind_count = split(default_kinds, kinds),
+           size_count = split(default_sizes, size_texts);
     key_type type = KEY_INT64;
     int rounds = 5;
     for (int i = 1; i < argc; i++) {

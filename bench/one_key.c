@@ -74,10 +74,17 @@ static const bench_peer *const peers[] = {
 static const char *const table_kinds[] = { "bloom", "blocked", "sbbf", "fuse8" };
 #define TABLE_KINDS (sizeof table_kinds / sizeof table_kinds[0])
 
-typedef enum ours_form { OURS_CALL = 0, OURS_VIEW_O2, OURS_VIEW_NATIVE, OURS_BATCH, OURS_FORMS } ours_form;
-static const char *const ours_form_names[OURS_FORMS] = { "call", "view O2", "view nat", "batch" };
+typedef enum ours_form {
+    OURS_CALL = 0,
+    OURS_VIEW_O2,
+    OURS_VIEW_NATIVE,
+    OURS_BATCH,
+    OURS_FORMS
+} ours_form;
+static const char *const ours_form_names[OURS_FORMS] = { "call", "view O2", "view nat",
+                                                         "batch" };
 static const char *const ours_form_metrics[OURS_FORMS] = { "call", "view_o2", "view_native",
-                                                       "packed_batch" };
+                                                           "packed_batch" };
 typedef enum peer_form { PEER_ONE = 0, PEER_BATCH, PEER_FORMS } peer_form;
 
 /* One round's figures of one kind and its peer. */
@@ -268,8 +275,8 @@ static bk_filter *bk_build(const kind_duel *d, const options *opts, const duel_k
     bk_filter *filter = NULL;
     if (bk_kind_is_static(d->kind)) {
         uint64_t begin = bench_now_ns();
-        bk_status status =
-            bk_filter_build(d->kind, &params, k->present->keys, k->present->count, &filter);
+        bk_status status = bk_filter_build(d->kind, &params, k->present->keys, k->present->count,
+                                           &filter);
         *insert_ns = (double)(bench_now_ns() - begin) / (double)k->present->count;
         return status == BK_OK ? filter : NULL;
     }
@@ -454,9 +461,9 @@ static void report_duel(const kind_duel *d, const duel_keys *k, FILE *csv)
         char peer_form_name[48] = "-";
         if (d->peer != NULL)
             snprintf(peer_form_name, sizeof peer_form_name, "%s",
-                     pf == PEER_ONE              ? "one key"
-                     : d->peer->batch_name       ? d->peer->batch_name
-                                                 : "loop");
+                     pf == PEER_ONE        ? "one key"
+                     : d->peer->batch_name ? d->peer->batch_name
+                                           : "loop");
         double ins = f == OURS_CALL ? bk_insert : NAN;
         double pins = f == OURS_CALL ? peer_insert : NAN;
         printf("%-8s %-9s", d->kind_name, ours_form_names[f]);
@@ -478,8 +485,8 @@ static void report_duel(const kind_duel *d, const duel_keys *k, FILE *csv)
             snprintf(metric, sizeof metric, "%s_onekey_%s_ns", s == SIDE_PRESENT ? "pos" : "neg",
                      ours_form_metrics[f]);
             csv_figure(csv, k, d->kind_name, metric, bk_ns[s][f]);
-            snprintf(metric, sizeof metric, "%s_peer_%s_ratio", s == SIDE_PRESENT ? "pos" : "neg",
-                     ours_form_metrics[f]);
+            snprintf(metric, sizeof metric, "%s_peer_%s_ratio",
+                     s == SIDE_PRESENT ? "pos" : "neg", ours_form_metrics[f]);
             csv_figure(csv, k, d->kind_name, metric, peer_ns[s][pf] / bk_ns[s][f]);
         }
     }

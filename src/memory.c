@@ -57,7 +57,8 @@
 bk_huge_policy bk_huge_policy_from_env(void)
 {
     const char *policy = getenv("BLOOMKIT_HUGEPAGE");
-    if (getenv("BLOOMKIT_NO_HUGEPAGE") != NULL || (policy != NULL && strcmp(policy, "never") == 0))
+    if (getenv("BLOOMKIT_NO_HUGEPAGE") != NULL ||
+        (policy != NULL && strcmp(policy, "never") == 0))
         return BK_HUGE_NEVER;
     if (policy != NULL && strcmp(policy, "always") == 0)
         return BK_HUGE_ALWAYS;

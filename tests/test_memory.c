@@ -17,10 +17,12 @@
 #include "memory.h"
 
 /* A machine's /proc/buddyinfo: free blocks of order 0..10 per zone. */
-static const char buddyinfo[] =
-    "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
-    "Node 0, zone    DMA32      0      4      2      2      1      2      0      3      3      4    750 \n"
-    "Node 0, zone   Normal  11036   7354   5150   4115   3651   1920    791    776    505     61   3607 \n";
+static const char buddyinfo[] = "Node 0, zone      DMA      0      0      0      0      0      "
+                                "0      0      0      1      1      3 \n"
+                                "Node 0, zone    DMA32      0      4      2      2      1      "
+                                "2      0      3      3      4    750 \n"
+                                "Node 0, zone   Normal  11036   7354   5150   4115   3651   "
+                                "1920    791    776    505     61   3607 \n";
 
 static void test_buddyinfo_counts_blocks_of_the_order_and_above(void **state)
 {

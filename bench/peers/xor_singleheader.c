@@ -62,10 +62,7 @@ static uint64_t fuse8_hits(const void *filter, const uint8_t *keys, size_t width
     return hits;
 }
 
-static uint64_t fuse8_bytes(const void *filter)
-{
-    return binary_fuse8_size_in_bytes(filter);
-}
+static uint64_t fuse8_bytes(const void *filter) { return binary_fuse8_size_in_bytes(filter); }
 
 static void fuse8_free(void *filter)
 {
