@@ -47,6 +47,9 @@ static bk_status new_bf(const bf_options *options, bkr_value **out)
      * expansion stays the one asked for. */
     params.expansion = expansion == 0 ? 2.0 : (expansion > 1000 ? 1000.0 : (double)expansion);
     params.max_filters = expansion == 0 ? 1 : 0;
+    /* one cache line per item: blocked links (values loaded from an RDB
+     * keep the links they were saved with) */
+    params.flags = BK_FLAG_BLOCKED_STAGES;
     bk_filter *filter;
     bk_status status = bk_filter_create(BK_KIND_SCALABLE, &params, &filter);
     if (status != BK_OK)

@@ -146,7 +146,7 @@ static bk_status wrap_or_destroy(const bk_kind_ops *ops, void *object, bk_filter
 static bk_status check_common_params(const bk_kind_ops *ops, const bk_params *params)
 {
     if (params->flags & ~(BK_FLAG_CONCURRENT | BK_FLAG_PARQUET_SIZE | BK_FLAG_AUTO_GROW |
-                          BK_FLAG_COUNTING_CLASSIC))
+                          BK_FLAG_COUNTING_CLASSIC | BK_FLAG_BLOCKED_STAGES))
         return BK_EINVAL;
     if (params->flags & ~BK_FLAG_CONCURRENT & ~ops->kind_flags)
         return BK_EUNSUPPORTED;

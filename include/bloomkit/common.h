@@ -132,6 +132,8 @@ typedef enum bk_hash_algorithm {
 #define BK_FLAG_PARQUET_SIZE 0x4u
 /* counting only: the classic layout (counters anywhere) instead of one line per key */
 #define BK_FLAG_COUNTING_CLASSIC 0x8u
+/* scalable only: cache-line blocked sub-filters (one line per key) instead of classic ones */
+#define BK_FLAG_BLOCKED_STAGES 0x10u
 
 /*
  * What a filter should be.  Zero means "default" for every field, so a

@@ -61,6 +61,14 @@
  * .bits_per_key are refused (BK_EINVAL), since every sub-filter has its own.
  * BK_FLAG_CONCURRENT is refused too (growing is not thread-safe).
  *
+ * BK_FLAG_BLOCKED_STAGES (in .flags): every sub-filter is a cache-line
+ * blocked filter (bloomkit/blocked.h; one 512-bit block per key) sized by
+ * the blocked rule for its share of .fpr, instead of a classic Bloom
+ * filter: one cache line per add or query of a chain that has not grown,
+ * 7-17% more memory (docs/GROWTH.md); the same schedule and FPR bound.  Sub-filter
+ * stats then report kind BK_KIND_BLOCKED.  Off by default; files record
+ * the choice (docs/FORMAT.md), so chains keep their stages when loaded.
+ *
  * Thread safety: const functions may run concurrently with each other; an
  * add must not run concurrently with anything else on the same filter.
  */
