@@ -111,9 +111,9 @@
 #define MAX_EXPANSION 1000.0
 
 struct bk_scalable {
-    bk_bloom *filters[BK_SCALABLE_MAX_FILTERS];    /* oldest first (classic stages) */
-    bk_blocked *blocks[BK_SCALABLE_MAX_FILTERS];   /* oldest first (blocked stages) */
-    bool blocked_stages;       /* BK_FLAG_BLOCKED_STAGES: blocks[] is used, not filters[] */
+    bk_bloom *filters[BK_SCALABLE_MAX_FILTERS];  /* oldest first (classic stages) */
+    bk_blocked *blocks[BK_SCALABLE_MAX_FILTERS]; /* oldest first (blocked stages) */
+    bool blocked_stages; /* BK_FLAG_BLOCKED_STAGES: blocks[] is used, not filters[] */
     unsigned filter_count;
     unsigned max_filters;      /* 1 .. BK_SCALABLE_MAX_FILTERS */
     uint64_t initial_capacity; /* n0 */
@@ -565,7 +565,8 @@ static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t 
     for (size_t i = 0; i < count && status == BK_OK; i++) {
         if (i + ADD_DISTANCE < count) {
             unsigned level = filter->filter_count - 1;
-            stage_prefetch_for_add(filter, level, bk_level_hash(hashes[i + ADD_DISTANCE], level));
+            stage_prefetch_for_add(filter, level,
+                                   bk_level_hash(hashes[i + ADD_DISTANCE], level));
         }
         bool was_new = false;
         status = ops_add_hash(filter, hashes[i], &was_new);
@@ -593,8 +594,8 @@ static size_t contains_chunk(const bk_scalable *filter, const bk_hash *hashes, s
         for (size_t j = 0; j < pending_count; j++)
             level_hashes[j] = bk_level_hash(hashes[pending[j]], level);
         if (filter->blocked_stages)
-            bk_blocked_ops.contains_hash_batch(filter->blocks[level], level_hashes, pending_count,
-                                               found);
+            bk_blocked_ops.contains_hash_batch(filter->blocks[level], level_hashes,
+                                               pending_count, found);
         else
             bk_bloom_contains_hash_batch(filter->filters[level], level_hashes, pending_count,
                                          found);
@@ -874,8 +875,8 @@ static bk_status read_level(const uint8_t *params, unsigned index, unsigned coun
     out->keys = bk_load_le64(record + 24);
     uint32_t kind = bk_load_le32(record + 12);
     if (kind != (blocked_stages ? STAGE_BLOCKED : STAGE_CLASSIC) ||
-        (blocked_stages && bits % BK_BLOCKED_BLOCK_BITS != 0) || bits == 0 || hashes == 0 || capacity == 0 ||
-        out->keys > capacity || (index + 1 < count && out->keys != capacity))
+        (blocked_stages && bits % BK_BLOCKED_BLOCK_BITS != 0) || bits == 0 || hashes == 0 ||
+        capacity == 0 || out->keys > capacity || (index + 1 < count && out->keys != capacity))
         return BK_ECORRUPT;
     if (bits > BK_MAX_BITS || hashes > BK_MAX_HASHES || capacity > BK_MAX_BITS)
         return BK_ERANGE;
@@ -988,10 +989,10 @@ static bk_status ops_read(const uint8_t *params, size_t params_size, const uint8
     filter->keys_added = keys_added;
     filter->read_only = in_place;
     for (unsigned i = 0; i < count; i++) {
-        status = c.blocked_stages ? read_blocked_stage(&records[i], payload, hasher, in_place,
-                                                       &filter->blocks[i])
-                                  : read_sub_filter(&records[i], payload, hasher, in_place,
-                                                    &filter->filters[i]);
+        status =
+            c.blocked_stages
+                ? read_blocked_stage(&records[i], payload, hasher, in_place, &filter->blocks[i])
+                : read_sub_filter(&records[i], payload, hasher, in_place, &filter->filters[i]);
         if (status != BK_OK) {
             ops_destroy(filter);
             return status;

@@ -202,7 +202,8 @@ static void check_fpr_near_target_over_growth(unsigned flags)
             if (i + 1 < subs)
                 assert_int_equal(sub.keys_added, sub.capacity); /* filled exactly */
             double share = share_of(p, q, r, i);
-            assert_true(sub.target_fpr <= share && sub.target_fpr > (blocked ? 0.5 : 0.9) * share);
+            assert_true(sub.target_fpr <= share &&
+                        sub.target_fpr > (blocked ? 0.5 : 0.9) * share);
             assert_int_equal(sub.kind, blocked ? BK_KIND_BLOCKED : BK_KIND_BLOOM);
             sum += sub.target_fpr;
         }
@@ -212,11 +213,11 @@ static void check_fpr_near_target_over_growth(unsigned flags)
         for (unsigned i = 0; i < absent; i++)
             false_positives += bk_filter_contains(f, key, make_key(key, "guest", i));
         bk_stats s = stats_of(f);
-        print_message("scalable%s %4ux: %u sub-filters, FPR %.5f (bound %.5f), %.2f bits per key "
-                      "added\n",
-                      blocked ? " (blocked)" : "", growths[g], subs,
-                      (double)false_positives / absent, bound,
-                      (double)s.bits / (double)s.keys_added);
+        print_message(
+            "scalable%s %4ux: %u sub-filters, FPR %.5f (bound %.5f), %.2f bits per key "
+            "added\n",
+            blocked ? " (blocked)" : "", growths[g], subs, (double)false_positives / absent,
+            bound, (double)s.bits / (double)s.keys_added);
         assert_true(false_positives <= binomial_upper(absent, p));
         assert_true(false_positives <= binomial_upper(absent, bound));
         assert_true(false_positives >= (blocked ? 0.3 : 0.6) * p * absent);
