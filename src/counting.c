@@ -434,29 +434,9 @@ static inline unsigned round_length(unsigned hashes, unsigned done)
     return hashes - done < ROUND_POSITIONS ? hashes - done : ROUND_POSITIONS;
 }
 
-/* A little-endian word of a line, in one move (a byte swap on big-endian
- * hosts); bk_load_le64's byte loop was not merged into one load here. */
-static inline uint64_t load_word(const uint8_t *at)
-{
-    uint64_t word;
-    memcpy(&word, at, sizeof word);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    word = __builtin_bswap64(word);
-#endif
-    return word;
-}
-
-static inline void store_word(uint8_t *at, uint64_t word)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    word = __builtin_bswap64(word);
-#endif
-    memcpy(at, &word, sizeof word);
-}
-
 static inline uint64_t line_word(const uint8_t *line, unsigned position)
 {
-    return load_word(line + 8 * (position >> 6));
+    return bk_load_le64(line + 8 * (position >> 6));
 }
 
 /* v - 1 for the counter v of slice i of `word` (bit 4 set when v is 0). */
@@ -506,11 +486,11 @@ static inline uint64_t round_increment(uint8_t *line, uint64_t word, unsigned co
     for (unsigned i = 0; i < count; i++, word >>= BK_BLOCKED_POSITION_BITS) {
         unsigned position = (unsigned)word & (BK_BLOCKED_BLOCK_BITS - 1);
         uint8_t *at = line + 8 * (position >> 6);
-        uint64_t bits = load_word(at);
+        uint64_t bits = bk_load_le64(at);
         unsigned shift = position & 60;
         uint64_t value = (bits >> shift) & 0xf;
         flags |= value - 1;
-        store_word(at, bits + ((uint64_t)(value < BK_COUNTING_MAX) << shift));
+        bk_store_le64(at, bits + ((uint64_t)(value < BK_COUNTING_MAX) << shift));
     }
     return flags;
 }

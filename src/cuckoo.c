@@ -264,23 +264,11 @@ static bk_status design_from_params(const bk_params *params, cuckoo_design *out)
 
 /* Bucket i is bits [4f i, 4f (i+1)) of the table, so it starts at byte
  * 4f i / 8 with a shift of 0 or 4 bits, and one 8-byte window from that
- * byte holds it whole (4f + 4 <= 64 for odd f <= 15; 4f <= 64 otherwise).
+ * byte holds it whole (4f + 4 <= 64 for odd f <= 15; 4f <= 64 otherwise),
+ * read and written with bk_load_le64 / bk_store_le64 (src/endian.h).
  * The windows of the last few buckets would pass the end of the table: they
  * are read and written a byte at a time (and a mapped file is never read
  * beyond its payload). */
-static inline uint64_t window_load(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return bk_host_is_little_endian() ? v : __builtin_bswap64(v);
-}
-
-static inline void window_store(uint8_t *p, uint64_t v)
-{
-    v = bk_host_is_little_endian() ? v : __builtin_bswap64(v);
-    memcpy(p, &v, sizeof v);
-}
-
 static uint64_t tail_load(const uint8_t *p, size_t bytes)
 {
     uint64_t v = 0;
@@ -307,7 +295,7 @@ static inline uint64_t bucket_load(const bk_cuckoo *filter, uint64_t bucket)
     size_t byte = (size_t)(bit >> 3);
     const uint8_t *p = filter->table + byte;
     uint64_t window = __builtin_expect(byte + 8 <= filter->table_bytes, 1)
-                          ? window_load(p)
+                          ? bk_load_le64(p)
                           : tail_load(p, filter->table_bytes - byte);
     return (window >> (bit & 7)) & filter->bucket_mask;
 }
@@ -320,7 +308,7 @@ static inline void bucket_store(bk_cuckoo *filter, uint64_t bucket, uint64_t wor
     uint8_t *p = filter->table + byte;
     uint64_t keep = ~(filter->bucket_mask << shift);
     if (__builtin_expect(byte + 8 <= filter->table_bytes, 1)) {
-        window_store(p, (window_load(p) & keep) | word << shift);
+        bk_store_le64(p, (bk_load_le64(p) & keep) | word << shift);
     } else {
         size_t bytes = filter->table_bytes - byte;
         tail_store(p, bytes, (tail_load(p, bytes) & keep) | word << shift);

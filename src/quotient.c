@@ -325,22 +325,6 @@ static bk_status design_from_params(const bk_params *params, quotient_design *ou
 /* Blocks, bits and slots                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* The table's little-endian words, one load or store each on any host
- * (src/endian.h's byte loops are not always merged into one). */
-static inline uint64_t load64(const uint8_t *at)
-{
-    uint64_t word;
-    memcpy(&word, at, sizeof word);
-    return bk_host_is_little_endian() ? word : __builtin_bswap64(word);
-}
-
-static inline void store64(uint8_t *at, uint64_t word)
-{
-    if (!bk_host_is_little_endian())
-        word = __builtin_bswap64(word);
-    memcpy(at, &word, sizeof word);
-}
-
 static inline uint8_t *block_at(const quotient *f, uint64_t block)
 {
     return f->table + block * f->block_bytes;
@@ -348,12 +332,12 @@ static inline uint8_t *block_at(const quotient *f, uint64_t block)
 
 static inline uint64_t occupieds(const quotient *f, uint64_t block)
 {
-    return load64(block_at(f, block));
+    return bk_load_le64(block_at(f, block));
 }
 
 static inline uint64_t runends(const quotient *f, uint64_t block)
 {
-    return load64(block_at(f, block) + 8);
+    return bk_load_le64(block_at(f, block) + 8);
 }
 
 /* The stored offset byte of a block: its offset, or SATURATED for 255 or
@@ -372,9 +356,9 @@ static inline void set_offset(quotient *f, uint64_t block, uint64_t offset)
 static inline void put_bit(quotient *f, unsigned word, uint64_t slot, bool on)
 {
     uint8_t *at = block_at(f, slot / BLOCK_SLOTS) + 8 * word;
-    uint64_t bits = load64(at);
+    uint64_t bits = bk_load_le64(at);
     uint64_t bit = (uint64_t)1 << (slot % BLOCK_SLOTS);
-    store64(at, on ? bits | bit : bits & ~bit);
+    bk_store_le64(at, on ? bits | bit : bits & ~bit);
 }
 
 static inline bool is_occupied(const quotient *f, uint64_t x)
@@ -389,21 +373,21 @@ static inline void set_runend(quotient *f, uint64_t slot, bool on) { put_bit(f, 
 static inline uint64_t remainder_in(const uint8_t *remainders, unsigned i, unsigned r,
                                     uint64_t mask)
 {
-    return (load64(remainders + i * r / 8) >> (i * r % 8)) & mask;
+    return (bk_load_le64(remainders + i * r / 8) >> (i * r % 8)) & mask;
 }
 
 static inline void put_remainder_in(uint8_t *remainders, unsigned i, unsigned r, uint64_t mask,
                                     uint64_t value)
 {
     uint8_t *at = remainders + i * r / 8;
-    store64(at, (load64(at) & ~(mask << (i * r % 8))) | (value << (i * r % 8)));
+    bk_store_le64(at, (bk_load_le64(at) & ~(mask << (i * r % 8))) | (value << (i * r % 8)));
 }
 
 static inline uint64_t remainder_at(const quotient *f, uint64_t slot)
 {
     uint64_t bit = (slot % BLOCK_SLOTS) * f->remainder_bits;
     const uint8_t *at = block_at(f, slot / BLOCK_SLOTS) + HEADER_BYTES + bit / 8;
-    return (load64(at) >> (bit % 8)) & f->remainder_mask;
+    return (bk_load_le64(at) >> (bit % 8)) & f->remainder_mask;
 }
 
 static inline void set_remainder(quotient *f, uint64_t slot, uint64_t value)
@@ -411,7 +395,7 @@ static inline void set_remainder(quotient *f, uint64_t slot, uint64_t value)
     uint64_t bit = (slot % BLOCK_SLOTS) * f->remainder_bits;
     uint8_t *at = block_at(f, slot / BLOCK_SLOTS) + HEADER_BYTES + bit / 8;
     uint64_t mask = f->remainder_mask << (bit % 8);
-    store64(at, (load64(at) & ~mask) | (value << (bit % 8)));
+    bk_store_le64(at, (bk_load_le64(at) & ~mask) | (value << (bit % 8)));
 }
 
 /*
@@ -430,10 +414,10 @@ static void copy_bits(uint8_t *to, uint64_t to_bit, const uint8_t *from, uint64_
         uint64_t at = descending ? count - done - length : done;
         uint64_t source = from_bit + at, target = to_bit + at;
         uint64_t mask = ((uint64_t)1 << length) - 1;
-        uint64_t bits = (load64(from + source / 8) >> (source % 8)) & mask;
+        uint64_t bits = (bk_load_le64(from + source / 8) >> (source % 8)) & mask;
         uint8_t *word = to + target / 8;
         uint64_t place = mask << (target % 8);
-        store64(word, (load64(word) & ~place) | (bits << (target % 8)));
+        bk_store_le64(word, (bk_load_le64(word) & ~place) | (bits << (target % 8)));
         done += length;
     }
 }
@@ -489,12 +473,12 @@ static uint64_t next_bit(const quotient *f, unsigned word_index, uint64_t from, 
     if (from > limit)
         return NOWHERE;
     uint64_t block = from / BLOCK_SLOTS;
-    uint64_t word = load64(block_at(f, block) + 8 * word_index) &
+    uint64_t word = bk_load_le64(block_at(f, block) + 8 * word_index) &
                     (~(uint64_t)0 << (from % BLOCK_SLOTS));
     while (word == 0) {
         if (++block > limit / BLOCK_SLOTS)
             return NOWHERE;
-        word = load64(block_at(f, block) + 8 * word_index);
+        word = bk_load_le64(block_at(f, block) + 8 * word_index);
     }
     uint64_t found = block * BLOCK_SLOTS + (uint64_t)__builtin_ctzll(word);
     return found <= limit ? found : NOWHERE;
@@ -533,7 +517,7 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         return -1;
     uint64_t used = ((uint64_t)1 << (length * r)) - 1;
     uint64_t lows = f->field_lows & used;
-    uint64_t window = (load64(remainders + at / 8) >> (at % 8)) & used;
+    uint64_t window = (bk_load_le64(remainders + at / 8) >> (at % 8)) & used;
     if (zero_fields(window ^ (window >> r), lows >> r, r) != 0)
         return -1;
     return zero_fields(window ^ (value * lows), lows, r) != 0;
@@ -618,8 +602,8 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
                                                     unsigned *first, unsigned *last)            \
     {                                                                                           \
         unsigned offset = block[16];                                                            \
-        uint64_t ends = offset < BLOCK_SLOTS ? load64(block + 8) >> offset : 0;                 \
-        unsigned runs = RANK(load64(block) & (((uint64_t)2 << bit) - 1));                       \
+        uint64_t ends = offset < BLOCK_SLOTS ? bk_load_le64(block + 8) >> offset : 0;           \
+        unsigned runs = RANK(bk_load_le64(block) & (((uint64_t)2 << bit) - 1));                 \
         unsigned end = SELECT(ends, runs - 1);                                                  \
         if (end >= BLOCK_SLOTS)                                                                 \
             return false;                                                                       \
@@ -638,7 +622,7 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         unsigned bit = x % BLOCK_SLOTS, first, last;                                            \
         const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                                    \
         __builtin_prefetch(block + HEADER_BYTES + bit * r / 8);                                 \
-        if (!((load64(block) >> bit) & 1))                                                      \
+        if (!((bk_load_le64(block) >> bit) & 1))                                                \
             return false;                                                                       \
         int held = block_run_##SUFFIX(block, bit, &first, &last)                                \
                        ? window_holds(f, block + HEADER_BYTES, first, last,                     \
@@ -658,7 +642,7 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         uint64_t x = fingerprint >> f->remainder_bits;                                          \
         unsigned bit = x % BLOCK_SLOTS, first, last;                                            \
         const uint8_t *block = block_at(f, x / BLOCK_SLOTS);                                    \
-        if (!((load64(block) >> bit) & 1))                                                      \
+        if (!((bk_load_le64(block) >> bit) & 1))                                                \
             return 0;                                                                           \
         if (!block_run_##SUFFIX(block, bit, &first, &last))                                     \
             return lookup(f, fingerprint);                                                      \
@@ -681,7 +665,7 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         unsigned offset = block[16];                                                            \
         if (offset >= BLOCK_SLOTS)                                                              \
             return false;                                                                       \
-        uint64_t occupied = load64(block), ends = load64(block + 8);                            \
+        uint64_t occupied = bk_load_le64(block), ends = bk_load_le64(block + 8);                \
         uint64_t relative = ends >> offset;                                                     \
         bool run_exists = (occupied >> bit) & 1;                                                \
         unsigned before = RANK(occupied & (((uint64_t)1 << bit) - 1));                          \
@@ -731,8 +715,8 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         } else if (at == last + 1) {                                                            \
             ends = (ends & ~((uint64_t)1 << last)) | ((uint64_t)1 << at);                       \
         }                                                                                       \
-        store64(block, occupied);                                                               \
-        store64(block + 8, ends);                                                               \
+        bk_store_le64(block, occupied);                                                         \
+        bk_store_le64(block + 8, ends);                                                         \
         return true;                                                                            \
     }                                                                                           \
     static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX,    end_bound_##SUFFIX,        \
