@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "roundtrip.h"
 #include "cpu.h"
 #include "filter.h"
 
@@ -519,24 +520,6 @@ static void test_packed_batches_match_key_batches(void **state)
     }
 }
 
-/* Two filters' serialized forms are the same bytes. */
-static void assert_same_bytes(const bk_filter *a, const bk_filter *b)
-{
-    size_t size_a = 0, size_b = 0;
-    assert_int_equal(bk_filter_serialized_size(a, &size_a), BK_OK);
-    assert_int_equal(bk_filter_serialized_size(b, &size_b), BK_OK);
-    assert_int_equal(size_a, size_b);
-    uint8_t *bytes_a = malloc(size_a), *bytes_b = malloc(size_b);
-    assert_non_null(bytes_a);
-    assert_non_null(bytes_b);
-    size_t written = 0;
-    assert_int_equal(bk_filter_serialize(a, bytes_a, size_a, &written), BK_OK);
-    assert_int_equal(bk_filter_serialize(b, bytes_b, size_b, &written), BK_OK);
-    assert_memory_equal(bytes_a, bytes_b, size_a);
-    free(bytes_a);
-    free(bytes_b);
-}
-
 /* bk_filter_build_packed makes the filter bk_filter_build makes of the same
  * keys, byte for byte, for every kind (static ones built from the hashes,
  * dynamic ones created and filled), widths on and off the vector paths,
@@ -562,7 +545,7 @@ static void test_build_packed_matches_build(void **state)
                 if (built != BK_OK)
                     continue;
                 assert_int_equal(bk_filter_kind(by_packed), every_kind[i]);
-                assert_same_bytes(by_key, by_packed);
+                bk_rt_assert_same_bytes(by_key, by_packed);
                 for (size_t k = 0; k < counts[c]; k++)
                     assert_true(bk_filter_contains(by_packed, packed_keys[k].data, widths[w]));
                 bk_filter_free(by_key);
@@ -632,7 +615,7 @@ static void test_add_packed_matches_add_batch(void **state)
                 BK_OK);
             assert_int_equal(fresh_key, fresh_packed);
             assert_true(fresh_key > PACKED_KEYS * 9 / 10);
-            assert_same_bytes(by_key, by_packed);
+            bk_rt_assert_same_bytes(by_key, by_packed);
             bk_filter_free(by_key);
             bk_filter_free(by_packed);
         }

@@ -79,22 +79,6 @@ static void key_values(uint64_t *values, size_t count)
         values[i] = i % 3 == 0 ? i : next_random(&rng); /* small and large ids */
 }
 
-static void assert_same_bytes(const bk_filter *a, const bk_filter *b)
-{
-    size_t size_a, size_b;
-    assert_int_equal(bk_filter_serialized_size(a, &size_a), BK_OK);
-    assert_int_equal(bk_filter_serialized_size(b, &size_b), BK_OK);
-    assert_int_equal(size_a, size_b);
-    uint8_t *bytes_a = malloc(size_a), *bytes_b = malloc(size_b);
-    assert_non_null(bytes_a);
-    assert_non_null(bytes_b);
-    assert_int_equal(bk_filter_serialize(a, bytes_a, size_a, NULL), BK_OK);
-    assert_int_equal(bk_filter_serialize(b, bytes_b, size_b, NULL), BK_OK);
-    assert_memory_equal(bytes_a, bytes_b, size_a);
-    free(bytes_a);
-    free(bytes_b);
-}
-
 /* Every probe (the keys, then as many others) answers alike both ways. */
 static void assert_same_answers(const bk_filter *filter, const uint64_t *values)
 {
@@ -128,7 +112,7 @@ static void check_dynamic(bk_kind kind, bk_hash_algorithm algorithm, const uint6
         assert_int_equal(bk_filter_add_u64(by_value, values[i], &new_by_value), status);
         assert_int_equal(new_by_value, new_by_bytes);
     }
-    assert_same_bytes(by_value, by_bytes);
+    bk_rt_assert_same_bytes(by_value, by_bytes);
     assert_same_answers(by_value, values);
     for (size_t i = 0; i < KEYS; i += 4) {
         uint8_t bytes[8];
@@ -136,7 +120,7 @@ static void check_dynamic(bk_kind kind, bk_hash_algorithm algorithm, const uint6
         bk_status status = bk_filter_remove(by_bytes, bytes, 8);
         assert_int_equal(bk_filter_remove_u64(by_value, values[i]), status);
     }
-    assert_same_bytes(by_value, by_bytes);
+    bk_rt_assert_same_bytes(by_value, by_bytes);
     assert_same_answers(by_value, values);
     bk_filter_free(by_value);
     bk_filter_free(by_bytes);

@@ -91,6 +91,15 @@ static BK_RT_UNUSED void bk_rt_assert_serializes_to(const bk_filter *filter,
     free(again);
 }
 
+/* Checks that two filters serialise to the same bytes. */
+static BK_RT_UNUSED void bk_rt_assert_same_bytes(const bk_filter *a, const bk_filter *b)
+{
+    size_t size;
+    uint8_t *bytes = bk_rt_serialize(b, &size);
+    bk_rt_assert_serializes_to(a, bytes, size);
+    free(bytes);
+}
+
 static BK_RT_UNUSED uint64_t bk_rt_next_random(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
