@@ -38,6 +38,8 @@
 #define BK_TEST_DATA_DIR "tests/data"
 #endif
 
+#include "golden.h"
+
 static const uint8_t test_key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 
 /* ------------------------------------------------------------------------ */
@@ -1165,13 +1167,6 @@ static const golden goldens[] = {
 
 #define GOLDEN_COUNT (sizeof goldens / sizeof goldens[0])
 
-static bool golden_probe(const bk_filter *filter, size_t i)
-{
-    char key[32];
-    int len = snprintf(key, sizeof key, "golden:%zu", i);
-    return bk_filter_contains(filter, key, (size_t)len);
-}
-
 static int write_golden(const char *dir)
 {
     for (size_t g = 0; g < GOLDEN_COUNT; g++) {
@@ -1183,23 +1178,10 @@ static int write_golden(const char *dir)
             int len = snprintf(key, sizeof key, "golden:%zu", i);
             bk_filter_add(filter, key, (size_t)len, NULL);
         }
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, goldens[g].name);
-        if (bk_filter_save(filter, path) != BK_OK)
-            return 1;
-        snprintf(path, sizeof path, "%s/%s.answers", dir, goldens[g].name);
-        FILE *f = fopen(path, "w");
-        if (f == NULL)
-            return 1;
-        bk_stats stats;
-        bk_filter_stats(filter, &stats);
-        fprintf(f, "keys_added %llu\n", (unsigned long long)stats.keys_added);
-        for (size_t i = 0; i < goldens[g].probes; i++)
-            fputc(golden_probe(filter, i) ? '1' : '0', f);
-        fputc('\n', f);
-        fclose(f);
-        printf("wrote %s/%s\n", dir, goldens[g].name);
+        int failed = bk_golden_save(filter, dir, goldens[g].name, goldens[g].probes);
         bk_filter_free(filter);
+        if (failed)
+            return 1;
     }
     return 0;
 }
@@ -1247,7 +1229,7 @@ static void check_golden(const golden *g)
             assert_int_equal(s.hashes, g->params.hashes);
         }
         for (size_t i = 0; i < g->probes; i++)
-            assert_int_equal(golden_probe(loaded[c], i), answers[i] == '1');
+            assert_int_equal(bk_golden_probe(loaded[c], i), answers[i] == '1');
         for (size_t i = 0; i < g->keys; i++)
             assert_int_equal(answers[i], '1'); /* no false negatives */
         /* Today's writer produces the golden bytes from what it read. */
@@ -1271,7 +1253,7 @@ static void check_golden(const golden *g)
         assert_int_equal(bk_filter_add(rebuilt, key, (size_t)len, NULL), BK_OK);
     }
     for (size_t i = 0; i < g->probes; i++)
-        assert_int_equal(golden_probe(rebuilt, i), answers[i] == '1');
+        assert_int_equal(bk_golden_probe(rebuilt, i), answers[i] == '1');
     bk_stats s;
     bk_filter_stats(rebuilt, &s);
     assert_int_equal(s.keys_added, keys_added);

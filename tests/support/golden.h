@@ -1,5 +1,7 @@
 /*
- * tests/support/golden.h -- golden files for the counting and cuckoo kinds, in the
+ * tests/support/golden.h -- golden files: the probes and the writer every test
+ * uses (bk_golden_probe, bk_golden_save), and recipes for the counting,
+ * cuckoo and quotient kinds, in the
  * style of tests/test_format.c's (tests/data/README.md): a small filter
  * written once, kept in tests/data/, and checked on every run -- on any
  * host, including big-endian ones -- so that neither the format nor the
@@ -54,29 +56,41 @@ static BK_RT_UNUSED bk_filter *bk_golden_build(const bk_golden *g)
     return filter;
 }
 
+/* Saves `filter` as DIR/NAME and its answers to the probes "golden:0" ..
+ * "golden:<probes-1>" as DIR/NAME.answers (the layout above; every golden
+ * file of the tests is written so).  0 on success, 1 on an error. */
+static BK_RT_UNUSED int bk_golden_save(const bk_filter *filter, const char *dir,
+                                       const char *name, size_t probes)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (bk_filter_save(filter, path) != BK_OK)
+        return 1;
+    snprintf(path, sizeof path, "%s/%s.answers", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return 1;
+    bk_stats stats;
+    bk_filter_stats(filter, &stats);
+    fprintf(f, "keys_added %llu\n", (unsigned long long)stats.keys_added);
+    for (size_t i = 0; i < probes; i++)
+        fputc(bk_golden_probe(filter, i) ? '1' : '0', f);
+    fputc('\n', f);
+    fclose(f);
+    printf("wrote %s/%s\n", dir, name);
+    return 0;
+}
+
 static BK_RT_UNUSED int bk_golden_write(const bk_golden *goldens, size_t count, const char *dir)
 {
     for (size_t g = 0; g < count; g++) {
         bk_filter *filter = bk_golden_build(&goldens[g]);
         if (filter == NULL)
             return 1;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, goldens[g].name);
-        if (bk_filter_save(filter, path) != BK_OK)
-            return 1;
-        snprintf(path, sizeof path, "%s/%s.answers", dir, goldens[g].name);
-        FILE *f = fopen(path, "w");
-        if (f == NULL)
-            return 1;
-        bk_stats stats;
-        bk_filter_stats(filter, &stats);
-        fprintf(f, "keys_added %llu\n", (unsigned long long)stats.keys_added);
-        for (size_t i = 0; i < goldens[g].probes; i++)
-            fputc(bk_golden_probe(filter, i) ? '1' : '0', f);
-        fputc('\n', f);
-        fclose(f);
-        printf("wrote %s/%s\n", dir, goldens[g].name);
+        int failed = bk_golden_save(filter, dir, goldens[g].name, goldens[g].probes);
         bk_filter_free(filter);
+        if (failed)
+            return 1;
     }
     return 0;
 }

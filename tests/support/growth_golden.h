@@ -12,7 +12,8 @@
  * write (`test_scalable --write-golden tests/data`, same for test_window):
  * only for a deliberate new format version.
  *
- * Include after <cmocka.h>, "bloomkit.h" and "roundtrip.h".
+ * Include after <cmocka.h>, "bloomkit.h" and "roundtrip.h"; it includes
+ * "golden.h" (the probes and the writer of every golden file).
  */
 #ifndef BK_TESTS_GROWTH_GOLDEN_H
 #define BK_TESTS_GROWTH_GOLDEN_H
@@ -20,6 +21,8 @@
 #ifndef BK_TEST_DATA_DIR
 #define BK_TEST_DATA_DIR "tests/data"
 #endif
+
+#include "golden.h"
 
 static const uint8_t growth_golden_key[BK_SECRET_KEY_BYTES] = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
@@ -34,13 +37,6 @@ typedef struct growth_golden {
     uint64_t start; /* time windows: key i is added at start + i / 5 */
     size_t sure;    /* the last `sure` keys must be present (window: W) */
 } growth_golden;
-
-static BK_RT_UNUSED bool growth_golden_probe(const bk_filter *filter, size_t i)
-{
-    char key[32];
-    int len = snprintf(key, sizeof key, "golden:%zu", i);
-    return bk_filter_contains(filter, key, (size_t)len);
-}
 
 static BK_RT_UNUSED bk_filter *growth_golden_build(const growth_golden *g)
 {
@@ -64,23 +60,10 @@ static BK_RT_UNUSED int growth_golden_write(const char *dir, const growth_golden
         bk_filter *filter = growth_golden_build(&goldens[g]);
         if (filter == NULL)
             return 1;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, goldens[g].name);
-        if (bk_filter_save(filter, path) != BK_OK)
-            return 1;
-        snprintf(path, sizeof path, "%s/%s.answers", dir, goldens[g].name);
-        FILE *f = fopen(path, "w");
-        if (f == NULL)
-            return 1;
-        bk_stats s;
-        bk_filter_stats(filter, &s);
-        fprintf(f, "keys_added %llu\n", (unsigned long long)s.keys_added);
-        for (size_t i = 0; i < goldens[g].probes; i++)
-            fputc(growth_golden_probe(filter, i) ? '1' : '0', f);
-        fputc('\n', f);
-        fclose(f);
+        int failed = bk_golden_save(filter, dir, goldens[g].name, goldens[g].probes);
         bk_filter_free(filter);
-        printf("wrote %s/%s\n", dir, goldens[g].name);
+        if (failed)
+            return 1;
     }
     return 0;
 }
@@ -113,7 +96,7 @@ static BK_RT_UNUSED void growth_golden_check(const growth_golden *g)
         assert_int_equal(s.kind, g->kind);
         assert_int_equal(s.keys_added, keys_added);
         for (size_t i = 0; i < g->probes; i++)
-            assert_int_equal(growth_golden_probe(loaded[c], i), answers[i] == '1');
+            assert_int_equal(bk_golden_probe(loaded[c], i), answers[i] == '1');
         for (size_t i = g->keys - g->sure; i < g->keys; i++)
             assert_int_equal(answers[i], '1'); /* no false negatives */
         bk_rt_assert_serializes_to(loaded[c], bytes, size);
