@@ -38,9 +38,12 @@ static bool set_field(bk_params *p, int field, int choice)
     static const unsigned hashes[] = { 0, 5, 1, 40 };
     static const unsigned algorithms[] = { BK_HASH_XXH3, BK_HASH_SIPHASH, BK_HASH_XXH64, 3,
                                            200 };
-    static const unsigned flags[] = {
-        0, BK_FLAG_CONCURRENT, BK_FLAG_PARQUET_SIZE, BK_FLAG_AUTO_GROW, 0x8, 0x80000000u
-    };
+    static const unsigned flags[] = { 0,
+                                      BK_FLAG_CONCURRENT,
+                                      BK_FLAG_PARQUET_SIZE,
+                                      BK_FLAG_AUTO_GROW,
+                                      BK_FLAG_COUNTING_CLASSIC,
+                                      0x80000000u };
     static const unsigned fingerprints[] = { 0, 8, 12, 16, 9, 32 };
     static const double expansions[] = { 0, 2, 1, 0.5, 1e6 };
     static const double tightenings[] = { 0, 0.5, 0.99, 1.0, -1 };

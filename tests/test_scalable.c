@@ -819,6 +819,29 @@ static void test_golden_files(void **state)
         growth_golden_check(&goldens[g]);
 }
 
+/* BK_FLAG_BLOCKED_STAGES belongs to the scalable kind: every other kind
+ * refuses it (BK_EUNSUPPORTED, nothing created), and so does its design. */
+static void test_blocked_stages_flag_is_scalable_only(void **state)
+{
+    (void)state;
+    bk_kind kinds[32];
+    size_t count = bk_kind_list(kinds, 32);
+    assert_true(count <= 32);
+    for (size_t i = 0; i < count; i++) {
+        if (kinds[i] == BK_KIND_SCALABLE)
+            continue;
+        bk_params p = { .capacity = 1000, .fpr = 0.01, .flags = BK_FLAG_BLOCKED_STAGES };
+        bk_filter *f = NULL;
+        bk_status status = bk_filter_create(kinds[i], &p, &f);
+        if (status == BK_EIMMUTABLE) /* a static kind is built, not created */
+            status = bk_filter_build(kinds[i], &p, NULL, 0, &f);
+        assert_int_equal(status, BK_EUNSUPPORTED);
+        assert_null(f);
+        bk_stats design;
+        assert_int_equal(bk_kind_design(kinds[i], &p, &design), BK_EUNSUPPORTED);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-golden") == 0)
@@ -844,6 +867,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_format_rejects_bad_stage_kind),
         cmocka_unit_test(test_file_round_trip_several_sub_filters),
         cmocka_unit_test(test_golden_files),
+        cmocka_unit_test(test_blocked_stages_flag_is_scalable_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
