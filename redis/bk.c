@@ -346,7 +346,8 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key,
                                      "ERR not found");
     if (value != NULL) {
-        bk_stats s = *newest_stats(value);
+        bk_stats s; /* fresh: the fill figures too */
+        bk_filter_stats(bkr_value_newest(value), &s);
         reply_map(ctx, 13);
         RedisModule_ReplyWithSimpleString(ctx, "kind");
         RedisModule_ReplyWithSimpleString(ctx, bk_kind_name(s.kind));

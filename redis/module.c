@@ -34,6 +34,7 @@
 
 #include "bloomkit/filter.h"
 #include "bloomkit/format.h"
+#include "bloomkit/scalable.h"
 #include "module.h"
 
 #define MODULE_NAME "bloomkit"
@@ -249,7 +250,8 @@ lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
 }
 
 /* The newest filter's statistics, computed (a pass over its memory for
- * the bit-array kinds) at most once between two writes. */
+ * the bit-array kinds) at most once between two writes that change more
+ * than the count of keys (after_bf_adds keeps them). */
 const bk_stats *newest_stats(bkr_value *value)
 {
     if (!value->newest_stats_valid) {
@@ -259,17 +261,11 @@ const bk_stats *newest_stats(bkr_value *value)
     return &value->newest_stats;
 }
 
-/* Bytes a value holds: the newest filter's memory (from its statistics)
- * plus the older links' and the value's own (bkr_value_memory counts
- * every filter by its serialised size, a header more). */
-size_t value_memory(bkr_value *value)
-{
-    if (value->meta.filter_count == 0)
-        return bkr_value_memory(value);
-    size_t newest_image = 0;
-    bk_filter_serialized_size(bkr_value_newest(value), &newest_image);
-    return bkr_value_memory(value) - newest_image + (size_t)newest_stats(value)->bytes;
-}
+/* Bytes a value holds: each filter's serialised size (its memory and a
+ * header of a few hundred bytes) plus the value's own, in constant time
+ * per filter (bkr_value_memory): MEMORY USAGE and BF.INFO Size never
+ * pass over the filter's memory. */
+size_t value_memory(const bkr_value *value) { return bkr_value_memory(value); }
 
 /* What every write does after changing a value. */
 void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
@@ -288,6 +284,26 @@ void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
         }
     }
     RedisModule_ReplicateVerbatim(ctx);
+}
+
+/* After BF adds that took `new_keys` new keys: what after_write does, but
+ * the statistics cache survives with its key count moved on, unless the
+ * chain grew (a new link changes the capacity, bytes and link count).  So
+ * BF.INFO and BF.CARD answer in constant time between growths, with the
+ * design figures they report (capacity, links, keys, bytes; the fill
+ * figures, which BF.* never reports, are those of the last full pass). */
+void after_bf_adds(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value,
+                   uint64_t new_keys)
+{
+    size_t links = 0;
+    bool keep = value->newest_stats_valid &&
+                bk_scalable_sub_count(value->filters[0], &links) == BK_OK &&
+                links == value->newest_stats.filters;
+    after_write(ctx, name, value);
+    if (keep) {
+        value->newest_stats_valid = true;
+        value->newest_stats.keys_added += new_keys;
+    }
 }
 
 bkr_value *install(RedisModuleKey *key, bkr_value *value)

@@ -148,18 +148,19 @@ static int bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 }
 
 /* Adds one item (by its hash) to a BF, replying with its answer (an array
- * element); *failed on an error reply. */
-static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, bk_hash hash, bool *failed)
+ * element); *failed on an error reply.  Returns 1 for a new key, else 0. */
+static unsigned bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, bk_hash hash, bool *failed)
 {
     bool was_new = false;
     if (bk_filter_add_hash(value->filters[0], hash, &was_new) == BK_OK) {
         reply_bool(ctx, was_new);
-    } else {
-        RedisModule_ReplyWithError(ctx, value->meta.expansion == 0
-                                            ? "ERR non scaling filter is full"
-                                            : "ERR filter cannot grow further");
-        *failed = true;
+        return was_new;
     }
+    RedisModule_ReplyWithError(ctx, value->meta.expansion == 0
+                                        ? "ERR non scaling filter is full"
+                                        : "ERR filter cannot grow further");
+    *failed = true;
+    return 0;
 }
 
 /* Opens `name` for adding to a value of `family`, creating it with
@@ -203,15 +204,16 @@ static bk_status create_cf(const void *options, bkr_value **out) { return new_cf
  * probes): an item already present answers 0 without an add, and the adds
  * of the others find their lines in the cache.  The answers are those of
  * adding one item after another (an add reports a repeat within the batch
- * itself). */
-static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,
-                         int first, int argc)
+ * itself).  Returns the number of new keys. */
+static uint64_t bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,
+                             int first, int argc)
 {
     bk_filter *filter = value->filters[0];
     bk_hash hashes[ADD_CHUNK];
     bool present[ADD_CHUNK];
     RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
     long replied = 0;
+    uint64_t new_keys = 0;
     bool failed = false;
     for (int at = first; at < argc && !failed; at += ADD_CHUNK) {
         size_t count = (size_t)(argc - at) < ADD_CHUNK ? (size_t)(argc - at) : ADD_CHUNK;
@@ -226,10 +228,11 @@ static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleStrin
             if (present[i])
                 reply_bool(ctx, false);
             else
-                bf_add_reply(ctx, value, hashes[i], &failed);
+                new_keys += bf_add_reply(ctx, value, hashes[i], &failed);
         }
     }
     RedisModule_ReplySetArrayLength(ctx, replied);
+    return new_keys;
 }
 
 static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
@@ -240,14 +243,16 @@ static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     bf_options defaults = { (uint64_t)config_initial_size, config_error_rate, 2 };
     bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, false, create_bf, &defaults);
     if (value != NULL) {
+        uint64_t new_keys;
         if (multi) {
-            bf_add_items(ctx, value, argv, 2, argc);
+            new_keys = bf_add_items(ctx, value, argv, 2, argc);
         } else {
             bool failed = false;
             bk_key k = arg_key(argv[2]);
-            bf_add_reply(ctx, value, bk_filter_hash(value->filters[0], k.data, k.len), &failed);
+            new_keys = bf_add_reply(ctx, value, bk_filter_hash(value->filters[0], k.data, k.len),
+                                    &failed);
         }
-        after_write(ctx, argv[1], value);
+        after_bf_adds(ctx, argv[1], value, new_keys);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -306,10 +311,8 @@ static int bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bf_options options = { (uint64_t)capacity, error_rate,
                            nonscaling ? 0 : (uint64_t)expansion };
     bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, nocreate, create_bf, &options);
-    if (value != NULL) {
-        bf_add_items(ctx, value, argv, items_at, argc);
-        after_write(ctx, argv[1], value);
-    }
+    if (value != NULL)
+        after_bf_adds(ctx, argv[1], value, bf_add_items(ctx, value, argv, items_at, argc));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
