@@ -237,11 +237,11 @@ lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
 {
     *key = RedisModule_OpenKey(ctx, name, mode);
     *value = NULL;
-    int type = RedisModule_KeyType(*key);
-    if (type == REDISMODULE_KEYTYPE_EMPTY)
-        return KEY_EMPTY;
-    if (type != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(*key) != value_type)
-        return KEY_WRONGTYPE;
+    /* ModuleTypeGetType answers NULL for an empty key or one of a core
+     * type: one call on the common path, KeyType only to tell those apart */
+    if (RedisModule_ModuleTypeGetType(*key) != value_type)
+        return RedisModule_KeyType(*key) == REDISMODULE_KEYTYPE_EMPTY ? KEY_EMPTY
+                                                                      : KEY_WRONGTYPE;
     bkr_value *found = RedisModule_ModuleTypeGetValue(*key);
     if (found->loading != NULL || (family != BKR_BK && found->meta.family != family))
         return KEY_WRONGTYPE;
