@@ -352,7 +352,7 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplyWithSimpleString(ctx, "kind");
         RedisModule_ReplyWithSimpleString(ctx, bk_kind_name(s.kind));
         info_int(ctx, "capacity", (long long)s.capacity);
-        info_int(ctx, "bytes", (long long)value_memory(value));
+        info_int(ctx, "bytes", (long long)bkr_value_memory(value));
         info_int(ctx, "bits", (long long)s.bits);
         info_int(ctx, "hashes", s.hashes);
         info_int(ctx, "filters",

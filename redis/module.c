@@ -261,12 +261,6 @@ const bk_stats *newest_stats(bkr_value *value)
     return &value->newest_stats;
 }
 
-/* Bytes a value holds: each filter's serialised size (its memory and a
- * header of a few hundred bytes) plus the value's own, in constant time
- * per filter (bkr_value_memory): MEMORY USAGE and BF.INFO Size never
- * pass over the filter's memory. */
-size_t value_memory(const bkr_value *value) { return bkr_value_memory(value); }
-
 /* What every write does after changing a value. */
 void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
 {
@@ -480,12 +474,9 @@ static void type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *o
         free(blob);
 }
 
-/* (The statistics cache is refreshed through a const pointer: Redis
- * gives the callback a const value, and the cache is not part of it.) */
-static size_t type_mem_usage(const void *opaque)
-{
-    return value_memory((bkr_value *)(uintptr_t)opaque);
-}
+/* Constant time per filter (bkr_value_memory: serialised sizes), never a
+ * pass over the filter's memory. */
+static size_t type_mem_usage(const void *opaque) { return bkr_value_memory(opaque); }
 
 static void type_digest(RedisModuleDigest *digest, void *opaque)
 {

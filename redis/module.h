@@ -84,8 +84,6 @@ void after_bf_adds(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *valu
  * after BF adds only the design figures and the key count are current
  * (callers that report the fill compute bk_filter_stats themselves). */
 const bk_stats *newest_stats(bkr_value *value);
-/* Bytes the value holds, in constant time per filter. */
-size_t value_memory(const bkr_value *value);
 
 /* ---- SCANDUMP / LOADCHUNK for a family (redis/chunks.c) ---- */
 int family_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bkr_family family);

@@ -357,7 +357,7 @@ static void bf_info_field(RedisModuleCtx *ctx, bkr_value *value, const bk_stats 
 {
     switch (field) {
     case 0: RedisModule_ReplyWithLongLong(ctx, (long long)stats->capacity); break;
-    case 1: RedisModule_ReplyWithLongLong(ctx, (long long)value_memory(value)); break;
+    case 1: RedisModule_ReplyWithLongLong(ctx, (long long)bkr_value_memory(value)); break;
     case 2: RedisModule_ReplyWithLongLong(ctx, stats->filters); break;
     case 3: RedisModule_ReplyWithLongLong(ctx, (long long)stats->keys_added); break;
     default:
@@ -691,7 +691,7 @@ static int cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                                 "Expansion rate",
                                 "Max iterations" };
         long long values[] = {
-            (long long)value_memory(value),      (long long)buckets,
+            (long long)bkr_value_memory(value),  (long long)buckets,
             (long long)value->meta.filter_count, (long long)value->meta.items,
             (long long)value->meta.deletes,      4,
             (long long)value->meta.expansion,    (long long)value->meta.max_iterations
