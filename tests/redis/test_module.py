@@ -173,7 +173,22 @@ def test_bf_info_between_writes(c):
     replies = [harness.parse(r) for r in c.pipeline([["BF.ADD", "full", "n:%d" % i] for i in range(80)])]
     check(isinstance(replies[-1], Error), "a full NONSCALING filter refused an add: %r" % replies[-1])
     agree("full", sum(r for r in replies if not isinstance(r, Error)), "nonscaling")
-    c.call("DEL", "cache", "full")
+    # A batch of more than one chunk (128) that fills a NONSCALING filter
+    # midway: the answers of one BF.ADD after another, up to and including
+    # the first error, and nothing after it.
+    items = ["m:%d" % (i % 250) for i in range(300)]
+    c.value("BF.RESERVE", "batch", "0.01", "200", "NONSCALING")
+    c.value("BF.RESERVE", "single", "0.01", "200", "NONSCALING")
+    batch = c.value("BF.MADD", "batch", *items)
+    singles = []
+    for item in items:
+        singles.append(harness.parse(c.call("BF.ADD", "single", item)))
+        if isinstance(singles[-1], Error):
+            break
+    check(batch == singles and isinstance(batch[-1], Error) and 128 < len(batch) < 300,
+          "MADD over a full filter: %d answers %r, one by one %d %r" % (len(batch), batch[-3:], len(singles), singles[-3:]))
+    agree("batch", sum(r for r in batch if not isinstance(r, Error)), "batch")
+    c.call("DEL", "cache", "full", "batch", "single")
 
 
 def test_cf_never_loses(c):
