@@ -346,12 +346,13 @@ static int bk_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bkr_value *value = open_existing(ctx, argv[1], REDISMODULE_READ, BKR_BK, &key,
                                      "ERR not found");
     if (value != NULL) {
-        bk_stats s = *newest_stats(value);
+        bk_stats s; /* fresh: the fill figures too */
+        bk_filter_stats(bkr_value_newest(value), &s);
         reply_map(ctx, 13);
         RedisModule_ReplyWithSimpleString(ctx, "kind");
         RedisModule_ReplyWithSimpleString(ctx, bk_kind_name(s.kind));
         info_int(ctx, "capacity", (long long)s.capacity);
-        info_int(ctx, "bytes", (long long)value_memory(value));
+        info_int(ctx, "bytes", (long long)bkr_value_memory(value));
         info_int(ctx, "bits", (long long)s.bits);
         info_int(ctx, "hashes", s.hashes);
         info_int(ctx, "filters",

@@ -34,6 +34,7 @@
 
 #include "bloomkit/filter.h"
 #include "bloomkit/format.h"
+#include "bloomkit/scalable.h"
 #include "module.h"
 
 #define MODULE_NAME "bloomkit"
@@ -236,11 +237,11 @@ lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
 {
     *key = RedisModule_OpenKey(ctx, name, mode);
     *value = NULL;
-    int type = RedisModule_KeyType(*key);
-    if (type == REDISMODULE_KEYTYPE_EMPTY)
-        return KEY_EMPTY;
-    if (type != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(*key) != value_type)
-        return KEY_WRONGTYPE;
+    /* ModuleTypeGetType answers NULL for an empty key or one of a core
+     * type: one call on the common path, KeyType only to tell those apart */
+    if (RedisModule_ModuleTypeGetType(*key) != value_type)
+        return RedisModule_KeyType(*key) == REDISMODULE_KEYTYPE_EMPTY ? KEY_EMPTY
+                                                                      : KEY_WRONGTYPE;
     bkr_value *found = RedisModule_ModuleTypeGetValue(*key);
     if (found->loading != NULL || (family != BKR_BK && found->meta.family != family))
         return KEY_WRONGTYPE;
@@ -249,7 +250,8 @@ lookup_result open_value(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
 }
 
 /* The newest filter's statistics, computed (a pass over its memory for
- * the bit-array kinds) at most once between two writes. */
+ * the bit-array kinds) at most once between two writes that change more
+ * than the count of keys (after_bf_adds keeps them). */
 const bk_stats *newest_stats(bkr_value *value)
 {
     if (!value->newest_stats_valid) {
@@ -257,18 +259,6 @@ const bk_stats *newest_stats(bkr_value *value)
         value->newest_stats_valid = true;
     }
     return &value->newest_stats;
-}
-
-/* Bytes a value holds: the newest filter's memory (from its statistics)
- * plus the older links' and the value's own (bkr_value_memory counts
- * every filter by its serialised size, a header more). */
-size_t value_memory(bkr_value *value)
-{
-    if (value->meta.filter_count == 0)
-        return bkr_value_memory(value);
-    size_t newest_image = 0;
-    bk_filter_serialized_size(bkr_value_newest(value), &newest_image);
-    return bkr_value_memory(value) - newest_image + (size_t)newest_stats(value)->bytes;
 }
 
 /* What every write does after changing a value. */
@@ -288,6 +278,26 @@ void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value)
         }
     }
     RedisModule_ReplicateVerbatim(ctx);
+}
+
+/* After BF adds that took `new_keys` new keys: what after_write does, but
+ * the statistics cache survives with its key count moved on, unless the
+ * chain grew (a new link changes the capacity, bytes and link count).  So
+ * BF.INFO and BF.CARD answer in constant time between growths, with the
+ * design figures they report (capacity, links, keys, bytes; the fill
+ * figures, which BF.* never reports, are those of the last full pass). */
+void after_bf_adds(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value,
+                   uint64_t new_keys)
+{
+    size_t links = 0;
+    bool keep = value->newest_stats_valid &&
+                bk_scalable_sub_count(value->filters[0], &links) == BK_OK &&
+                links == value->newest_stats.filters;
+    after_write(ctx, name, value);
+    if (keep) {
+        value->newest_stats_valid = true;
+        value->newest_stats.keys_added += new_keys;
+    }
 }
 
 bkr_value *install(RedisModuleKey *key, bkr_value *value)
@@ -464,12 +474,9 @@ static void type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *o
         free(blob);
 }
 
-/* (The statistics cache is refreshed through a const pointer: Redis
- * gives the callback a const value, and the cache is not part of it.) */
-static size_t type_mem_usage(const void *opaque)
-{
-    return value_memory((bkr_value *)(uintptr_t)opaque);
-}
+/* Constant time per filter (bkr_value_memory: serialised sizes), never a
+ * pass over the filter's memory. */
+static size_t type_mem_usage(const void *opaque) { return bkr_value_memory(opaque); }
 
 static void type_digest(RedisModuleDigest *digest, void *opaque)
 {

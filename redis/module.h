@@ -76,10 +76,14 @@ bkr_value *open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
 bkr_value *install(RedisModuleKey *key, bkr_value *value);
 /* After a write: drops the caches, sends a design-point event, replicates. */
 void after_write(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value);
-/* The newest filter's statistics, computed at most once between writes. */
+/* After BF adds (BF.ADD, BF.MADD, BF.INSERT) that took new_keys new keys:
+ * after_write, keeping the statistics cache unless the chain grew. */
+void after_bf_adds(RedisModuleCtx *ctx, RedisModuleString *name, bkr_value *value,
+                   uint64_t new_keys);
+/* The newest filter's statistics, computed at most once between writes;
+ * after BF adds only the design figures and the key count are current
+ * (callers that report the fill compute bk_filter_stats themselves). */
 const bk_stats *newest_stats(bkr_value *value);
-/* Bytes the value holds. */
-size_t value_memory(bkr_value *value);
 
 /* ---- SCANDUMP / LOADCHUNK for a family (redis/chunks.c) ---- */
 int family_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bkr_family family);

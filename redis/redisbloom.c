@@ -7,6 +7,8 @@
  */
 #include "module.h"
 
+#include "bloomkit/hash_inline.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,19 +149,12 @@ static int bf_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return rc;
 }
 
-/* Adds one item (by its hash) to a BF, replying with its answer (an array
- * element); *failed on an error reply. */
-static void bf_add_reply(RedisModuleCtx *ctx, bkr_value *value, bk_hash hash, bool *failed)
+/* The error reply of a BF add that failed (the chain may not grow). */
+static int bf_full_error(RedisModuleCtx *ctx, const bkr_value *value)
 {
-    bool was_new = false;
-    if (bk_filter_add_hash(value->filters[0], hash, &was_new) == BK_OK) {
-        reply_bool(ctx, was_new);
-    } else {
-        RedisModule_ReplyWithError(ctx, value->meta.expansion == 0
-                                            ? "ERR non scaling filter is full"
-                                            : "ERR filter cannot grow further");
-        *failed = true;
-    }
+    return RedisModule_ReplyWithError(ctx, value->meta.expansion == 0
+                                               ? "ERR non scaling filter is full"
+                                               : "ERR filter cannot grow further");
 }
 
 /* Opens `name` for adding to a value of `family`, creating it with
@@ -197,39 +192,61 @@ static bk_status create_cf(const void *options, bkr_value **out) { return new_cf
 /* Items per step of bf_add_items (hashes and answers on the stack). */
 #define ADD_CHUNK 128
 
+/* What an add answered, kept until the reply is written. */
+enum { ADD_PRESENT, ADD_NEW, ADD_FAILED };
+
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
  * first error, as RedisBloom does).  ADD_CHUNK items at a time are hashed
  * once and queried as one batch (their memory requested ahead of the
  * probes): an item already present answers 0 without an add, and the adds
  * of the others find their lines in the cache.  The answers are those of
  * adding one item after another (an add reports a repeat within the batch
- * itself). */
-static void bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,
-                         int first, int argc)
+ * itself).  They are kept (a byte per item) and replied after the adds, so
+ * the array's length is known when it starts: Redis then needs no
+ * placeholder for it in its reply list.  Returns the number of new keys. */
+static uint64_t bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,
+                             int first, int argc)
 {
     bk_filter *filter = value->filters[0];
+    const bk_hasher *hasher = bk_filter_hasher(filter);
+    size_t total = (size_t)(argc - first);
+    uint8_t on_stack[ADD_CHUNK];
+    uint8_t *answers = total <= ADD_CHUNK ? on_stack : malloc(total);
+    if (answers == NULL) {
+        RedisModule_ReplyWithError(ctx, "ERR out of memory");
+        return 0;
+    }
     bk_hash hashes[ADD_CHUNK];
     bool present[ADD_CHUNK];
-    RedisModule_ReplyWithArray(ctx, REDISMODULE_POSTPONED_LEN);
-    long replied = 0;
+    size_t done = 0;
+    uint64_t new_keys = 0;
     bool failed = false;
-    for (int at = first; at < argc && !failed; at += ADD_CHUNK) {
-        size_t count = (size_t)(argc - at) < ADD_CHUNK ? (size_t)(argc - at) : ADD_CHUNK;
+    while (done < total && !failed) {
+        size_t count = total - done < ADD_CHUNK ? total - done : ADD_CHUNK;
         for (size_t i = 0; i < count; i++) {
-            bk_key k = arg_key(argv[at + (int)i]);
-            hashes[i] = bk_filter_hash(filter, k.data, k.len);
+            bk_key k = arg_key(argv[first + (int)(done + i)]);
+            hashes[i] = bk_hash_inline(hasher, k.data, k.len);
         }
-        memset(present, 0, sizeof present);
+        memset(present, 0, count);
         if (count > 1)
             bk_filter_contains_hash_batch(filter, hashes, count, present);
-        for (size_t i = 0; i < count && !failed; i++, replied++) {
-            if (present[i])
-                reply_bool(ctx, false);
-            else
-                bf_add_reply(ctx, value, hashes[i], &failed);
+        for (size_t i = 0; i < count && !failed; i++) {
+            bool was_new = false;
+            failed = !present[i] && bk_filter_add_hash(filter, hashes[i], &was_new) != BK_OK;
+            answers[done++] = failed ? ADD_FAILED : was_new ? ADD_NEW : ADD_PRESENT;
+            new_keys += was_new;
         }
     }
-    RedisModule_ReplySetArrayLength(ctx, replied);
+    RedisModule_ReplyWithArray(ctx, (long)done);
+    for (size_t i = 0; i < done; i++) {
+        if (answers[i] == ADD_FAILED)
+            bf_full_error(ctx, value);
+        else
+            reply_bool(ctx, answers[i] == ADD_NEW);
+    }
+    if (answers != on_stack)
+        free(answers);
+    return new_keys;
 }
 
 static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
@@ -240,14 +257,19 @@ static int bf_add_common(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     bf_options defaults = { (uint64_t)config_initial_size, config_error_rate, 2 };
     bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, false, create_bf, &defaults);
     if (value != NULL) {
+        uint64_t new_keys;
         if (multi) {
-            bf_add_items(ctx, value, argv, 2, argc);
+            new_keys = bf_add_items(ctx, value, argv, 2, argc);
         } else {
-            bool failed = false;
+            bool was_new = false;
             bk_key k = arg_key(argv[2]);
-            bf_add_reply(ctx, value, bk_filter_hash(value->filters[0], k.data, k.len), &failed);
+            if (bk_filter_add(value->filters[0], k.data, k.len, &was_new) == BK_OK)
+                reply_bool(ctx, was_new);
+            else
+                bf_full_error(ctx, value);
+            new_keys = was_new;
         }
-        after_write(ctx, argv[1], value);
+        after_bf_adds(ctx, argv[1], value, new_keys);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -306,10 +328,8 @@ static int bf_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bf_options options = { (uint64_t)capacity, error_rate,
                            nonscaling ? 0 : (uint64_t)expansion };
     bkr_value *value = open_for_add(ctx, argv[1], &key, BKR_BF, nocreate, create_bf, &options);
-    if (value != NULL) {
-        bf_add_items(ctx, value, argv, items_at, argc);
-        after_write(ctx, argv[1], value);
-    }
+    if (value != NULL)
+        after_bf_adds(ctx, argv[1], value, bf_add_items(ctx, value, argv, items_at, argc));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -354,7 +374,7 @@ static void bf_info_field(RedisModuleCtx *ctx, bkr_value *value, const bk_stats 
 {
     switch (field) {
     case 0: RedisModule_ReplyWithLongLong(ctx, (long long)stats->capacity); break;
-    case 1: RedisModule_ReplyWithLongLong(ctx, (long long)value_memory(value)); break;
+    case 1: RedisModule_ReplyWithLongLong(ctx, (long long)bkr_value_memory(value)); break;
     case 2: RedisModule_ReplyWithLongLong(ctx, stats->filters); break;
     case 3: RedisModule_ReplyWithLongLong(ctx, (long long)stats->keys_added); break;
     default:
@@ -688,7 +708,7 @@ static int cf_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                                 "Expansion rate",
                                 "Max iterations" };
         long long values[] = {
-            (long long)value_memory(value),      (long long)buckets,
+            (long long)bkr_value_memory(value),  (long long)buckets,
             (long long)value->meta.filter_count, (long long)value->meta.items,
             (long long)value->meta.deletes,      4,
             (long long)value->meta.expansion,    (long long)value->meta.max_iterations

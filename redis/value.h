@@ -85,7 +85,8 @@ typedef struct bkr_value {
     uint64_t cf_room;
     bool cf_crossed;
     bk_stats newest_stats;   /* bk_filter_stats of the newest filter ... */
-    bool newest_stats_valid; /* ... until the next write */
+    bool newest_stats_valid; /* ... until the next write (BF adds within a
+                              * link move keys_added on instead) */
     uint8_t *dump;           /* SCANDUMP's encoding, kept between chunks */
     size_t dump_size;
     uint8_t *loading; /* LOADCHUNK bytes received so far (key not usable yet) */

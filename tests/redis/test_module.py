@@ -137,6 +137,60 @@ def test_bf_growth_fpr(c):
     c.call("DEL", "grow")
 
 
+def test_bf_info_between_writes(c):
+    """BF.INFO and BF.CARD keep their figures between writes (BF adds move
+    the key count on; a growth recomputes them): after every kind of BF
+    write they agree with a fresh pass (BK.INFO) and with the adds' own
+    answers, across growths and on a full NONSCALING filter."""
+    def fresh(key):
+        flat = harness.parse(c.call("BK.INFO", key))
+        return dict(zip(flat[0::2], flat[1::2]))
+
+    def agree(key, added, what):
+        info = harness.parse(c.call("BF.INFO", key))
+        now = fresh(key)
+        card = c.value("BF.CARD", key)
+        check(info[7] == now["keys_added"] == card == added,
+              "%s: items %r, fresh %r, card %r, added %d" % (what, info[7], now["keys_added"], card, added))
+        check(info[1] == now["capacity"] and info[5] == now["filters"] and info[3] == now["bytes"],
+              "%s: capacity/filters/size %r against %r" % (what, info, now))
+
+    rng = random.Random(30)
+    c.value("BF.RESERVE", "cache", "0.01", "100", "EXPANSION", "2")
+    added = 0
+    agree("cache", added, "empty")
+    for step in range(40):
+        items = ["c:%d" % rng.randrange(3000) for _ in range(rng.randrange(1, 60))]
+        if step % 3 == 0:
+            added += sum(c.value("BF.MADD", "cache", *items))
+        elif step % 3 == 1:
+            added += sum(c.value("BF.INSERT", "cache", "ITEMS", *items))
+        else:
+            added += sum(c.value("BF.ADD", "cache", item) for item in items)
+        agree("cache", added, "step %d" % step)
+    check(harness.parse(c.call("BF.INFO", "cache"))[5] > 3, "the chain grew")
+    c.value("BF.RESERVE", "full", "0.01", "50", "NONSCALING")
+    replies = [harness.parse(r) for r in c.pipeline([["BF.ADD", "full", "n:%d" % i] for i in range(80)])]
+    check(isinstance(replies[-1], Error), "a full NONSCALING filter refused an add: %r" % replies[-1])
+    agree("full", sum(r for r in replies if not isinstance(r, Error)), "nonscaling")
+    # A batch of more than one chunk (128) that fills a NONSCALING filter
+    # midway: the answers of one BF.ADD after another, up to and including
+    # the first error, and nothing after it.
+    items = ["m:%d" % (i % 250) for i in range(300)]
+    c.value("BF.RESERVE", "batch", "0.01", "200", "NONSCALING")
+    c.value("BF.RESERVE", "single", "0.01", "200", "NONSCALING")
+    batch = c.value("BF.MADD", "batch", *items)
+    singles = []
+    for item in items:
+        singles.append(harness.parse(c.call("BF.ADD", "single", item)))
+        if isinstance(singles[-1], Error):
+            break
+    check(batch == singles and isinstance(batch[-1], Error) and 128 < len(batch) < 300,
+          "MADD over a full filter: %d answers %r, one by one %d %r" % (len(batch), batch[-3:], len(singles), singles[-3:]))
+    agree("batch", sum(r for r in batch if not isinstance(r, Error)), "batch")
+    c.call("DEL", "cache", "full", "batch", "single")
+
+
 def test_cf_never_loses(c):
     """Every item a CF accepted stays; a refused insert changes nothing."""
     c.value("CF.RESERVE", "noloss", "1000", "EXPANSION", "0")
@@ -405,6 +459,7 @@ def test():
     test_redis_py(server.port)
     with server.client() as c:
         test_bf_growth_fpr(c)
+        test_bf_info_between_writes(c)
         test_cf_never_loses(c)
         test_bk_commands(c, workdir)
     test_bk_resp3(server.port)
