@@ -643,40 +643,63 @@ static bk_filter *filled_filter(uint64_t lines, unsigned k, unsigned keys, uint6
     return f;
 }
 
-/* The AVX2 and AVX-512 one-key queries answer exactly as the portable
- * one: k from 1 to 16 (one to three rounds of seven positions), lines from
- * nearly empty to saturated counters, 20,000 queries each, half of them
- * added keys (which every path must find), half random. */
+/* The queries of every path, one key per call and in a batch, against the
+ * portable one-key answers in `expected`; returns how many SIMD paths ran. */
+static unsigned check_paths(bk_filter *f, const bk_hash *hashes, const bool *expected,
+                            size_t count)
+{
+    static bool results[20000];
+    unsigned simd_paths_run = 0;
+    for (int path = BK_COUNTING_PATH_PORTABLE; path <= BK_COUNTING_PATH_AVX512; path++) {
+        if (bk_counting_set_path(f, (bk_counting_path)path) != BK_OK)
+            continue;
+        simd_paths_run += path != BK_COUNTING_PATH_PORTABLE;
+        size_t present = bk_filter_contains_hash_batch(f, hashes, count, results);
+        size_t expected_present = 0;
+        for (size_t i = 0; i < count; i++) {
+            assert_int_equal(bk_filter_contains_hash(f, hashes[i]), expected[i]);
+            assert_int_equal(results[i], expected[i]);
+            expected_present += expected[i];
+        }
+        assert_int_equal(present, expected_present);
+    }
+    return simd_paths_run;
+}
+
+/* The AVX2 and AVX-512 queries (one key per call and batched) answer
+ * exactly as the portable one-key query: k from 1 to 16 (one to three
+ * rounds of seven positions), lines from nearly empty to saturated
+ * counters, 20,000 queries each, half of them added keys (which every path
+ * must find), half random. */
 static void test_simd_paths_match_portable(void **state)
 {
     (void)state;
+    enum { QUERIES = 20000 };
     static const unsigned fills[] = { 40, 400, 4000 }; /* keys in 16 lines */
+    static bk_hash hashes[QUERIES];
+    static bool expected[QUERIES];
     unsigned simd_paths_run = 0;
     for (unsigned k = 1; k <= 16; k++) {
         for (size_t fill = 0; fill < sizeof fills / sizeof fills[0]; fill++) {
             bk_filter *f = filled_filter(16, k, fills[fill], 1000 + k);
+            assert_int_equal(bk_counting_set_path(f, BK_COUNTING_PATH_PORTABLE), BK_OK);
             uint64_t present_seed = 1000 + k, absent_seed = 7000 + k;
             unsigned positives = 0;
-            for (unsigned q = 0; q < 20000; q++) {
+            for (unsigned q = 0; q < QUERIES; q++) {
                 bool added = q % 2 == 0 && q / 2 < fills[fill];
                 uint64_t *seed = added ? &present_seed : &absent_seed;
-                bk_hash hash = { next_random(seed), next_random(seed) };
-                assert_int_equal(bk_counting_set_path(f, BK_COUNTING_PATH_PORTABLE), BK_OK);
-                bool expected = bk_filter_contains_hash(f, hash);
-                positives += expected;
+                hashes[q].h1 = next_random(seed);
+                hashes[q].h2 = next_random(seed);
+                expected[q] = bk_filter_contains_hash(f, hashes[q]);
+                positives += expected[q];
                 if (added)
-                    assert_true(expected);
-                for (int path = BK_COUNTING_PATH_AVX2; path <= BK_COUNTING_PATH_AVX512; path++) {
-                    if (bk_counting_set_path(f, (bk_counting_path)path) != BK_OK)
-                        continue;
-                    simd_paths_run++;
-                    assert_int_equal(bk_filter_contains_hash(f, hash), expected);
-                }
+                    assert_true(expected[q]);
             }
             /* Both answers occur, except on the saturated lines. */
             assert_true(positives > 0);
             if (fills[fill] < 4000)
-                assert_true(positives < 20000);
+                assert_true(positives < QUERIES);
+            simd_paths_run += check_paths(f, hashes, expected, QUERIES);
             bk_filter_free(f);
         }
     }
