@@ -174,7 +174,7 @@ typedef struct bk_counting {
     uint64_t keys_added; /* adds minus removes */
     bk_hasher hasher;
     bool borrowed;         /* bytes belong to a mapped file: read-only */
-    bk_counting_path path; /* the blocked layout's one-key query */
+    bk_counting_path path; /* the blocked layout's line test (src/counting_path.h) */
     /* The one-key query of the layout and path (choose_query). */
     bool (*query)(const struct bk_counting *filter, bk_hash hash);
 } bk_counting;
@@ -560,15 +560,11 @@ static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
 }
 
 /*
- * The same test on the whole line in vector registers (x86-64).  Why: a
- * one-key query's time is how many queries the core keeps in flight while
- * their lines come from memory, and each load that waits on a missing
- * line holds the core's resources: the portable test issues one 8-byte
- * load per counter (k loads of one line), the vector test one 64-byte load
- * (AVX-512) or two 32-byte loads (AVX2), and after them only a handful of
- * instructions wait for the data: the k positions, the word (or 32-bit
- * lane) of each counter and the counter's nibble mask are computed from h2
- * alone, before the line arrives.
+ * The same test on the whole line in vector registers (x86-64; why: the
+ * opening comment, "One-key queries").  The k positions, the word (or
+ * 32-bit lane) of each counter and the counter's nibble mask are computed
+ * from h2 alone, so only the last two or three instructions wait for the
+ * line:
  *
  *   AVX-512: lane i of a 64-bit vector holds position p_i = slice i of the
  *   hash word (shifts 0, 9, ..., 54; lane 7 unused), the line's word
