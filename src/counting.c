@@ -118,6 +118,16 @@
  *     in0..in99): after removing in7, the first false positive is out3;
  *     removing it makes in49, in51 and in65 absent (classic layout, m =
  *     624: out9, then in6 and in11).
+ *
+ * One-key queries (blocked layout).  A query's time is set by how many
+ * queries the core keeps in flight while their lines come from memory, and
+ * a load waiting on a missing line holds core resources: the portable
+ * test reads a line with one 8-byte load per counter (k loads), the AVX2
+ * and AVX-512 tests (chosen per filter from the CPU, src/counting_path.h)
+ * with two 32-byte loads or one 64-byte load, everything but a few
+ * instructions computed from the hash before the line arrives.  All three
+ * give the same answers (tested).  Batches request their lines ahead and
+ * test them with the same vector tests, which there save instructions.
  * Speed: docs/PERFORMANCE.md.
  */
 #include "bloomkit/counting.h"
@@ -128,11 +138,18 @@
 
 #include "blocked.h"
 #include "bloom.h"
+#include "counting_path.h"
+#include "cpu.h"
 #include "endian.h"
 #include "filter.h"
 #include "hash.h"
 #include "memory.h"
 #include "prefetch.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define COUNTING_HAVE_X86_PATHS 1
+#include <immintrin.h>
+#endif
 
 #define BATCH_CHUNK 16
 #define NIBBLE_LOW_BITS 0x1111111111111111ULL
@@ -156,7 +173,10 @@ typedef struct bk_counting {
     double target_fpr;   /* predicted FPR at capacity */
     uint64_t keys_added; /* adds minus removes */
     bk_hasher hasher;
-    bool borrowed; /* bytes belong to a mapped file: read-only */
+    bool borrowed;         /* bytes belong to a mapped file: read-only */
+    bk_counting_path path; /* the blocked layout's line test (src/counting_path.h) */
+    /* The one-key query of the layout and path (choose_query). */
+    bool (*query)(const struct bk_counting *filter, bk_hash hash);
 } bk_counting;
 
 /* What a filter is: m counters, k probes, the layout, design n and FPR. */
@@ -182,6 +202,35 @@ static inline void counter_set(uint8_t *bytes, uint64_t index, unsigned value)
 }
 
 static size_t bytes_for_counters(uint64_t counters) { return (size_t)((counters + 1) / 2); }
+
+/* ------------------------------------------------------------------------ */
+/* Query paths                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Whether this CPU (and build) can take `path`: AVX2 and AVX-512 F (with
+ * DQ and BW, as bk_cpu reports it) on x86-64; BLOOMKIT_PORTABLE clears
+ * both (src/cpu.h). */
+static bool path_available(bk_counting_path path)
+{
+    switch (path) {
+    case BK_COUNTING_PATH_PORTABLE: return true;
+#ifdef COUNTING_HAVE_X86_PATHS
+    case BK_COUNTING_PATH_AVX2: return bk_cpu()->avx2;
+    case BK_COUNTING_PATH_AVX512: return bk_cpu()->avx2 && bk_cpu()->avx512dqbw;
+#endif
+    default: return false;
+    }
+}
+
+/* The widest path this CPU has. */
+static bk_counting_path best_path(void)
+{
+    if (path_available(BK_COUNTING_PATH_AVX512))
+        return BK_COUNTING_PATH_AVX512;
+    if (path_available(BK_COUNTING_PATH_AVX2))
+        return BK_COUNTING_PATH_AVX2;
+    return BK_COUNTING_PATH_PORTABLE;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Design and creation                                                      */
@@ -283,6 +332,8 @@ static bk_status design_from_params(const bk_params *params, counting_design *ou
     return check_design(out);
 }
 
+static void choose_query(bk_counting *filter);
+
 /* A filter of the given design (sizing.bits = m counters).  With `borrowed`
  * NULL the counters are allocated and zeroed; otherwise the filter reads
  * those ceil(m/2) bytes in place and is read-only. */
@@ -315,6 +366,8 @@ static bk_status create_from_design(const counting_design *design, const bk_hash
     filter->capacity = sizing->capacity;
     filter->target_fpr = sizing->predicted_fpr;
     filter->hasher = *hasher;
+    filter->path = best_path();
+    choose_query(filter);
     *out = filter;
     return BK_OK;
 }
@@ -506,6 +559,99 @@ static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
     return (flags & ZERO_FLAG) != 0;
 }
 
+/*
+ * The same test on the whole line in vector registers (x86-64; why: the
+ * opening comment, "One-key queries").  The k positions, the word (or
+ * 32-bit lane) of each counter and the counter's nibble mask are computed
+ * from h2 alone, so only the last two or three instructions wait for the
+ * line:
+ *
+ *   AVX-512: lane i of a 64-bit vector holds position p_i = slice i of the
+ *   hash word (shifts 0, 9, ..., 54; lane 7 unused), the line's word
+ *   p_i >> 6 is moved into it (VPERMQ), and VPTESTNMQ with the nibble mask
+ *   15 << (p_i & 60) flags the lanes whose counter is 0.
+ *   AVX2: eight 32-bit lanes; the counter of p_i is bits (p_i & 28) ..
+ *   (p_i & 28) + 3 of the line's 32-bit word p_i >> 5, taken from the
+ *   line's low or high half by VPERMD of each and a blend on bit 3 of that
+ *   word index; VPCMPEQD against zero after the nibble mask flags the zeros.
+ * Rounds of seven positions and bk_mix64 between them, as the walk.
+ */
+#ifdef COUNTING_HAVE_X86_PATHS
+#define AVX_TARGET_512 __attribute__((target("avx2,avx512f")))
+#define AVX_TARGET_2 __attribute__((target("avx2")))
+
+/* Lanes of the zero flags of `count` (1..7) positions. */
+static inline unsigned round_lanes(unsigned count) { return (1u << count) - 1; }
+
+/* One bit per position of the round whose counter is 0. */
+AVX_TARGET_512 static inline unsigned avx512_round_zeros(__m512i line, uint64_t word,
+                                                         unsigned count)
+{
+    const __m512i slices = _mm512_set_epi64(63, 54, 45, 36, 27, 18, 9, 0);
+    __m512i positions = _mm512_and_si512(
+        _mm512_srlv_epi64(_mm512_set1_epi64((long long)word), slices),
+        _mm512_set1_epi64(BK_BLOCKED_BLOCK_BITS - 1));
+    __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(positions, 6), line);
+    __m512i nibbles = _mm512_sllv_epi64(_mm512_set1_epi64(0xf),
+                                        _mm512_and_si512(positions, _mm512_set1_epi64(60)));
+    return _mm512_mask_testn_epi64_mask((__mmask8)round_lanes(count), words, nibbles);
+}
+
+/* line_test on AVX-512 F. */
+AVX_TARGET_512 static inline bool line_test_avx512(const uint8_t *line, uint64_t h2,
+                                                   unsigned hashes)
+{
+    __m512i data = _mm512_loadu_si512((const void *)line);
+    unsigned zeros = avx512_round_zeros(data, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        zeros |= avx512_round_zeros(data, h2, round_length(hashes, done));
+    }
+    return zeros == 0;
+}
+
+/* The AVX2 lanes of the round's positions: the low 32 bits of slices
+ * 0, 4, 1, 5, 2, 6, 3, 7 (slice 7 unused), so `count` positions take the
+ * lanes of avx2_round_lanes[count]. */
+static const uint8_t avx2_round_lanes[ROUND_POSITIONS + 1] = { 0x00, 0x01, 0x05, 0x15,
+                                                               0x55, 0x57, 0x5f, 0x7f };
+
+/* One bit per lane (avx2_round_lanes) whose counter is 0. */
+AVX_TARGET_2 static inline unsigned avx2_round_zeros(__m256i low, __m256i high, uint64_t word,
+                                                     unsigned count)
+{
+    __m256i broadcast = _mm256_set1_epi64x((long long)word);
+    __m256i first = _mm256_srlv_epi64(broadcast, _mm256_set_epi64x(27, 18, 9, 0));
+    __m256i second = _mm256_srlv_epi64(broadcast, _mm256_set_epi64x(63, 54, 45, 36));
+    __m256i positions = _mm256_and_si256(
+        _mm256_blend_epi32(first, _mm256_slli_epi64(second, 32), 0xaa),
+        _mm256_set1_epi32(BK_BLOCKED_BLOCK_BITS - 1));
+    __m256i lanes = _mm256_srli_epi32(positions, 5);
+    __m256i from_low = _mm256_permutevar8x32_epi32(low, lanes);
+    __m256i from_high = _mm256_permutevar8x32_epi32(high, lanes);
+    __m256 in_high = _mm256_castsi256_ps(_mm256_slli_epi32(lanes, 28));
+    __m256i words = _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(from_low), _mm256_castsi256_ps(from_high), in_high));
+    __m256i nibbles = _mm256_sllv_epi32(_mm256_set1_epi32(0xf),
+                                        _mm256_and_si256(positions, _mm256_set1_epi32(28)));
+    __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(words, nibbles), _mm256_setzero_si256());
+    return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(zero)) & avx2_round_lanes[count];
+}
+
+/* line_test on AVX2. */
+AVX_TARGET_2 static inline bool line_test_avx2(const uint8_t *line, uint64_t h2, unsigned hashes)
+{
+    __m256i low = _mm256_loadu_si256((const void *)line);
+    __m256i high = _mm256_loadu_si256((const void *)(line + 32));
+    unsigned zeros = avx2_round_zeros(low, high, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        zeros |= avx2_round_zeros(low, high, h2, round_length(hashes, done));
+    }
+    return zeros == 0;
+}
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* The hot path, classic layout: k counters anywhere                        */
 /* ------------------------------------------------------------------------ */
@@ -552,11 +698,42 @@ static inline bool increment_counters(bk_counting *filter, bk_hash hash)
     return classic_increment(filter, hash);
 }
 
-static inline bool all_counters_positive(const bk_counting *filter, bk_hash hash)
+/* The one-key queries, one per layout and path, each out of line so that
+ * ops_contains_hash reaches it by one tail jump through filter->query. */
+static BK_NOINLINE bool query_classic(const bk_counting *filter, bk_hash hash)
 {
-    if (filter->layout == BK_COUNTING_BLOCKED)
-        return line_test(line_of(filter, hash), hash.h2, filter->hashes);
     return classic_test(filter, hash);
+}
+
+static BK_NOINLINE bool query_portable(const bk_counting *filter, bk_hash hash)
+{
+    return line_test(line_of(filter, hash), hash.h2, filter->hashes);
+}
+
+#ifdef COUNTING_HAVE_X86_PATHS
+AVX_TARGET_512 BK_NOINLINE static bool query_avx512(const bk_counting *filter, bk_hash hash)
+{
+    return line_test_avx512(line_of(filter, hash), hash.h2, filter->hashes);
+}
+
+AVX_TARGET_2 BK_NOINLINE static bool query_avx2(const bk_counting *filter, bk_hash hash)
+{
+    return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);
+}
+#endif
+
+/* filter->query from the layout and the path. */
+static void choose_query(bk_counting *filter)
+{
+    filter->query = query_portable;
+    if (filter->layout == BK_COUNTING_CLASSIC)
+        filter->query = query_classic;
+#ifdef COUNTING_HAVE_X86_PATHS
+    else if (filter->path == BK_COUNTING_PATH_AVX512)
+        filter->query = query_avx512;
+    else if (filter->path == BK_COUNTING_PATH_AVX2)
+        filter->query = query_avx2;
+#endif
 }
 
 static unsigned min_counter(const bk_counting *filter, bk_hash hash)
@@ -630,13 +807,13 @@ static bk_status ops_remove_hash(void *object, bk_hash hash)
 
 static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
-    return all_counters_positive(filter, hash);
+    return ((const bk_counting *)filter)->query(filter, hash);
 }
 
 static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_counting *filter = object;
-    return all_counters_positive(filter, bk_hash_inline(&filter->hasher, key, len));
+    return filter->query(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
 static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
@@ -674,6 +851,49 @@ static inline const void *ring_line_of(const void *filter, const bk_hash *hash)
 static inline bool ring_probe(const void *context, const void *line, const bk_hash *hash)
 {
     return line_test(line, hash->h2, *(const unsigned *)context);
+}
+
+#ifdef COUNTING_HAVE_X86_PATHS
+/* The ring with the vector tests of the line (the same answers). */
+AVX_TARGET_512 static inline bool ring_probe_avx512(const void *context, const void *line,
+                                                    const bk_hash *hash)
+{
+    return line_test_avx512(line, hash->h2, *(const unsigned *)context);
+}
+
+AVX_TARGET_512 BK_NOINLINE static size_t
+ring_avx512(const bk_counting *filter, const bk_hash *hashes, size_t count, bool *results)
+{
+    return bk_line_ring_probe(filter, hashes, count, results, ring_line_of, ring_probe_avx512,
+                              &filter->hashes);
+}
+
+AVX_TARGET_2 static inline bool ring_probe_avx2(const void *context, const void *line,
+                                                const bk_hash *hash)
+{
+    return line_test_avx2(line, hash->h2, *(const unsigned *)context);
+}
+
+AVX_TARGET_2 BK_NOINLINE static size_t
+ring_avx2(const bk_counting *filter, const bk_hash *hashes, size_t count, bool *results)
+{
+    return bk_line_ring_probe(filter, hashes, count, results, ring_line_of, ring_probe_avx2,
+                              &filter->hashes);
+}
+#endif
+
+/* The blocked layout's batch query on the filter's path. */
+static size_t blocked_test_batch(const bk_counting *filter, const bk_hash *hashes, size_t count,
+                                 bool *results)
+{
+#ifdef COUNTING_HAVE_X86_PATHS
+    if (filter->path == BK_COUNTING_PATH_AVX512)
+        return ring_avx512(filter, hashes, count, results);
+    if (filter->path == BK_COUNTING_PATH_AVX2)
+        return ring_avx2(filter, hashes, count, results);
+#endif
+    return bk_line_ring_probe(filter, hashes, count, results, ring_line_of, ring_probe,
+                              &filter->hashes);
 }
 
 /* Classic layout: a chunk's k counters each prefetched, then probed. */
@@ -732,8 +952,7 @@ static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes,
     if (count == 0)
         return 0;
     if (filter->layout == BK_COUNTING_BLOCKED)
-        return bk_line_ring_probe(filter, hashes, count, results, ring_line_of, ring_probe,
-                                  &filter->hashes);
+        return blocked_test_batch(filter, hashes, count, results);
     size_t present = 0;
     for (size_t start = 0; start < count; start += BATCH_CHUNK)
         present += classic_test_chunk(filter, hashes + start, chunk_length(count, start),
@@ -889,6 +1108,20 @@ bk_status bk_counting_counter(const bk_filter *handle, uint64_t index, unsigned 
     if (index >= filter->counters)
         return BK_ERANGE;
     *value = counter_get(filter->bytes, index);
+    return BK_OK;
+}
+
+bk_status bk_counting_set_path(bk_filter *handle, bk_counting_path path)
+{
+    if (handle == NULL)
+        return BK_EINVAL;
+    bk_counting *filter = bk_filter_object_of(handle, BK_KIND_COUNTING);
+    if (filter == NULL)
+        return BK_EKIND;
+    if (!path_available(path))
+        return BK_EUNSUPPORTED;
+    filter->path = path;
+    choose_query(filter);
     return BK_OK;
 }
 

@@ -24,6 +24,7 @@
 #include "bloomkit.h"
 #include "filter.h"
 #include "bloom.h" /* bk_bloom_* of the classic filter the counting one exports */
+#include "counting_path.h"
 #include "roundtrip.h"
 #include "golden.h"
 
@@ -626,6 +627,102 @@ static void test_batch_matches_single(void **state)
     bk_filter_free(batched);
 }
 
+/* A blocked filter of `lines` lines and k probes holding `keys` random
+ * hashes (seeded), for the path tests. */
+static bk_filter *filled_filter(uint64_t lines, unsigned k, unsigned keys, uint64_t seed)
+{
+    bk_params p = { .capacity = keys,
+                    .bits = lines * 128 * BK_COUNTING_COUNTER_BITS,
+                    .hashes = k };
+    bk_filter *f = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, &f), BK_OK);
+    for (unsigned i = 0; i < keys; i++) {
+        bk_hash hash = { next_random(&seed), next_random(&seed) };
+        assert_int_equal(bk_filter_add_hash(f, hash, NULL), BK_OK);
+    }
+    return f;
+}
+
+/* The queries of every path, one key per call and in a batch, against the
+ * portable one-key answers in `expected`; returns how many SIMD paths ran. */
+static unsigned check_paths(bk_filter *f, const bk_hash *hashes, const bool *expected,
+                            size_t count)
+{
+    static bool results[20000];
+    unsigned simd_paths_run = 0;
+    for (int path = BK_COUNTING_PATH_PORTABLE; path <= BK_COUNTING_PATH_AVX512; path++) {
+        if (bk_counting_set_path(f, (bk_counting_path)path) != BK_OK)
+            continue;
+        simd_paths_run += path != BK_COUNTING_PATH_PORTABLE;
+        size_t present = bk_filter_contains_hash_batch(f, hashes, count, results);
+        size_t expected_present = 0;
+        for (size_t i = 0; i < count; i++) {
+            assert_int_equal(bk_filter_contains_hash(f, hashes[i]), expected[i]);
+            assert_int_equal(results[i], expected[i]);
+            expected_present += expected[i];
+        }
+        assert_int_equal(present, expected_present);
+    }
+    return simd_paths_run;
+}
+
+/* The AVX2 and AVX-512 queries (one key per call and batched) answer
+ * exactly as the portable one-key query: k from 1 to 16 (one to three
+ * rounds of seven positions), lines from nearly empty to saturated
+ * counters, 20,000 queries each, half of them added keys (which every path
+ * must find), half random. */
+static void test_simd_paths_match_portable(void **state)
+{
+    (void)state;
+    enum { QUERIES = 20000 };
+    static const unsigned fills[] = { 40, 400, 4000 }; /* keys in 16 lines */
+    static bk_hash hashes[QUERIES];
+    static bool expected[QUERIES];
+    unsigned simd_paths_run = 0;
+    for (unsigned k = 1; k <= 16; k++) {
+        for (size_t fill = 0; fill < sizeof fills / sizeof fills[0]; fill++) {
+            bk_filter *f = filled_filter(16, k, fills[fill], 1000 + k);
+            assert_int_equal(bk_counting_set_path(f, BK_COUNTING_PATH_PORTABLE), BK_OK);
+            uint64_t present_seed = 1000 + k, absent_seed = 7000 + k;
+            unsigned positives = 0;
+            for (unsigned q = 0; q < QUERIES; q++) {
+                bool added = q % 2 == 0 && q / 2 < fills[fill];
+                uint64_t *seed = added ? &present_seed : &absent_seed;
+                hashes[q].h1 = next_random(seed);
+                hashes[q].h2 = next_random(seed);
+                expected[q] = bk_filter_contains_hash(f, hashes[q]);
+                positives += expected[q];
+                if (added)
+                    assert_true(expected[q]);
+            }
+            /* Both answers occur, except on the saturated lines. */
+            assert_true(positives > 0);
+            if (fills[fill] < 4000)
+                assert_true(positives < QUERIES);
+            simd_paths_run += check_paths(f, hashes, expected, QUERIES);
+            bk_filter_free(f);
+        }
+    }
+    if (simd_paths_run == 0)
+        print_message("no SIMD path on this CPU: only the portable one ran\n");
+}
+
+/* bk_counting_set_path's refusals. */
+static void test_set_path_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(bk_counting_set_path(NULL, BK_COUNTING_PATH_PORTABLE), BK_EINVAL);
+    bk_params p = { .capacity = 100, .fpr = 0.01 };
+    bk_filter *bloom = NULL;
+    assert_int_equal(bk_filter_create(BK_KIND_BLOOM, &p, &bloom), BK_OK);
+    assert_int_equal(bk_counting_set_path(bloom, BK_COUNTING_PATH_PORTABLE), BK_EKIND);
+    bk_filter_free(bloom);
+    bk_filter *f = make_filter(100, 0.01);
+    assert_int_equal(bk_counting_set_path(f, (bk_counting_path)99), BK_EUNSUPPORTED);
+    assert_int_equal(bk_counting_set_path(f, BK_COUNTING_PATH_PORTABLE), BK_OK);
+    bk_filter_free(f);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -1130,6 +1227,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_blocked_fpr_matches_model),
         cmocka_unit_test(test_batch_matches_single),
         CLASSIC_TEST(test_batch_matches_single),
+        cmocka_unit_test(test_simd_paths_match_portable),
+        cmocka_unit_test(test_set_path_errors),
         cmocka_unit_test(test_bad_input),
         CLASSIC_TEST(test_bad_input),
         cmocka_unit_test(test_filter_handle),
