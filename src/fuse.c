@@ -274,6 +274,34 @@ static ALWAYS_INLINE bool contains_key_kind(const bk_fuse *filter, const void *k
     return contains_kind(filter, bk_hash_inline(&filter->hasher, key, len), kind);
 }
 
+/* bk_hash_u64 out of line, for the algorithms contains_u64_kind does not
+ * inline (a call, so that its own path needs no stack frame). */
+static BK_NOINLINE bk_hash hash_u64_called(const bk_hasher *hasher, uint64_t key)
+{
+    return bk_hash_u64(hasher, key);
+}
+
+/* The 128-bit hash of an integer key: MIX64 (the integer-key hash) and XXH3
+ * (the default) inline, the others called. */
+static ALWAYS_INLINE bk_hash hash_u64(const bk_hasher *hasher, uint64_t key)
+{
+    if (__builtin_expect(hasher->algorithm == BK_HASH_MIX64, 1))
+        return bk_mix64_of_u64(key, hasher->seed);
+    if (hasher->algorithm == BK_HASH_XXH3)
+        return bk_xxh3_128_of_u64(key, hasher->seed);
+    return hash_u64_called(hasher, key);
+}
+
+/* The query of an integer key (bk_filter_contains_u64): as contains_key_kind,
+ * the unmixed copy computing h1 alone. */
+static ALWAYS_INLINE bool contains_u64_kind(const bk_fuse *filter, uint64_t key, bk_kind kind)
+{
+    if (!filter->mixed)
+        return contains_query_hash(filter, hash_u64(&filter->hasher, key).h1 + filter->seed,
+                                   kind);
+    return contains_kind(filter, hash_u64(&filter->hasher, key), kind);
+}
+
 /* A chunk: hash and prefetch every key's slots, then compare. */
 static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash *hashes,
                                            size_t count, bool *results, bk_kind kind)
@@ -1111,6 +1139,10 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
     {                                                                                           \
         return contains_key_kind(f, key, len, KIND);                                            \
     }                                                                                           \
+    static bool contains_u64_##suffix(const void *f, uint64_t key)                              \
+    {                                                                                           \
+        return contains_u64_kind(f, key, KIND);                                                 \
+    }                                                                                           \
     static size_t batch_##suffix(const void *f, const bk_hash *hashes, size_t n, bool *r)       \
     {                                                                                           \
         return contains_batch_kind(f, hashes, n, r, KIND);                                      \
@@ -1143,6 +1175,7 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
         .hasher = fuse_hasher,                                                                  \
         .contains_hash = contains_##suffix,                                                     \
         .contains_key = contains_key_##suffix,                                                  \
+        .contains_u64 = contains_u64_##suffix,                                                  \
         .contains_hash_batch = batch_##suffix,                                                  \
         .stats = fuse_stats,                                                                    \
         .design = design_##suffix,                                                              \

@@ -480,6 +480,56 @@ static void test_bad_input_rejected(void **state)
 }
 
 /* The generic handle: static, immutable, no set algebra. */
+/* The integer-key op (bk_filter_contains_u64's) answers as the query of the
+ * key's 8 little-endian bytes, for every hash algorithm and both hash
+ * rules (small sets, whose first attempt fails now and then, give both). */
+static void test_integer_key_op(void **state)
+{
+    (void)state;
+    static const uint8_t secret[16] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3 };
+    const bk_params algorithms[] = {
+        { .hash_algorithm = BK_HASH_MIX64, .seed = 1 },
+        { .hash_algorithm = BK_HASH_XXH3, .seed = 2 },
+        { .hash_algorithm = BK_HASH_XXH64, .seed = 3 },
+        { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = secret },
+    };
+    enum { SET = 30, SETS = 150, PROBES = 200 };
+    uint64_t values[SET + PROBES];
+    uint8_t bytes[SET][8];
+    bk_key keys[SET];
+    for (size_t k = 0; k < KIND_COUNT; k++) {
+        const bk_kind_ops *ops = bk_kind_ops_for(all_kinds[k]);
+        assert_non_null(ops->contains_u64);
+        bool seen[2] = { false, false };
+        for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
+            for (uint64_t set = 0; set < SETS; set++) {
+                for (size_t i = 0; i < SET + PROBES; i++)
+                    values[i] = bk_mix64(set * 1000 + i + 100000 * k);
+                for (size_t i = 0; i < SET; i++) {
+                    bk_store_le64(bytes[i], values[i]);
+                    keys[i].data = bytes[i];
+                    keys[i].len = 8;
+                }
+                bk_filter *f = NULL;
+                assert_int_equal(bk_filter_build(all_kinds[k], &algorithms[a], keys, SET, &f),
+                                 BK_OK);
+                const bk_fuse *object = object_of(f);
+                seen[object->mixed] = true;
+                for (size_t i = 0; i < SET + PROBES; i++) {
+                    uint8_t le[8];
+                    bk_store_le64(le, values[i]);
+                    bool expected = bk_filter_contains(f, le, 8);
+                    assert_true(i >= SET || expected);
+                    assert_int_equal(ops->contains_u64(object, values[i]), expected);
+                    assert_int_equal(bk_filter_contains_u64(f, values[i]), expected);
+                }
+                bk_filter_free(f);
+            }
+        }
+        assert_true(seen[0] && seen[1]);
+    }
+}
+
 static void test_generic_handle(void **state)
 {
     (void)state;
@@ -957,6 +1007,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_structured_caller_hashes),
         cmocka_unit_test(test_bad_input_rejected),
         cmocka_unit_test(test_generic_handle),
+        cmocka_unit_test(test_integer_key_op),
         cmocka_unit_test(test_design_and_targets),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_format_hooks_round_trip),
