@@ -274,32 +274,47 @@ static ALWAYS_INLINE bool contains_key_kind(const bk_fuse *filter, const void *k
     return contains_kind(filter, bk_hash_inline(&filter->hasher, key, len), kind);
 }
 
-/* bk_hash_u64 out of line, for the algorithms contains_u64_kind does not
- * inline (a call, so that its own path needs no stack frame). */
-static BK_NOINLINE bk_hash hash_u64_called(const bk_hasher *hasher, uint64_t key)
+/* The query of an integer key whose hash is not inlined below (XXH64,
+ * SipHash): out of line, reached by a tail call, so that the inlined
+ * algorithms' path needs no stack frame. */
+static BK_NOINLINE bool contains_u64_called(const bk_fuse *filter, uint64_t key)
 {
-    return bk_hash_u64(hasher, key);
+    bk_hash hash = bk_hash_u64(&filter->hasher, key);
+    switch (filter->kind) {
+    case BK_KIND_XOR8: return contains_kind(filter, hash, BK_KIND_XOR8);
+    case BK_KIND_FUSE16: return contains_kind(filter, hash, BK_KIND_FUSE16);
+    case BK_KIND_FUSE8_4: return contains_kind(filter, hash, BK_KIND_FUSE8_4);
+    default: return contains_kind(filter, hash, BK_KIND_FUSE8);
+    }
 }
 
-/* The 128-bit hash of an integer key: MIX64 (the integer-key hash) and XXH3
- * (the default) inline, the others called. */
-static ALWAYS_INLINE bk_hash hash_u64(const bk_hasher *hasher, uint64_t key)
+/* *hash = bk_hash_u64(hasher, key) where it is inlined: MIX64 (the
+ * integer-key hash) and XXH3 (the default); false for the others. */
+static ALWAYS_INLINE bool hash_u64_inlined(const bk_hasher *hasher, uint64_t key, bk_hash *hash)
 {
     if (__builtin_expect(hasher->algorithm == BK_HASH_MIX64, 1))
-        return bk_mix64_of_u64(key, hasher->seed);
-    if (hasher->algorithm == BK_HASH_XXH3)
-        return bk_xxh3_128_of_u64(key, hasher->seed);
-    return hash_u64_called(hasher, key);
+        *hash = bk_mix64_of_u64(key, hasher->seed);
+    else if (hasher->algorithm == BK_HASH_XXH3)
+        *hash = bk_xxh3_128_of_u64(key, hasher->seed);
+    else
+        return false;
+    return true;
 }
 
-/* The query of an integer key (bk_filter_contains_u64): as contains_key_kind,
- * the unmixed copy computing h1 alone. */
+/* The query of an integer key (bk_filter_contains_u64).  As in
+ * contains_key_kind, the rule is tested first, so that the unmixed copy
+ * computes h1 alone. */
 static ALWAYS_INLINE bool contains_u64_kind(const bk_fuse *filter, uint64_t key, bk_kind kind)
 {
-    if (!filter->mixed)
-        return contains_query_hash(filter, hash_u64(&filter->hasher, key).h1 + filter->seed,
-                                   kind);
-    return contains_kind(filter, hash_u64(&filter->hasher, key), kind);
+    bk_hash hash;
+    if (!filter->mixed) {
+        if (!hash_u64_inlined(&filter->hasher, key, &hash))
+            return contains_u64_called(filter, key);
+        return contains_query_hash(filter, hash.h1 + filter->seed, kind);
+    }
+    if (!hash_u64_inlined(&filter->hasher, key, &hash))
+        return contains_u64_called(filter, key);
+    return contains_kind(filter, hash, kind);
 }
 
 /* A chunk: hash and prefetch every key's slots, then compare. */
