@@ -69,12 +69,21 @@
  * large n, against the lower bound w = log2(1/p) (Carter et al. 1978).
  *
  * Hashes.  Every key arrives as the 128-bit bk_hash.  An attempt with seed
- * a uses the 64-bit hash  mix64((h1 ^ rotl(h2, 32)) + a)  (bk_mix64), so
- * each retry sees a fresh, independent-looking hypergraph, and hashes that
- * a caller supplies need randomness in only one of their halves.  The fingerprint is the low
- * w bits of hash ^ (hash >> 32).  Attempt seeds are mix64(hash seed +
- * attempt * golden ratio): deterministic, so the same keys and hash seed
- * give the same filter byte for byte.
+ * a turns it into a 64-bit hash by one of two rules (bk_fuse_query_hash,
+ * recorded in the filter and its file):
+ *   unmixed (the first attempt):  h1 + a.  Every library hash makes h1
+ *     uniform, so the query needs no more arithmetic than the slots':
+ *     mixing again cost a fuse8 query a third of its time at 10^6 keys
+ *     (docs/PERFORMANCE.md).
+ *   mixed (retries):  mix64((h1 ^ rotl(h2, 32)) + a)  (bk_mix64), so each
+ *     retry sees a fresh, independent-looking hypergraph, and hashes that a
+ *     caller supplies need randomness in only one of their halves.  Every
+ *     file written before the rule existed holds this rule.
+ * A first attempt whose unmixed hashes tell fewer keys apart than the mixed
+ * ones (caller hashes that differ in h2 only) gives way to the retries.
+ * The fingerprint is the low w bits of hash ^ (hash >> 32).  Attempt seeds
+ * are mix64(hash seed + attempt * golden ratio): deterministic, so the same
+ * keys and hash seed give the same filter byte for byte.
  *
  * Key order and duplicates.  Each attempt first groups its 64-bit hashes by
  * their top bits (one counting pass, one scatter: about 8 keys a bucket),
@@ -111,11 +120,13 @@
  *     fuse8_4  8.62      1.08         0.3954%
  *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).  The build is 235
  *   instructions per key for fuse8, hashing included (callgrind).  A query
- *   is 38 instructions (13 of them mix64) plus 7 of the bk_filter
- *   dispatch, and its three loads dominate once the array outgrows the L2.
- * Inline view (bloomkit/fuse_inline.h, which holds the hash, fingerprint,
- * slot and xor functions this file uses): the same query compiled into a
- * caller's loop, no call per key.
+ *   of the unmixed rule is 28 instructions from the 128-bit hash (42 with
+ *   the mixed rule) plus the bk_filter dispatch; contains_u64 (the
+ *   integer-key op) adds the MIX64 mixer's h1 (15) and no stack frame.
+ *   Past the L2 the three loads dominate.
+ * Inline view (bloomkit/fuse_inline.h, which holds the hash rule,
+ * fingerprint, slot and xor functions this file uses): the same query
+ * compiled into a caller's loop, no call per key.
  * Batches (the ops tables' contains_hash_batch, which every batch query of
  * the bk_filter handle reaches):
  * filters within the core's L2 are probed key by key, bigger ones in
