@@ -154,10 +154,10 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_test(const struct bk_fuse_view *view, 
 }
 
 /* The query of the view's kind for the 64-bit hash h (fuse8, the common
- * kind, tested first). */
+ * kind, tested first and laid out as the straight path). */
 static BK_ALWAYS_INLINE bool bk_fuse_view_test_any(const struct bk_fuse_view *view, uint64_t h)
 {
-    if (view->kind == BK_KIND_FUSE8)
+    if (__builtin_expect(view->kind == BK_KIND_FUSE8, 1))
         return bk_fuse_view_test(view, h, BK_KIND_FUSE8);
     switch (view->kind) {
     case BK_KIND_XOR8: return bk_fuse_view_test(view, h, BK_KIND_XOR8);
@@ -176,11 +176,12 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const struct bk_fuse_vie
 
 /* bk_filter_contains(filter, key, len), inline; key may be NULL when len is
  * 0.  The rule is tested before the key is hashed, so the unmixed rule's
- * copy computes h1 alone (h2's arithmetic is dead there). */
+ * copy computes h1 alone (h2's arithmetic is dead there); that copy, the
+ * rule of every filter whose first attempt peeled, is the straight path. */
 static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const struct bk_fuse_view *view,
                                                    const void *key, size_t len)
 {
-    if (!view->mixed)
+    if (__builtin_expect(!view->mixed, 1))
         return bk_fuse_view_test_any(
             view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed).h1 +
                       view->attempt_seed);
