@@ -69,12 +69,21 @@
  * large n, against the lower bound w = log2(1/p) (Carter et al. 1978).
  *
  * Hashes.  Every key arrives as the 128-bit bk_hash.  An attempt with seed
- * a uses the 64-bit hash  mix64((h1 ^ rotl(h2, 32)) + a)  (bk_mix64), so
- * each retry sees a fresh, independent-looking hypergraph, and hashes that
- * a caller supplies need randomness in only one of their halves.  The fingerprint is the low
- * w bits of hash ^ (hash >> 32).  Attempt seeds are mix64(hash seed +
- * attempt * golden ratio): deterministic, so the same keys and hash seed
- * give the same filter byte for byte.
+ * a turns it into a 64-bit hash by one of two rules (bk_fuse_query_hash,
+ * recorded in the filter and its file):
+ *   unmixed (the first attempt):  h1 + a.  Every library hash makes h1
+ *     uniform, so the query needs no more arithmetic than the slots':
+ *     mixing again cost a fuse8 query a third of its time at 10^6 keys
+ *     (docs/PERFORMANCE.md).
+ *   mixed (retries):  mix64((h1 ^ rotl(h2, 32)) + a)  (bk_mix64), so each
+ *     retry sees a fresh, independent-looking hypergraph, and hashes that a
+ *     caller supplies need randomness in only one of their halves.  Every
+ *     file written before the rule existed holds this rule.
+ * A first attempt whose unmixed hashes tell fewer keys apart than the mixed
+ * ones (caller hashes that differ in h2 only) gives way to the retries.
+ * The fingerprint is the low w bits of hash ^ (hash >> 32).  Attempt seeds
+ * are mix64(hash seed + attempt * golden ratio): deterministic, so the same
+ * keys and hash seed give the same filter byte for byte.
  *
  * Key order and duplicates.  Each attempt first groups its 64-bit hashes by
  * their top bits (one counting pass, one scatter: about 8 keys a bucket),
@@ -111,11 +120,13 @@
  *     fuse8_4  8.62      1.08         0.3954%
  *   At 10^7 keys 18.04 bits (fuse16), 9.02 (fuse8).  The build is 235
  *   instructions per key for fuse8, hashing included (callgrind).  A query
- *   is 38 instructions (13 of them mix64) plus 7 of the bk_filter
- *   dispatch, and its three loads dominate once the array outgrows the L2.
- * Inline view (bloomkit/fuse_inline.h, which holds the hash, fingerprint,
- * slot and xor functions this file uses): the same query compiled into a
- * caller's loop, no call per key.
+ *   of the unmixed rule is 28 instructions from the 128-bit hash (42 with
+ *   the mixed rule) plus the bk_filter dispatch; contains_u64 (the
+ *   integer-key op) adds the MIX64 mixer's h1 (15) and no stack frame.
+ *   Past the L2 the three loads dominate.
+ * Inline view (bloomkit/fuse_inline.h, which holds the hash rule,
+ * fingerprint, slot and xor functions this file uses): the same query
+ * compiled into a caller's loop, no call per key.
  * Batches (the ops tables' contains_hash_batch, which every batch query of
  * the bk_filter handle reaches):
  * filters within the core's L2 are probed key by key, bigger ones in
@@ -237,9 +248,9 @@ static ALWAYS_INLINE void slots_of(const fuse_geometry *g, uint64_t hash, bk_kin
                      slot);
 }
 
-static ALWAYS_INLINE bool contains_kind(const bk_fuse *filter, bk_hash hash, bk_kind kind)
+/* The query for the 64-bit hash h (bk_fuse_query_hash). */
+static ALWAYS_INLINE bool contains_query_hash(const bk_fuse *filter, uint64_t h, bk_kind kind)
 {
-    uint64_t h = bk_fuse_attempt_hash(hash, filter->seed);
     uint64_t slot[4];
     slots_of(&filter->geometry, h, kind, slot);
     return bk_fuse_fingerprint(h, kind) == bk_fuse_stored_xor(filter->fingerprints, slot, kind);
@@ -257,6 +268,66 @@ static ALWAYS_INLINE void prefetch_slots(const bk_fuse *filter, const uint64_t s
         __builtin_prefetch(base + slot[3] * width);
 }
 
+static ALWAYS_INLINE bool contains_kind(const bk_fuse *filter, bk_hash hash, bk_kind kind)
+{
+    return contains_query_hash(filter, bk_fuse_query_hash(hash, filter->seed, filter->mixed),
+                               kind);
+}
+
+/* The query of a key's bytes: the rule tested before the key is hashed, so
+ * the unmixed copy computes h1 alone. */
+static ALWAYS_INLINE bool contains_key_kind(const bk_fuse *filter, const void *key, size_t len,
+                                            bk_kind kind)
+{
+    if (!filter->mixed)
+        return contains_query_hash(
+            filter, bk_hash_inline(&filter->hasher, key, len).h1 + filter->seed, kind);
+    return contains_kind(filter, bk_hash_inline(&filter->hasher, key, len), kind);
+}
+
+/* The query of an integer key whose hash is not inlined below (XXH64,
+ * SipHash): out of line, reached by a tail call, so that the inlined
+ * algorithms' path needs no stack frame. */
+static BK_NOINLINE bool contains_u64_called(const bk_fuse *filter, uint64_t key)
+{
+    bk_hash hash = bk_hash_u64(&filter->hasher, key);
+    switch (filter->kind) {
+    case BK_KIND_XOR8: return contains_kind(filter, hash, BK_KIND_XOR8);
+    case BK_KIND_FUSE16: return contains_kind(filter, hash, BK_KIND_FUSE16);
+    case BK_KIND_FUSE8_4: return contains_kind(filter, hash, BK_KIND_FUSE8_4);
+    default: return contains_kind(filter, hash, BK_KIND_FUSE8);
+    }
+}
+
+/* *hash = bk_hash_u64(hasher, key) where it is inlined: MIX64 (the
+ * integer-key hash) and XXH3 (the default); false for the others. */
+static ALWAYS_INLINE bool hash_u64_inlined(const bk_hasher *hasher, uint64_t key, bk_hash *hash)
+{
+    if (__builtin_expect(hasher->algorithm == BK_HASH_MIX64, 1))
+        *hash = bk_mix64_of_u64(key, hasher->seed);
+    else if (hasher->algorithm == BK_HASH_XXH3)
+        *hash = bk_xxh3_128_of_u64(key, hasher->seed);
+    else
+        return false;
+    return true;
+}
+
+/* The query of an integer key (bk_filter_contains_u64).  As in
+ * contains_key_kind, the rule is tested first, so that the unmixed copy
+ * computes h1 alone. */
+static ALWAYS_INLINE bool contains_u64_kind(const bk_fuse *filter, uint64_t key, bk_kind kind)
+{
+    bk_hash hash;
+    if (!filter->mixed) {
+        if (!hash_u64_inlined(&filter->hasher, key, &hash))
+            return contains_u64_called(filter, key);
+        return contains_query_hash(filter, hash.h1 + filter->seed, kind);
+    }
+    if (!hash_u64_inlined(&filter->hasher, key, &hash))
+        return contains_u64_called(filter, key);
+    return contains_kind(filter, hash, kind);
+}
+
 /* A chunk: hash and prefetch every key's slots, then compare. */
 static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash *hashes,
                                            size_t count, bool *results, bk_kind kind)
@@ -264,7 +335,7 @@ static ALWAYS_INLINE size_t contains_chunk(const bk_fuse *filter, const bk_hash 
     uint64_t slot[BATCH_CHUNK][4];
     uint32_t expected[BATCH_CHUNK];
     for (size_t i = 0; i < count; i++) {
-        uint64_t h = bk_fuse_attempt_hash(hashes[i], filter->seed);
+        uint64_t h = bk_fuse_query_hash(hashes[i], filter->seed, filter->mixed);
         slots_of(&filter->geometry, h, kind, slot[i]);
         expected[i] = bk_fuse_fingerprint(h, kind);
         prefetch_slots(filter, slot[i], kind);
@@ -323,6 +394,7 @@ bk_status bk_fuse_view(const bk_filter *handle, struct bk_fuse_view *view)
     view->kind = filter->kind;
     view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
+    view->mixed = filter->mixed;
     return BK_OK;
 }
 
@@ -348,18 +420,18 @@ static unsigned bucket_bits_for(uint64_t keys)
  * not sorted inside a bucket).  Afterwards bucket_end[b] is the end of
  * bucket b.  `bucket_end` has 2^bucket_bits + 1 entries.
  */
-static void bucket_hashes(const bk_hash *input, size_t count, uint64_t seed,
+static void bucket_hashes(const bk_hash *input, size_t count, uint64_t seed, bool mixed,
                           unsigned bucket_bits, uint32_t *bucket_end, uint64_t *sorted)
 {
     size_t buckets = (size_t)1 << bucket_bits;
     unsigned shift = 64 - bucket_bits;
     memset(bucket_end, 0, (buckets + 1) * sizeof *bucket_end);
     for (size_t i = 0; i < count; i++)
-        bucket_end[(bk_fuse_attempt_hash(input[i], seed) >> shift) + 1]++;
+        bucket_end[(bk_fuse_query_hash(input[i], seed, mixed) >> shift) + 1]++;
     for (size_t b = 0; b < buckets; b++)
         bucket_end[b + 1] += bucket_end[b];
     for (size_t i = 0; i < count; i++) {
-        uint64_t h = bk_fuse_attempt_hash(input[i], seed);
+        uint64_t h = bk_fuse_query_hash(input[i], seed, mixed);
         sorted[bucket_end[h >> shift]++] = h;
     }
 }
@@ -725,41 +797,75 @@ static bk_fuse *new_filter(bk_kind kind, const bk_hasher *hasher)
     return filter;
 }
 
+/* The attempt's distinct hashes, ascending in s->sorted; their number. */
+static size_t distinct_hashes(build_scratch *s, const bk_hash *hashes, size_t count,
+                              uint64_t seed, bool mixed)
+{
+    bucket_hashes(hashes, count, seed, mixed, s->bucket_bits, s->bucket_end, s->sorted);
+    return drop_repeats(s->sorted, s->bucket_bits, s->bucket_end);
+}
+
 /*
- * Attempts until one peels.  Repeats are dropped only when needed: two equal
- * hashes share all their slots, so neither can ever be peeled, and a peel
- * that takes every key proves there were none.  So an attempt first counts
- * and peels the hashes as they are; if that fails it drops repeats, and if
- * there were any, counts and peels again with the same seed.  The filter is
- * the one the distinct hashes give (the peel does not depend on the order
- * of the keys).  The geometry comes from the first attempt's number of
- * distinct hashes (later attempts differ only by the 2^-64 collisions,
- * which the size factor's slack absorbs or a retry fixes).
+ * Whether the unmixed hashes of the first attempt (h1 + seed), `unique` of
+ * them distinct, tell the keys apart as well as all 128 bits do (as the
+ * mixed hashes of the second attempt count them): false only for
+ * caller-supplied hashes that vary in h2 alone.  If so, s->sorted holds the
+ * unmixed distinct hashes again.
+ */
+static bool unmixed_tells_apart(build_scratch *s, const bk_hash *hashes, size_t count,
+                                uint64_t base_seed, size_t unique)
+{
+    if (distinct_hashes(s, hashes, count, attempt_seed(base_seed, 2), true) != unique)
+        return false;
+    distinct_hashes(s, hashes, count, attempt_seed(base_seed, 1), false);
+    return true;
+}
+
+/*
+ * Attempts until one peels: the first with the unmixed hash rule, later ones
+ * mixed (bk_fuse_query_hash).  Repeats are dropped only when needed: two
+ * equal hashes share all their slots, so neither can ever be peeled, and a
+ * peel that takes every key proves there were none.  So an attempt first
+ * counts and peels the hashes as they are; if that fails it drops repeats,
+ * and if there were any, counts and peels again with the same seed -- unless
+ * the first attempt's unmixed hashes merged keys that differ in h2 only,
+ * which only the mixed rule keeps apart.  The filter is the one the
+ * distinct hashes give (the peel does not depend on the order of the keys).
+ * The geometry comes from the first completed attempt's number of distinct
+ * hashes (later attempts differ only by the 2^-64 collisions, which the
+ * size factor's slack absorbs or a retry fixes).
  */
 static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_hash *hashes,
                                     size_t count)
 {
     fuse_geometry *g = &filter->geometry;
+    bool sizing = true; /* no attempt completed yet: the geometry follows this one */
     for (unsigned attempt = 1; attempt <= BK_FUSE_MAX_ATTEMPTS; attempt++) {
         uint64_t seed = attempt_seed(filter->hasher.seed, attempt);
-        bucket_hashes(hashes, count, seed, s->bucket_bits, s->bucket_end, s->sorted);
+        bool mixed = attempt > 1;
+        bucket_hashes(hashes, count, seed, mixed, s->bucket_bits, s->bucket_end, s->sorted);
         size_t keys = count;
-        if (attempt == 1)
+        if (sizing)
             geometry_for(filter->kind, keys, g);
         if (scratch_alloc_slots(s, g) != BK_OK)
             return BK_ENOMEM;
         bool peeled = count_and_peel(filter->kind, g, s, keys);
+        if (s->out_of_memory)
+            return BK_ENOMEM;
         if (!peeled) {
             /* The peel stack overwrote the hashes: put them back first. */
-            bucket_hashes(hashes, count, seed, s->bucket_bits, s->bucket_end, s->sorted);
-            size_t unique = drop_repeats(s->sorted, s->bucket_bits, s->bucket_end);
+            size_t unique = distinct_hashes(s, hashes, count, seed, mixed);
+            if (unique != keys && !mixed &&
+                !unmixed_tells_apart(s, hashes, count, filter->hasher.seed, unique))
+                continue;
             if (unique != keys) {
                 keys = unique;
-                if (attempt == 1)
+                if (sizing)
                     geometry_for(filter->kind, keys, g);
                 peeled = count_and_peel(filter->kind, g, s, keys);
             }
         }
+        sizing = false;
         if (s->out_of_memory)
             return BK_ENOMEM;
         if (!peeled)
@@ -769,6 +875,7 @@ static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_
             return BK_ENOMEM;
         assign_any(filter->kind, g, s, keys, filter->fingerprints);
         filter->seed = seed;
+        filter->mixed = mixed;
         filter->keys = keys;
         filter->attempts = attempt;
         return BK_OK;
@@ -907,10 +1014,15 @@ bk_status bk_fuse_build_scratch_bytes(bk_kind kind, uint64_t keys, uint64_t *byt
  *    16  u64  keys: distinct hashes stored
  *    24  u32  segment length L (xor: block length s/3)
  *    28  u32  segment count (xor: 3)
- *    32  u64  slots s            40  u32  build attempts    44  u32  reserved, 0
+ *    32  u64  slots s            40  u32  build attempts
+ *    44  u32  hash rule (bk_fuse_query_hash): 0 mixed (a retry, and every
+ *             block written before the field existed, when it was reserved
+ *             and 0), 1 unmixed (a first attempt)
  * Payload: s fingerprints of 1 or 2 bytes (16-bit ones little-endian).
  */
 #define FUSE_PARAMS_SIZE 48
+#define HASH_RULE_MIXED 0u
+#define HASH_RULE_UNMIXED 1u
 
 static size_t ops_params_size(const void *filter)
 {
@@ -929,7 +1041,7 @@ static void ops_write_params(const void *object, uint8_t *out)
     bk_store_le32(out + 28, filter->geometry.segment_count);
     bk_store_le64(out + 32, filter->geometry.slots);
     bk_store_le32(out + 40, filter->attempts);
-    bk_store_le32(out + 44, 0);
+    bk_store_le32(out + 44, filter->mixed ? HASH_RULE_MIXED : HASH_RULE_UNMIXED);
 }
 
 static uint64_t ops_payload_size(const void *object)
@@ -997,7 +1109,10 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
                            const bk_hasher *hasher, uint64_t keys_added, bool in_place,
                            void **out)
 {
-    if (params_size != FUSE_PARAMS_SIZE || bk_load_le32(params + 44) != 0)
+    if (params_size != FUSE_PARAMS_SIZE)
+        return BK_ECORRUPT;
+    uint32_t hash_rule = bk_load_le32(params + 44);
+    if (hash_rule != HASH_RULE_MIXED && hash_rule != HASH_RULE_UNMIXED)
         return BK_ECORRUPT;
     fuse_geometry g;
     bk_status status = read_geometry(kind, params, &g);
@@ -1015,6 +1130,7 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
         return BK_ENOMEM;
     filter->geometry = g;
     filter->seed = bk_load_le64(params + 8);
+    filter->mixed = hash_rule == HASH_RULE_MIXED;
     filter->keys = keys;
     filter->attempts = attempts;
     if (in_place) {
@@ -1047,8 +1163,11 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
     }                                                                                           \
     static bool contains_key_##suffix(const void *f, const void *key, size_t len)               \
     {                                                                                           \
-        const bk_fuse *fuse = f;                                                                \
-        return contains_kind(fuse, bk_hash_inline(&fuse->hasher, key, len), KIND);              \
+        return contains_key_kind(f, key, len, KIND);                                            \
+    }                                                                                           \
+    static bool contains_u64_##suffix(const void *f, uint64_t key)                              \
+    {                                                                                           \
+        return contains_u64_kind(f, key, KIND);                                                 \
     }                                                                                           \
     static size_t batch_##suffix(const void *f, const bk_hash *hashes, size_t n, bool *r)       \
     {                                                                                           \
@@ -1082,6 +1201,7 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
         .hasher = fuse_hasher,                                                                  \
         .contains_hash = contains_##suffix,                                                     \
         .contains_key = contains_key_##suffix,                                                  \
+        .contains_u64 = contains_u64_##suffix,                                                  \
         .contains_hash_batch = batch_##suffix,                                                  \
         .stats = fuse_stats,                                                                    \
         .design = design_##suffix,                                                              \

@@ -24,6 +24,7 @@ typedef struct bk_fuse {
     void *fingerprints; /* s entries of 1 or 2 bytes, 64-byte aligned */
     fuse_geometry geometry;
     uint64_t seed; /* of the attempt that peeled */
+    bool mixed;    /* the hash rule (bk_fuse_query_hash): false for a first attempt */
     uint64_t keys; /* distinct hashes stored */
     bk_kind kind;
     unsigned fingerprint_bits;

@@ -6,8 +6,8 @@
  * an SSTable reader checking each point lookup, a password checker -- can
  * take a view of the filter once and query it with the inline functions
  * below instead.  The whole query then sits in the
- * loop: the fold and mix of the 128-bit hash, the three (four) slots, their
- * loads and the compare, with no call:
+ * loop: the 64-bit hash taken from the 128-bit one, the three (four) slots,
+ * their loads and the compare, with no call:
  *
  *     struct bk_fuse_view view;
  *     if (bk_fuse_view(filter, &view) == BK_OK)
@@ -17,7 +17,7 @@
  * bk_fuse_view_contains_hash takes the key's 128-bit hash (bk_filter_hash,
  * or bk_hash_inline of bloomkit/hash_inline.h) instead of its bytes.
  *
- * The view serves the inline hashes, XXH3 (the default) and XXH64:
+ * The view serves the inline hashes, XXH3 (the default), XXH64 and MIX64:
  * bk_fuse_view returns BK_EUNSUPPORTED for a filter keyed with
  * SipHash, a library call (a call anywhere in the loop, even one never
  * taken, costs every query; see bloomkit/sbbf_inline.h).  For the same
@@ -28,9 +28,10 @@
  * queries its filters with the functions below, and tests/test_inline.c
  * compares view and library on every static kind.  What the functions
  * compute is drawn in src/fuse.c: the 64-bit hash of a key under the
- * filter's attempt seed a,
+ * filter's attempt seed a and hash rule,
  *
- *     h    = mix64((h1 ^ rotl(h2, 32)) + a)
+ *     h    = h1 + a                             unmixed (a first attempt)
+ *     h    = mix64((h1 ^ rotl(h2, 32)) + a)     mixed (retries; older files)
  *     f    = low 8 (16) bits of h ^ (h >> 32)
  *     xor8:  slot_i = reduce(rotl(h, 21 i), s/3) + i s/3           i < 3
  *     fuse:  slot_0 = reduce(h, segment_count L)
@@ -38,8 +39,7 @@
  *     present  <=>  f == F[slot_0] ^ F[slot_1] ^ F[slot_2] (^ F[slot_3])
  *
  * Inline, a query saves the call of bk_filter_contains_hash or
- * bk_filter_contains (docs/PERFORMANCE.md); the kind switch in
- * bk_fuse_view_contains_hash costs nothing measurable.
+ * bk_filter_contains (docs/PERFORMANCE.md).
  *
  * A view holds the filter's fingerprint pointer: it must not outlive the
  * filter (nor, for a filter read from a mapped file, the mapping).
@@ -71,6 +71,7 @@ struct bk_fuse_view {
     bk_kind kind;
     bk_hash_algorithm hash_algorithm; /* XXH3, XXH64 or MIX64 */
     uint64_t hash_seed;
+    bool mixed; /* the hash rule (bk_fuse_query_hash) */
 };
 
 /* Fills *view from a filter of any of the four static kinds.  BK_EINVAL if
@@ -83,10 +84,17 @@ static BK_ALWAYS_INLINE uint64_t bk_fuse_rotl64(uint64_t x, unsigned r)
     return (x << r) | (x >> ((64 - r) & 63));
 }
 
-/* The 64-bit hash of a key under attempt seed `seed`: all 128 bits folded,
- * then mixed, so a caller's hashes need randomness in either half only. */
-static BK_ALWAYS_INLINE uint64_t bk_fuse_attempt_hash(bk_hash hash, uint64_t seed)
+/* The 64-bit hash of a key under attempt seed `seed` and the filter's hash
+ * rule.  Unmixed (a first attempt): h1 + seed -- every library hash makes
+ * h1 uniform, so it is used as it is.  Mixed (retries, whose seeds must
+ * give independent-looking hypergraphs, and every file written before the
+ * rule existed): all 128 bits folded, seeded and mixed, so caller-supplied
+ * hashes need randomness in either half only (src/fuse.c builds those with
+ * the mixed rule whenever h1 alone tells fewer keys apart). */
+static BK_ALWAYS_INLINE uint64_t bk_fuse_query_hash(bk_hash hash, uint64_t seed, bool mixed)
 {
+    if (!mixed)
+        return hash.h1 + seed;
     return bk_mix64((hash.h1 ^ bk_fuse_rotl64(hash.h2, 32)) + seed);
 }
 
@@ -134,33 +142,49 @@ static BK_ALWAYS_INLINE uint32_t bk_fuse_stored_xor(const void *fingerprints,
     return x;
 }
 
-/* The query of one kind (a constant where this is inlined). */
-static BK_ALWAYS_INLINE bool bk_fuse_view_test(const struct bk_fuse_view *view, bk_hash hash,
+/* The query of one kind (a constant where this is inlined) for the 64-bit
+ * hash h of bk_fuse_query_hash. */
+static BK_ALWAYS_INLINE bool bk_fuse_view_test(const struct bk_fuse_view *view, uint64_t h,
                                                bk_kind kind)
 {
-    uint64_t h = bk_fuse_attempt_hash(hash, view->attempt_seed);
     uint64_t slot[4];
     bk_fuse_slots_of(h, kind, view->first_slot_range, view->segment_length, view->segment_mask,
                      slot);
     return bk_fuse_fingerprint(h, kind) == bk_fuse_stored_xor(view->fingerprints, slot, kind);
 }
 
+/* The query of the view's kind for the 64-bit hash h (fuse8, the common
+ * kind, tested first and laid out as the straight path). */
+static BK_ALWAYS_INLINE bool bk_fuse_view_test_any(const struct bk_fuse_view *view, uint64_t h)
+{
+    if (__builtin_expect(view->kind == BK_KIND_FUSE8, 1))
+        return bk_fuse_view_test(view, h, BK_KIND_FUSE8);
+    switch (view->kind) {
+    case BK_KIND_XOR8: return bk_fuse_view_test(view, h, BK_KIND_XOR8);
+    case BK_KIND_FUSE16: return bk_fuse_view_test(view, h, BK_KIND_FUSE16);
+    default: return bk_fuse_view_test(view, h, BK_KIND_FUSE8_4);
+    }
+}
+
 /* bk_filter_contains_hash(filter, hash), inline. */
 static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const struct bk_fuse_view *view,
                                                         bk_hash hash)
 {
-    switch (view->kind) {
-    case BK_KIND_XOR8: return bk_fuse_view_test(view, hash, BK_KIND_XOR8);
-    case BK_KIND_FUSE16: return bk_fuse_view_test(view, hash, BK_KIND_FUSE16);
-    case BK_KIND_FUSE8_4: return bk_fuse_view_test(view, hash, BK_KIND_FUSE8_4);
-    default: return bk_fuse_view_test(view, hash, BK_KIND_FUSE8);
-    }
+    return bk_fuse_view_test_any(view,
+                                 bk_fuse_query_hash(hash, view->attempt_seed, view->mixed));
 }
 
-/* bk_filter_contains(filter, key, len), inline; key may be NULL when len is 0. */
+/* bk_filter_contains(filter, key, len), inline; key may be NULL when len is
+ * 0.  The rule is tested before the key is hashed, so the unmixed rule's
+ * copy computes h1 alone (h2's arithmetic is dead there); that copy, the
+ * rule of every filter whose first attempt peeled, is the straight path. */
 static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const struct bk_fuse_view *view,
                                                    const void *key, size_t len)
 {
+    if (__builtin_expect(!view->mixed, 1))
+        return bk_fuse_view_test_any(
+            view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed).h1 +
+                      view->attempt_seed);
     return bk_fuse_view_contains_hash(
         view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
 }
