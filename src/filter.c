@@ -408,17 +408,35 @@ bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, 
     return filter->ops->count_hash(filter->object, bk_filter_hash(filter, key, len), count);
 }
 
+/* The integer-key calls of a kind without the _u64 ops, or with a fill
+ * alarm armed: the hash, then the _hash ops.  Out of line, so that the
+ * kinds' direct path needs no stack frame. */
+static BK_NOINLINE bk_status add_u64_by_hash(bk_filter *filter, uint64_t key, bool *was_new)
+{
+    return bk_filter_add_hash(filter, bk_hash_u64(filter->hasher, key), was_new);
+}
+
+static BK_NOINLINE bool contains_u64_by_hash(const bk_filter *filter, uint64_t key)
+{
+    return filter->ops->contains_hash(filter->object, bk_hash_u64(filter->hasher, key));
+}
+
 bk_status bk_filter_add_u64(bk_filter *filter, uint64_t key, bool *was_new)
 {
     if (filter == NULL)
         return BK_EINVAL;
-    return bk_filter_add_hash(filter, bk_hash_u64(filter->hasher, key), was_new);
+    if (filter->ops->add_u64 != NULL && alarm_countdown(filter) == 0)
+        return filter->ops->add_u64(filter->object, key, was_new);
+    return add_u64_by_hash(filter, key, was_new);
 }
 
 bool bk_filter_contains_u64(const bk_filter *filter, uint64_t key)
 {
-    return filter != NULL &&
-           filter->ops->contains_hash(filter->object, bk_hash_u64(filter->hasher, key));
+    if (filter == NULL)
+        return false;
+    if (filter->ops->contains_u64 != NULL)
+        return filter->ops->contains_u64(filter->object, key);
+    return contains_u64_by_hash(filter, key);
 }
 
 bk_status bk_filter_remove_u64(bk_filter *filter, uint64_t key)

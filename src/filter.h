@@ -79,6 +79,14 @@ typedef struct bk_kind_ops {
      * calls it when no fill alarm is armed).  Same effect and result as
      * add_hash of the key's hash. */
     bk_status (*add_key)(void *filter, const void *key, size_t len, bool *was_new);
+    /* Optional: the integer-key query and add (bk_filter_contains_u64 /
+     * bk_filter_add_u64), the hash of the key's 8 little-endian bytes
+     * inlined for the filter's algorithm, one indirect call from the
+     * handle.  Same answer (effect, result) as contains_hash (add_hash) of
+     * bk_hash_u64(hasher, key); add_u64 is called when no fill alarm is
+     * armed.  Without them the handle hashes and calls the _hash ops. */
+    bool (*contains_u64)(const void *filter, uint64_t key);
+    bk_status (*add_u64)(void *filter, uint64_t key, bool *was_new);
 
     bk_status (*union_with)(void *dst, const void *src);
     bk_status (*intersect_with)(void *dst, const void *src);
