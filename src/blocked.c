@@ -412,6 +412,7 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
     view->xxh3_one_round = view->hash_algorithm == BK_HASH_XXH3 && view->rounds == 1;
+    view->mix64_one_round = view->hash_algorithm == BK_HASH_MIX64 && view->rounds == 1;
     return BK_OK;
 }
 

@@ -49,8 +49,10 @@ static inline bool add_unfinished(bk_sbbf *filter, uint64_t unfinished)
 /* XXH64 of a key before its last step: 8- and 16-byte keys written out. */
 static inline uint64_t unfinished_of_key(const bk_sbbf *filter, const void *key, size_t len)
 {
-    if (len == 8 || len == 16)
-        return bk_xxh64_unfinished_8_or_16(key, len, filter->hasher.seed);
+    if (len == 8)
+        return bk_xxh64_unfinished_of_u64(bk_xxh64_read(key), filter->hasher.seed);
+    if (len == 16)
+        return bk_xxh64_unfinished_8_or_16(key, 16, filter->hasher.seed);
     uint64_t hash = bk_xxh64_any_length(key, len, filter->hasher.seed);
     return hash ^ (hash >> 32); /* the last step is its own inverse */
 }
