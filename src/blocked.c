@@ -228,6 +228,11 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->flags = flags;
     filter->path = best_path(filter);
     set_round_shifts(filter);
+    filter->u64_query = BK_BLOCKED_U64_OTHER;
+    if (filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD && hasher->algorithm == BK_HASH_MIX64)
+        filter->u64_query = BK_BLOCKED_U64_MIX64_ROUND;
+    if (filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD && hasher->algorithm == BK_HASH_XXH3)
+        filter->u64_query = BK_BLOCKED_U64_XXH3_ROUND;
     *out = filter;
     return BK_OK;
 }

@@ -49,6 +49,13 @@ typedef struct bk_blocked_path {
 
 typedef struct bk_blocked bk_blocked;
 
+/* Which integer-key query a SIMD path makes (set when the filter is made). */
+typedef enum {
+    BK_BLOCKED_U64_OTHER,       /* the hash, then contains_hash */
+    BK_BLOCKED_U64_MIX64_ROUND, /* MIX64, one round */
+    BK_BLOCKED_U64_XXH3_ROUND,  /* XXH3 (h2 finished in the vector unit), one round */
+} bk_blocked_u64_query;
+
 struct bk_blocked {
     uint64_t *words; /* block_count * 8 words, 64-byte aligned */
     uint64_t block_count;
@@ -64,6 +71,9 @@ struct bk_blocked {
      * (bk_blocked_round_shifts: 9 j in lane j < k, 0 elsewhere), which the
      * SIMD one-key queries load rather than build on every call. */
     uint64_t round_shifts[BK_BLOCKED_BLOCK_WORDS];
+    /* k <= 7 and the hash MIX64 or XXH3: the SIMD integer-key queries
+     * are one straight run (one test of this flag before it). */
+    bk_blocked_u64_query u64_query;
 };
 
 /* The block of a hash (bloomkit/blocked_inline.h: multiply-shift of h1). */

@@ -143,19 +143,16 @@ static bool path_contains_hash(const bk_blocked *filter, bk_hash hash)
 static inline __attribute__((always_inline)) bool contains_u64(const bk_blocked *filter,
                                                                uint64_t key)
 {
-    const bk_hasher *hasher = &filter->hasher;
-    if (__builtin_expect(filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1)) {
-        if (hasher->algorithm == BK_HASH_MIX64) {
-            const bk_hash hash = bk_mix64_of_u64(key, hasher->seed);
-            return bk_blocked_round_test(
-                _mm512_load_si512((const void *)bk_blocked_block(filter, hash)), hash.h2,
-                kept_round_shifts(filter));
-        }
-        if (hasher->algorithm == BK_HASH_XXH3)
-            return bk_blocked_one_round_test_unfinished_avx512(
-                filter->words, filter->block_count, kept_round_shifts(filter),
-                bk_xxh3_128_of_u64_unfinished(key, hasher->seed));
+    if (__builtin_expect(filter->u64_query == BK_BLOCKED_U64_MIX64_ROUND, 1)) {
+        const bk_hash hash = bk_mix64_of_u64(key, filter->hasher.seed);
+        return bk_blocked_round_test(
+            _mm512_load_si512((const void *)bk_blocked_block(filter, hash)), hash.h2,
+            kept_round_shifts(filter));
     }
+    if (filter->u64_query == BK_BLOCKED_U64_XXH3_ROUND)
+        return bk_blocked_one_round_test_unfinished_avx512(
+            filter->words, filter->block_count, kept_round_shifts(filter),
+            bk_xxh3_128_of_u64_unfinished(key, filter->hasher.seed));
     return bk_blocked_contains_other_u64(filter, key);
 }
 
