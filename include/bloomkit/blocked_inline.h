@@ -27,6 +27,9 @@
  * -- stays one straight run on a SIMD build: one predicted test of a flag
  * the view holds (xxh3_one_round), then the hash, the block and one round
  * of the block test: about 38 instructions per 8-byte key with -mavx512f.
+ * An 8-byte key of a MIX64 filter (the integer-key hash) with k <= 7
+ * likewise (mix64_one_round, tested first), in every compiled form;
+ * bk_blocked_view_contains_u64 is that query of an integer key.
  * The other filters take the rounds' loop (one more predicted branch per
  * round).  An earlier view that served every filter with the cases' code
  * interleaved in the loop was about 35% slower; this layout costs the
