@@ -28,6 +28,11 @@ struct bk_filter {
     const void *contains_u64_target;
     bk_status (*add_u64)(void *target, uint64_t key, bool *was_new);
     void *add_u64_target;
+    /* The same for the byte-key calls (the kind's contains_key / add_key). */
+    bool (*contains_key)(const void *target, const void *key, size_t len);
+    const void *contains_key_target;
+    bk_status (*add_key)(void *target, const void *key, size_t len, bool *was_new);
+    void *add_key_target;
     /* Fill alarm (see the end of this file). */
     bk_fill_alarm alarm;
     void *alarm_context;
@@ -43,7 +48,7 @@ struct bk_filter {
 
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status);
 static void alarm_rearm(bk_filter *filter);
-static void choose_u64_calls(bk_filter *filter);
+static void choose_one_key_calls(bk_filter *filter);
 
 static inline uint64_t alarm_countdown(const bk_filter *filter)
 {
@@ -116,7 +121,7 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
     filter->ops = ops;
     filter->object = object;
     filter->hasher = ops->hasher(object);
-    choose_u64_calls(filter);
+    choose_one_key_calls(filter);
     filter->backing = NULL;
     filter->backing_size = 0;
     filter->release_backing = NULL;
@@ -377,13 +382,28 @@ bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
     return status;
 }
 
+/* The byte-key calls of a kind without contains_key / add_key (their
+ * target is the handle), and an add while a fill alarm is armed: the
+ * hash, then the _hash ops. */
+static bk_status add_key_by_hash(void *handle, const void *key, size_t len, bool *was_new)
+{
+    bk_filter *filter = handle;
+    return bk_filter_add_hash(filter, bk_filter_hash(filter, key, len), was_new);
+}
+
+static bool contains_key_by_hash(const void *handle, const void *key, size_t len)
+{
+    const bk_filter *filter = handle;
+    return filter->ops->contains_hash(filter->object, bk_filter_hash(filter, key, len));
+}
+
 bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return BK_EINVAL;
-    if (filter->ops->add_key != NULL && alarm_countdown(filter) == 0)
-        return filter->ops->add_key(filter->object, key, len, was_new);
-    return bk_filter_add_hash(filter, bk_filter_hash(filter, key, len), was_new);
+    if (__builtin_expect(alarm_countdown(filter) != 0, 0))
+        return add_key_by_hash(filter, key, len, was_new);
+    return filter->add_key(filter->add_key_target, key, len, was_new);
 }
 
 bool bk_filter_contains_hash(const bk_filter *filter, bk_hash hash)
@@ -395,9 +415,7 @@ bool bk_filter_contains(const bk_filter *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
-    if (filter->ops->contains_key != NULL)
-        return filter->ops->contains_key(filter->object, key, len);
-    return filter->ops->contains_hash(filter->object, bk_filter_hash(filter, key, len));
+    return filter->contains_key(filter->contains_key_target, key, len);
 }
 
 bk_status bk_filter_remove(bk_filter *filter, const void *key, size_t len)
@@ -433,13 +451,17 @@ static bk_status add_u64_by_hash(void *handle, uint64_t key, bool *was_new)
     return bk_filter_add_hash(filter, bk_hash_u64(filter->hasher, key), was_new);
 }
 
-static void choose_u64_calls(bk_filter *filter)
+static void choose_one_key_calls(bk_filter *filter)
 {
     const bk_kind_ops *ops = filter->ops;
     filter->contains_u64 = ops->contains_u64 != NULL ? ops->contains_u64 : contains_u64_by_hash;
     filter->contains_u64_target = ops->contains_u64 != NULL ? filter->object : filter;
     filter->add_u64 = ops->add_u64 != NULL ? ops->add_u64 : add_u64_by_hash;
     filter->add_u64_target = ops->add_u64 != NULL ? filter->object : filter;
+    filter->contains_key = ops->contains_key != NULL ? ops->contains_key : contains_key_by_hash;
+    filter->contains_key_target = ops->contains_key != NULL ? filter->object : filter;
+    filter->add_key = ops->add_key != NULL ? ops->add_key : add_key_by_hash;
+    filter->add_key_target = ops->add_key != NULL ? filter->object : filter;
 }
 
 bk_status bk_filter_add_u64(bk_filter *filter, uint64_t key, bool *was_new)

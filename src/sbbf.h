@@ -44,10 +44,10 @@ bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key);
  * The one-key operations of the kind's table (src/filter.h: add_key,
  * contains_key, add_u64, contains_u64).  In a build with the AVX2 source
  * the table holds src/sbbf_avx2.c's, which serve a filter with
- * xxh64_on_avx2 in one straight run each -- the hash (XXH64 of 8 bytes
- * written out, its h2 never computed), the block, the mask, the test or
- * the OR and the count -- one indirect call from the handle, and pass the
- * others to these portable ones (src/sbbf.c).
+ * xxh64_on_avx2 (and keys of 8 or 16 bytes) in one straight run each --
+ * the hash (XXH64 written out, its h2 never computed), the block, the
+ * mask, the test or the OR and the count -- one indirect call from the
+ * handle, and pass the others to these portable ones (src/sbbf.c).
  */
 bk_status bk_sbbf_add_key_portable(void *filter, const void *key, size_t len, bool *was_new);
 bool bk_sbbf_contains_key_portable(const void *filter, const void *key, size_t len);

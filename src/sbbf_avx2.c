@@ -46,15 +46,19 @@ static inline bool add_unfinished(bk_sbbf *filter, uint64_t unfinished)
     return fresh;
 }
 
-/* XXH64 of a key before its last step: 8- and 16-byte keys written out. */
+/* XXH64 of an 8- or 16-byte key (len one of the two) before its last
+ * step, written out.  The other lengths go to the portable functions: the
+ * library's XXH64 call here would cost these functions a stack frame. */
 static inline uint64_t unfinished_of_key(const bk_sbbf *filter, const void *key, size_t len)
 {
     if (len == 8)
         return bk_xxh64_unfinished_of_u64(bk_xxh64_read(key), filter->hasher.seed);
-    if (len == 16)
-        return bk_xxh64_unfinished_8_or_16(key, 16, filter->hasher.seed);
-    uint64_t hash = bk_xxh64_any_length(key, len, filter->hasher.seed);
-    return hash ^ (hash >> 32); /* the last step is its own inverse */
+    return bk_xxh64_unfinished_8_or_16(key, 16, filter->hasher.seed);
+}
+
+static inline bool serves_key(const bk_sbbf *filter, size_t len)
+{
+    return filter->xxh64_on_avx2 && (len == 8 || len == 16);
 }
 
 bool bk_sbbf_avx2_contains_u64(const void *object, uint64_t key)
@@ -68,7 +72,7 @@ bool bk_sbbf_avx2_contains_u64(const void *object, uint64_t key)
 bool bk_sbbf_avx2_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_sbbf *filter = object;
-    if (__builtin_expect(!filter->xxh64_on_avx2, 0))
+    if (__builtin_expect(!serves_key(filter, len), 0))
         return bk_sbbf_contains_key_portable(object, key, len);
     return test_unfinished(filter, unfinished_of_key(filter, key, len));
 }
@@ -87,7 +91,7 @@ bk_status bk_sbbf_avx2_add_u64(void *object, uint64_t key, bool *was_new)
 bk_status bk_sbbf_avx2_add_key(void *object, const void *key, size_t len, bool *was_new)
 {
     bk_sbbf *filter = object;
-    if (__builtin_expect(!filter->xxh64_on_avx2 || filter->borrowed, 0))
+    if (__builtin_expect(!serves_key(filter, len) || filter->borrowed, 0))
         return bk_sbbf_add_key_portable(object, key, len, was_new);
     bool fresh = add_unfinished(filter, unfinished_of_key(filter, key, len));
     if (was_new != NULL)
