@@ -4,7 +4,9 @@
  *     bk_filter { ops -> bk_kind_ops of the kind,  object -> bk_bloom / ... }
  *
  * Every public bk_filter_* call checks its arguments, then makes one
- * indirect call through the kind's table (src/filter.h).
+ * indirect call through the kind's table (src/filter.h); the one-key
+ * calls (add, contains and their _u64 forms) through the function the
+ * handle chose for them when it was made (choose_one_key_calls).
  */
 #include "filter.h"
 
