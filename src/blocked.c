@@ -228,6 +228,11 @@ static bk_status create_from_design(const blocked_design *design, const bk_hashe
     filter->flags = flags;
     filter->path = best_path(filter);
     set_round_shifts(filter);
+    filter->u64_query = BK_BLOCKED_U64_OTHER;
+    if (filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD && hasher->algorithm == BK_HASH_MIX64)
+        filter->u64_query = BK_BLOCKED_U64_MIX64_ROUND;
+    if (filter->hashes <= BK_BLOCKED_POSITIONS_PER_WORD && hasher->algorithm == BK_HASH_XXH3)
+        filter->u64_query = BK_BLOCKED_U64_XXH3_ROUND;
     *out = filter;
     return BK_OK;
 }
@@ -354,6 +359,24 @@ static bool add_key_portable(bk_blocked *filter, const void *key, size_t len)
     return flipped;
 }
 
+bk_hash bk_blocked_hash_u64_called(const bk_hasher *hasher, uint64_t key)
+{
+    return bk_hash_u64(hasher, key);
+}
+
+static bool contains_u64_portable(const bk_blocked *filter, uint64_t key)
+{
+    return contains_hash_portable(filter, bk_hash_u64(&filter->hasher, key));
+}
+
+static bool add_u64_portable(bk_blocked *filter, uint64_t key)
+{
+    bool flipped = set_bits_portable(filter, bk_hash_u64(&filter->hasher, key));
+    if (flipped)
+        count_new_key(filter);
+    return flipped;
+}
+
 static bk_status add_key(bk_blocked *filter, const void *key, size_t len, bool *was_new)
 {
     if (filter->borrowed)
@@ -394,6 +417,7 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
     view->xxh3_one_round = view->hash_algorithm == BK_HASH_XXH3 && view->rounds == 1;
+    view->mix64_one_round = view->hash_algorithm == BK_HASH_MIX64 && view->rounds == 1;
     return BK_OK;
 }
 
@@ -454,6 +478,8 @@ static const bk_blocked_path portable_path = {
     .add_key = add_key_portable,
     .contains_hash = contains_hash_portable,
     .contains_key = bk_blocked_contains_other_key,
+    .contains_u64 = contains_u64_portable,
+    .add_u64 = add_u64_portable,
     .add_batch = add_batch_portable,
     .test_batch = test_batch_portable,
 };
@@ -729,6 +755,23 @@ static bk_status ops_add_key(void *filter, const void *key, size_t len, bool *wa
     return add_key(filter, key, len, was_new);
 }
 
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_blocked *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    bool fresh = filter->path.add_u64(filter, key);
+    if (was_new != NULL)
+        *was_new = fresh;
+    return BK_OK;
+}
+
+static bool ops_contains_u64(const void *filter, uint64_t key)
+{
+    const bk_blocked *f = filter;
+    return f->path.contains_u64(f, key);
+}
+
 static bool ops_contains_hash(const void *filter, bk_hash hash)
 {
     const bk_blocked *f = filter;
@@ -799,6 +842,8 @@ const bk_kind_ops bk_blocked_ops = {
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
     .add_key = ops_add_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .union_with = ops_union,

@@ -27,6 +27,8 @@ struct bk_blocked;
  *                  set_bits' work, the key counted into keys_added if new;
  *                  whether it was (one call for bk_filter_add);
  *   contains_hash, contains_key: the one-key queries;
+ *   contains_u64, add_u64: the integer-key query and add (the key's 8
+ *                  little-endian bytes), as contains_key and add_key;
  *   add_batch:     set_bits for each hash (blocks prefetched ahead),
  *                  counting the new keys into keys_added; returns them;
  *   test_batch:    contains_hash for each hash (src/prefetch.h's ring):
@@ -38,12 +40,21 @@ typedef struct bk_blocked_path {
     bool (*add_key)(struct bk_blocked *filter, const void *key, size_t len);
     bool (*contains_hash)(const struct bk_blocked *filter, bk_hash hash);
     bool (*contains_key)(const struct bk_blocked *filter, const void *key, size_t len);
+    bool (*contains_u64)(const struct bk_blocked *filter, uint64_t key);
+    bool (*add_u64)(struct bk_blocked *filter, uint64_t key);
     size_t (*add_batch)(struct bk_blocked *filter, const bk_hash *hashes, size_t count);
     size_t (*test_batch)(const struct bk_blocked *filter, const bk_hash *hashes, size_t count,
                          bool *results);
 } bk_blocked_path;
 
 typedef struct bk_blocked bk_blocked;
+
+/* Which integer-key query a SIMD path makes (set when the filter is made). */
+typedef enum {
+    BK_BLOCKED_U64_OTHER,       /* the hash, then contains_hash */
+    BK_BLOCKED_U64_MIX64_ROUND, /* MIX64, one round */
+    BK_BLOCKED_U64_XXH3_ROUND,  /* XXH3 (h2 finished in the vector unit), one round */
+} bk_blocked_u64_query;
 
 struct bk_blocked {
     uint64_t *words; /* block_count * 8 words, 64-byte aligned */
@@ -60,6 +71,9 @@ struct bk_blocked {
      * (bk_blocked_round_shifts: 9 j in lane j < k, 0 elsewhere), which the
      * SIMD one-key queries load rather than build on every call. */
     uint64_t round_shifts[BK_BLOCKED_BLOCK_WORDS];
+    /* k <= 7 and the hash MIX64 or XXH3: the SIMD integer-key queries
+     * are one straight run (one test of this flag before it). */
+    bk_blocked_u64_query u64_query;
 };
 
 /* The block of a hash (bloomkit/blocked_inline.h: multiply-shift of h1). */
@@ -76,6 +90,30 @@ static BK_NOINLINE __attribute__((unused)) bool
 bk_blocked_contains_other_key(const bk_blocked *filter, const void *key, size_t len)
 {
     return filter->path.contains_hash(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+/* bk_hash_u64 out of line (src/blocked.c), for the algorithms the
+ * integer-key paths do not inline: a call, so that theirs need no stack
+ * frame. */
+bk_hash bk_blocked_hash_u64_called(const bk_hasher *hasher, uint64_t key);
+
+/* The integer-key query of the keys a SIMD path's own does not serve, and
+ * the portable path's: the hash, then the path's contains_hash. */
+static BK_NOINLINE __attribute__((unused)) bool
+bk_blocked_contains_other_u64(const bk_blocked *filter, uint64_t key)
+{
+    return filter->path.contains_hash(filter, bk_blocked_hash_u64_called(&filter->hasher, key));
+}
+
+/* bk_hash_u64(hasher, key): MIX64 (the integer-key hash) and XXH3 (the
+ * default) inline, the others called. */
+static BK_ALWAYS_INLINE bk_hash bk_blocked_hash_u64(const bk_hasher *hasher, uint64_t key)
+{
+    if (__builtin_expect(hasher->algorithm == BK_HASH_MIX64, 1))
+        return bk_mix64_of_u64(key, hasher->seed);
+    if (hasher->algorithm == BK_HASH_XXH3)
+        return bk_xxh3_128_of_u64(key, hasher->seed);
+    return bk_blocked_hash_u64_called(hasher, key);
 }
 
 /* Whether a SIMD path's one-key query from key bytes serves this key

@@ -77,6 +77,15 @@ static bool path_add_key(bk_blocked *filter, const void *key, size_t len)
     return fresh;
 }
 
+/* The integer-key add: the hash (MIX64 and XXH3 inline), the mask, the
+ * key counted without a branch. */
+static bool path_add_u64(bk_blocked *filter, uint64_t key)
+{
+    bool fresh = set_bits(filter, bk_blocked_hash_u64(&filter->hasher, key));
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
+    return fresh;
+}
+
 static inline __attribute__((always_inline)) size_t
 add_batch(bk_blocked *filter, const bk_hash *hashes, size_t count, unsigned k)
 {
@@ -128,10 +137,37 @@ static bool path_contains_hash(const bk_blocked *filter, bk_hash hash)
                                  kept_round_shifts(filter));
 }
 
-/* The one-key query of the generic handle: the view's
- * (h2's last step in the vector unit) where bk_blocked_simd_serves_key. */
+/* The integer-key query, one straight run for k <= 7 with MIX64 (the
+ * hash, the line, one round) or XXH3 (h2's last step in the vector unit,
+ * as the view's); the other filters through bk_blocked_contains_other_u64. */
+static inline __attribute__((always_inline)) bool contains_u64(const bk_blocked *filter,
+                                                               uint64_t key)
+{
+    if (__builtin_expect(filter->u64_query == BK_BLOCKED_U64_MIX64_ROUND, 1)) {
+        const bk_hash hash = bk_mix64_of_u64(key, filter->hasher.seed);
+        return bk_blocked_round_test(
+            _mm512_load_si512((const void *)bk_blocked_block(filter, hash)), hash.h2,
+            kept_round_shifts(filter));
+    }
+    if (filter->u64_query == BK_BLOCKED_U64_XXH3_ROUND)
+        return bk_blocked_one_round_test_unfinished_avx512(
+            filter->words, filter->block_count, kept_round_shifts(filter),
+            bk_xxh3_128_of_u64_unfinished(key, filter->hasher.seed));
+    return bk_blocked_contains_other_u64(filter, key);
+}
+
+static bool path_contains_u64(const bk_blocked *filter, uint64_t key)
+{
+    return contains_u64(filter, key);
+}
+
+/* The one-key query of the generic handle: an 8-byte key as the integer
+ * it holds; a 16-byte one the view's way (h2's last step in the vector
+ * unit) where bk_blocked_simd_serves_key. */
 static bool path_contains_key(const bk_blocked *filter, const void *key, size_t len)
 {
+    if (len == 8)
+        return contains_u64(filter, bk_xxh64_read(key));
     if (!bk_blocked_simd_serves_key(filter, len))
         return bk_blocked_contains_other_key(filter, key, len);
     return bk_blocked_one_round_test_key_avx512(filter->words, filter->block_count,
@@ -173,6 +209,8 @@ const bk_blocked_path bk_blocked_avx512_path = {
     .add_key = path_add_key,
     .contains_hash = path_contains_hash,
     .contains_key = path_contains_key,
+    .contains_u64 = path_contains_u64,
+    .add_u64 = path_add_u64,
     .add_batch = path_add_batch,
     .test_batch = path_test_batch,
 };

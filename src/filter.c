@@ -4,7 +4,9 @@
  *     bk_filter { ops -> bk_kind_ops of the kind,  object -> bk_bloom / ... }
  *
  * Every public bk_filter_* call checks its arguments, then makes one
- * indirect call through the kind's table (src/filter.h).
+ * indirect call through the kind's table (src/filter.h); the one-key
+ * calls (add, contains and their _u64 forms) through the function the
+ * handle chose for them when it was made (choose_one_key_calls).
  */
 #include "filter.h"
 
@@ -20,6 +22,19 @@ struct bk_filter {
     const bk_kind_ops *ops;
     void *object;
     const bk_hasher *hasher; /* the object's hasher (it never moves): read once */
+    /* The integer-key calls' functions and their first arguments, chosen
+     * once in bk_filter_wrap: the kind's contains_u64 / add_u64 with the
+     * object, or (a kind without them) this file's hash-then-_hash-op
+     * functions with the handle; so a call is one indirect jump. */
+    bool (*contains_u64)(const void *target, uint64_t key);
+    const void *contains_u64_target;
+    bk_status (*add_u64)(void *target, uint64_t key, bool *was_new);
+    void *add_u64_target;
+    /* The same for the byte-key calls (the kind's contains_key / add_key). */
+    bool (*contains_key)(const void *target, const void *key, size_t len);
+    const void *contains_key_target;
+    bk_status (*add_key)(void *target, const void *key, size_t len, bool *was_new);
+    void *add_key_target;
     /* Fill alarm (see the end of this file). */
     bk_fill_alarm alarm;
     void *alarm_context;
@@ -35,6 +50,7 @@ struct bk_filter {
 
 static void alarm_after_adds(bk_filter *filter, size_t new_keys, bk_status status);
 static void alarm_rearm(bk_filter *filter);
+static void choose_one_key_calls(bk_filter *filter);
 
 static inline uint64_t alarm_countdown(const bk_filter *filter)
 {
@@ -107,6 +123,7 @@ bk_status bk_filter_wrap(const bk_kind_ops *ops, void *object, bk_filter **out)
     filter->ops = ops;
     filter->object = object;
     filter->hasher = ops->hasher(object);
+    choose_one_key_calls(filter);
     filter->backing = NULL;
     filter->backing_size = 0;
     filter->release_backing = NULL;
@@ -367,13 +384,28 @@ bk_status bk_filter_add_hash(bk_filter *filter, bk_hash hash, bool *was_new)
     return status;
 }
 
+/* The byte-key calls of a kind without contains_key / add_key (their
+ * target is the handle), and an add while a fill alarm is armed: the
+ * hash, then the _hash ops. */
+static bk_status add_key_by_hash(void *handle, const void *key, size_t len, bool *was_new)
+{
+    bk_filter *filter = handle;
+    return bk_filter_add_hash(filter, bk_filter_hash(filter, key, len), was_new);
+}
+
+static bool contains_key_by_hash(const void *handle, const void *key, size_t len)
+{
+    const bk_filter *filter = handle;
+    return filter->ops->contains_hash(filter->object, bk_filter_hash(filter, key, len));
+}
+
 bk_status bk_filter_add(bk_filter *filter, const void *key, size_t len, bool *was_new)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return BK_EINVAL;
-    if (filter->ops->add_key != NULL && alarm_countdown(filter) == 0)
-        return filter->ops->add_key(filter->object, key, len, was_new);
-    return bk_filter_add_hash(filter, bk_filter_hash(filter, key, len), was_new);
+    if (__builtin_expect(alarm_countdown(filter) != 0, 0))
+        return add_key_by_hash(filter, key, len, was_new);
+    return filter->add_key(filter->add_key_target, key, len, was_new);
 }
 
 bool bk_filter_contains_hash(const bk_filter *filter, bk_hash hash)
@@ -385,9 +417,7 @@ bool bk_filter_contains(const bk_filter *filter, const void *key, size_t len)
 {
     if (filter == NULL || (key == NULL && len != 0))
         return false;
-    if (filter->ops->contains_key != NULL)
-        return filter->ops->contains_key(filter->object, key, len);
-    return filter->ops->contains_hash(filter->object, bk_filter_hash(filter, key, len));
+    return filter->contains_key(filter->contains_key_target, key, len);
 }
 
 bk_status bk_filter_remove(bk_filter *filter, const void *key, size_t len)
@@ -408,17 +438,46 @@ bk_status bk_filter_count(const bk_filter *filter, const void *key, size_t len, 
     return filter->ops->count_hash(filter->object, bk_filter_hash(filter, key, len), count);
 }
 
+/* The integer-key calls of a kind without the _u64 ops (their target is
+ * the handle), and an add while a fill alarm is armed: the hash, then the
+ * _hash ops. */
+static bool contains_u64_by_hash(const void *handle, uint64_t key)
+{
+    const bk_filter *filter = handle;
+    return filter->ops->contains_hash(filter->object, bk_hash_u64(filter->hasher, key));
+}
+
+static bk_status add_u64_by_hash(void *handle, uint64_t key, bool *was_new)
+{
+    bk_filter *filter = handle;
+    return bk_filter_add_hash(filter, bk_hash_u64(filter->hasher, key), was_new);
+}
+
+static void choose_one_key_calls(bk_filter *filter)
+{
+    const bk_kind_ops *ops = filter->ops;
+    filter->contains_u64 = ops->contains_u64 != NULL ? ops->contains_u64 : contains_u64_by_hash;
+    filter->contains_u64_target = ops->contains_u64 != NULL ? filter->object : filter;
+    filter->add_u64 = ops->add_u64 != NULL ? ops->add_u64 : add_u64_by_hash;
+    filter->add_u64_target = ops->add_u64 != NULL ? filter->object : filter;
+    filter->contains_key = ops->contains_key != NULL ? ops->contains_key : contains_key_by_hash;
+    filter->contains_key_target = ops->contains_key != NULL ? filter->object : filter;
+    filter->add_key = ops->add_key != NULL ? ops->add_key : add_key_by_hash;
+    filter->add_key_target = ops->add_key != NULL ? filter->object : filter;
+}
+
 bk_status bk_filter_add_u64(bk_filter *filter, uint64_t key, bool *was_new)
 {
     if (filter == NULL)
         return BK_EINVAL;
-    return bk_filter_add_hash(filter, bk_hash_u64(filter->hasher, key), was_new);
+    if (__builtin_expect(alarm_countdown(filter) != 0, 0))
+        return add_u64_by_hash(filter, key, was_new);
+    return filter->add_u64(filter->add_u64_target, key, was_new);
 }
 
 bool bk_filter_contains_u64(const bk_filter *filter, uint64_t key)
 {
-    return filter != NULL &&
-           filter->ops->contains_hash(filter->object, bk_hash_u64(filter->hasher, key));
+    return filter != NULL && filter->contains_u64(filter->contains_u64_target, key);
 }
 
 bk_status bk_filter_remove_u64(bk_filter *filter, uint64_t key)

@@ -177,6 +177,13 @@ static size_t payload_bytes(uint64_t block_count)
     return (size_t)block_count * BK_SBBF_BLOCK_BYTES;
 }
 
+/* Keeps xxh64_on_avx2 in step with the hash and the path. */
+static void choose_one_key_path(bk_sbbf *filter)
+{
+    filter->xxh64_on_avx2 = filter->hasher.algorithm == BK_HASH_XXH64 &&
+                            bk_sbbf_uses_simd(filter);
+}
+
 static bk_status create_from_design(const sbbf_design *design, const bk_hasher *hasher,
                                     unsigned flags, uint32_t *borrowed_words, bk_sbbf **out)
 {
@@ -204,6 +211,7 @@ static bk_status create_from_design(const sbbf_design *design, const bk_hasher *
     filter->hasher = *hasher;
     filter->flags = flags;
     filter->use_avx2 = avx2_available();
+    choose_one_key_path(filter);
     *out = filter;
     return BK_OK;
 }
@@ -246,6 +254,7 @@ static bk_status sbbf_copy(const void *object, void **out)
     memcpy(copy->words, filter->words, payload_bytes(filter->block_count));
     copy->keys_added = filter->keys_added;
     copy->use_avx2 = filter->use_avx2;
+    choose_one_key_path(copy);
     *out = copy;
     return BK_OK;
 }
@@ -271,6 +280,7 @@ bk_status bk_sbbf_set_simd(bk_sbbf *filter, bool use_avx2)
     if (use_avx2 && !avx2_available())
         return BK_EUNSUPPORTED;
     filter->use_avx2 = use_avx2;
+    choose_one_key_path(filter);
     return BK_OK;
 }
 
@@ -336,21 +346,19 @@ static bk_status sbbf_add_hash(void *object, bk_hash hash, bool *was_new)
     return BK_OK;
 }
 
-/* bk_filter_add of one key: an XXH64 filter on the AVX2 path in one
- * function (bk_sbbf_avx2_add_key), the others through sbbf_add_hash. */
-static bk_status sbbf_add_key(void *object, const void *key, size_t len, bool *was_new)
+/* The one-key add and query from key bytes, and of an integer key, for
+ * the filters src/sbbf_avx2.c's do not serve (src/sbbf.h): the hash, then
+ * the path's test or set. */
+bk_status bk_sbbf_add_key_portable(void *object, const void *key, size_t len, bool *was_new)
 {
     bk_sbbf *filter = object;
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (filter->hasher.algorithm == BK_HASH_XXH64 && bk_sbbf_uses_simd(filter) &&
-        !filter->borrowed) {
-        bool fresh = bk_sbbf_avx2_add_key(filter, key, len);
-        if (was_new != NULL)
-            *was_new = fresh;
-        return BK_OK;
-    }
-#endif
     return sbbf_add_hash(object, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+bk_status bk_sbbf_add_u64_portable(void *object, uint64_t key, bool *was_new)
+{
+    bk_sbbf *filter = object;
+    return sbbf_add_hash(object, bk_hash_u64(&filter->hasher, key), was_new);
 }
 
 static bool sbbf_contains_hash(const void *filter, bk_hash hash)
@@ -374,17 +382,16 @@ bk_status bk_sbbf_view(const bk_filter *handle, struct bk_sbbf_view *view)
     return BK_OK;
 }
 
-/* bk_filter_contains of one key: an XXH64 filter on the AVX2 path hashes
- * and tests in one function (bk_sbbf_avx2_contains_key), the others hash
- * here and test through test_bits. */
-static bool sbbf_contains_key(const void *object, const void *key, size_t len)
+bool bk_sbbf_contains_key_portable(const void *object, const void *key, size_t len)
 {
     const bk_sbbf *filter = object;
-#ifdef BK_HAVE_AVX2_SOURCES
-    if (filter->hasher.algorithm == BK_HASH_XXH64 && bk_sbbf_uses_simd(filter))
-        return bk_sbbf_avx2_contains_key(filter, key, len);
-#endif
     return test_bits(filter, bk_hash_inline(&filter->hasher, key, len).h1);
+}
+
+bool bk_sbbf_contains_u64_portable(const void *object, uint64_t key)
+{
+    const bk_sbbf *filter = object;
+    return test_bits(filter, bk_hash_u64(&filter->hasher, key).h1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1127,8 +1134,17 @@ const bk_kind_ops bk_sbbf_ops = {
     .hasher = sbbf_hasher,
     .add_hash = sbbf_add_hash,
     .contains_hash = sbbf_contains_hash,
-    .contains_key = sbbf_contains_key,
-    .add_key = sbbf_add_key,
+#ifdef BK_HAVE_AVX2_SOURCES
+    .contains_key = bk_sbbf_avx2_contains_key,
+    .add_key = bk_sbbf_avx2_add_key,
+    .contains_u64 = bk_sbbf_avx2_contains_u64,
+    .add_u64 = bk_sbbf_avx2_add_u64,
+#else
+    .contains_key = bk_sbbf_contains_key_portable,
+    .add_key = bk_sbbf_add_key_portable,
+    .contains_u64 = bk_sbbf_contains_u64_portable,
+    .add_u64 = bk_sbbf_add_u64_portable,
+#endif
     .add_hash_batch = sbbf_add_hash_batch,
     .contains_hash_batch = sbbf_contains_hash_batch,
     .union_with = sbbf_union,

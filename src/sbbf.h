@@ -26,6 +26,9 @@ struct bk_sbbf {
     unsigned flags;
     bool borrowed; /* words belong to a mapped file: read-only */
     bool use_avx2;
+    /* The one-key calls' straight run applies: XXH64 on the AVX2 path
+     * (bk_sbbf_uses_simd), kept in step with both by src/sbbf.c. */
+    bool xxh64_on_avx2;
 };
 
 /* Block index of the spec: ((hash >> 32) * z) >> 32, z <= 2^32 blocks. */
@@ -35,13 +38,25 @@ static inline uint32_t *bk_sbbf_block(const bk_sbbf *filter, uint64_t hash)
 }
 
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key);
-/* The one-key add of an XXH64 filter on the AVX2 path, hash to count in
- * one function (fewer calls than hashing, then bk_sbbf_avx2_set): whether
- * the key was new, counted in keys_added. */
-bool bk_sbbf_avx2_add_key(bk_sbbf *filter, const void *key, size_t len);
-/* The one-key query of an XXH64 filter on the AVX2 path, likewise. */
-bool bk_sbbf_avx2_contains_key(const bk_sbbf *filter, const void *key, size_t len);
 bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key);
+
+/*
+ * The one-key operations of the kind's table (src/filter.h: add_key,
+ * contains_key, add_u64, contains_u64).  In a build with the AVX2 source
+ * the table holds src/sbbf_avx2.c's, which serve a filter with
+ * xxh64_on_avx2 (and keys of 8 or 16 bytes) in one straight run each --
+ * the hash (XXH64 written out, its h2 never computed), the block, the
+ * mask, the test or the OR and the count -- one indirect call from the
+ * handle, and pass the others to these portable ones (src/sbbf.c).
+ */
+bk_status bk_sbbf_add_key_portable(void *filter, const void *key, size_t len, bool *was_new);
+bool bk_sbbf_contains_key_portable(const void *filter, const void *key, size_t len);
+bk_status bk_sbbf_add_u64_portable(void *filter, uint64_t key, bool *was_new);
+bool bk_sbbf_contains_u64_portable(const void *filter, uint64_t key);
+bk_status bk_sbbf_avx2_add_key(void *filter, const void *key, size_t len, bool *was_new);
+bool bk_sbbf_avx2_contains_key(const void *filter, const void *key, size_t len);
+bk_status bk_sbbf_avx2_add_u64(void *filter, uint64_t key, bool *was_new);
+bool bk_sbbf_avx2_contains_u64(const void *filter, uint64_t key);
 size_t bk_sbbf_avx2_add_batch(bk_sbbf *filter, const bk_hash *hashes, size_t count);
 /* Each block is requested BK_LINE_RING_SIZE keys ahead (src/prefetch.h). */
 size_t bk_sbbf_avx2_test_batch(const bk_sbbf *filter, const bk_hash *hashes, size_t count,

@@ -28,19 +28,77 @@ static inline bool set_block(uint32_t *block, uint32_t key)
 
 bool bk_sbbf_avx2_set(uint32_t *block, uint32_t key) { return set_block(block, key); }
 
-bool bk_sbbf_avx2_contains_key(const bk_sbbf *filter, const void *key, size_t len)
+/* The query of an XXH64 filter from the hash before its last step: the
+ * block from its upper half, which that step leaves as it is
+ * (bk_xxh64_finish), the key from the finished lower half. */
+static inline bool test_unfinished(const bk_sbbf *filter, uint64_t unfinished)
 {
-    uint64_t hash = bk_hash_xxh64(key, len, filter->hasher.seed).h1;
-    return bk_sbbf_block_test_avx2(bk_sbbf_block(filter, hash), (uint32_t)hash);
+    return bk_sbbf_block_test_avx2(bk_sbbf_block(filter, unfinished),
+                                   (uint32_t)bk_xxh64_finish(unfinished));
 }
 
-bool bk_sbbf_avx2_add_key(bk_sbbf *filter, const void *key, size_t len)
+/* The add likewise: whether the key was new, counted without a branch. */
+static inline bool add_unfinished(bk_sbbf *filter, uint64_t unfinished)
 {
-    uint64_t hash = bk_hash_xxh64(key, len, filter->hasher.seed).h1;
-    bool fresh = set_block(bk_sbbf_block(filter, hash), (uint32_t)hash);
+    bool fresh = set_block(bk_sbbf_block(filter, unfinished),
+                           (uint32_t)bk_xxh64_finish(unfinished));
     filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
     return fresh;
 }
+
+/* XXH64 of an 8- or 16-byte key (len one of the two) before its last
+ * step, written out.  The other lengths go to the portable functions: the
+ * library's XXH64 call here would cost these functions a stack frame. */
+static inline uint64_t unfinished_of_key(const bk_sbbf *filter, const void *key, size_t len)
+{
+    if (len == 8)
+        return bk_xxh64_unfinished_of_u64(bk_xxh64_read(key), filter->hasher.seed);
+    return bk_xxh64_unfinished_8_or_16(key, 16, filter->hasher.seed);
+}
+
+static inline bool serves_key(const bk_sbbf *filter, size_t len)
+{
+    return filter->xxh64_on_avx2 && (len == 8 || len == 16);
+}
+
+bool bk_sbbf_avx2_contains_u64(const void *object, uint64_t key)
+{
+    const bk_sbbf *filter = object;
+    if (__builtin_expect(!filter->xxh64_on_avx2, 0))
+        return bk_sbbf_contains_u64_portable(object, key);
+    return test_unfinished(filter, bk_xxh64_unfinished_of_u64(key, filter->hasher.seed));
+}
+
+bool bk_sbbf_avx2_contains_key(const void *object, const void *key, size_t len)
+{
+    const bk_sbbf *filter = object;
+    if (__builtin_expect(!serves_key(filter, len), 0))
+        return bk_sbbf_contains_key_portable(object, key, len);
+    return test_unfinished(filter, unfinished_of_key(filter, key, len));
+}
+
+bk_status bk_sbbf_avx2_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_sbbf *filter = object;
+    if (__builtin_expect(!filter->xxh64_on_avx2 || filter->borrowed, 0))
+        return bk_sbbf_add_u64_portable(object, key, was_new);
+    bool fresh = add_unfinished(filter, bk_xxh64_unfinished_of_u64(key, filter->hasher.seed));
+    if (was_new != NULL)
+        *was_new = fresh;
+    return BK_OK;
+}
+
+bk_status bk_sbbf_avx2_add_key(void *object, const void *key, size_t len, bool *was_new)
+{
+    bk_sbbf *filter = object;
+    if (__builtin_expect(!serves_key(filter, len) || filter->borrowed, 0))
+        return bk_sbbf_add_key_portable(object, key, len, was_new);
+    bool fresh = add_unfinished(filter, unfinished_of_key(filter, key, len));
+    if (was_new != NULL)
+        *was_new = fresh;
+    return BK_OK;
+}
+
 bool bk_sbbf_avx2_test(const uint32_t *block, uint32_t key)
 {
     return bk_sbbf_block_test_avx2(block, key);

@@ -39,3 +39,13 @@ void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4])
         (__m256i *)(void *)out,
         bk_xxh3_avalanche_x4(_mm256_loadu_si256((const __m256i *)(const void *)in)));
 }
+
+bool avx2_blocked_view_contains_u64(const struct bk_blocked_view *view, uint64_t value)
+{
+    return bk_blocked_view_contains_u64(view, value);
+}
+
+bool avx2_sbbf_view_contains_u64(const struct bk_sbbf_view *view, uint64_t value)
+{
+    return bk_sbbf_view_contains_u64(view, value);
+}

@@ -55,3 +55,8 @@ bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_ha
 {
     return bk_blocked_view_contains_hash(view, hash);
 }
+
+bool avx512_blocked_view_contains_u64(const struct bk_blocked_view *view, uint64_t value)
+{
+    return bk_blocked_view_contains_u64(view, value);
+}

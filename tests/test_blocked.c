@@ -270,14 +270,17 @@ static void test_batch_lengths_avx512(void **state)
 }
 
 /* One key per call through the generic handle (bk_filter_contains, which
- * the AVX-512 path answers in straight-line code for XXH3, k <= 7 and keys
- * of 8 or 16 bytes, and through its general code otherwise): the answer is
- * the reference's for the key's hash, for every hash algorithm, k on both
- * sides of 7 and key lengths on and off the fast path. */
+ * the SIMD paths answer in straight-line code for XXH3 and MIX64, k <= 7
+ * and keys of 8 or 16 bytes, and through their general code otherwise;
+ * bk_filter_contains_u64 and bk_filter_add_u64 likewise for integer
+ * keys): the answer is the reference's for the key's hash, for every hash
+ * algorithm, k on both sides of 7 and key lengths on and off the fast
+ * path. */
 static void check_one_key_queries(probe_path path)
 {
     static const uint8_t secret[16] = "one-key-queries";
-    const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_SIPHASH };
+    const bk_hash_algorithm algorithms[] = { BK_HASH_XXH3, BK_HASH_XXH64, BK_HASH_SIPHASH,
+                                             BK_HASH_MIX64 };
     const unsigned ks[] = { 1, 6, 7, 8, 13 };
     const size_t lengths[] = { 0, 1, 8, 16, 33 };
     uint64_t rng = 4711;
@@ -316,6 +319,18 @@ static void check_one_key_queries(probe_path path)
                 }
                 bool expected = reference_check(reference, blocks, ks[j], h);
                 assert_int_equal(bk_filter_contains(handle, key, len), expected);
+                /* an integer key: the hash of its 8 little-endian bytes */
+                uint64_t value = next_random(&rng);
+                bk_hash hv = bk_hash_u64(bk_filter_hasher(handle), value);
+                if (i % 3 == 1) {
+                    bool expected_new = !reference_check(reference, blocks, ks[j], hv), was_new;
+                    reference_insert(reference, blocks, ks[j], hv);
+                    assert_int_equal(bk_filter_add_u64(handle, value, &was_new), BK_OK);
+                    assert_int_equal(was_new, expected_new);
+                    new_keys += expected_new;
+                }
+                assert_int_equal(bk_filter_contains_u64(handle, value),
+                                 reference_check(reference, blocks, ks[j], hv));
             }
             assert_memory_equal(words_of(handle), reference, blocks * 64);
             bk_stats stats;
@@ -742,6 +757,7 @@ static void test_format_hooks_round_trip(void **state)
     uint64_t key = 7;
     assert_true(bk_filter_contains(g, &key, sizeof key));
     assert_int_equal(bk_filter_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
+    assert_int_equal(bk_filter_add_u64(g, key, NULL), BK_EIMMUTABLE);
     assert_int_equal(bk_filter_clear(g), BK_EIMMUTABLE);
     bk_filter_free(g);
     /* each inconsistency is refused before anything is allocated */

@@ -24,7 +24,9 @@
  * -mavx512f -mavx512dq (tests/inline_avx512.c: the AVX-512 one; both
  * finish the key's hash in the vector unit, and that step is checked
  * against the scalar one) when the CPU has them.
- * SipHash filters have no view.
+ * SipHash filters have no view.  The sbbf and blocked views' integer-key
+ * queries (bk_*_view_contains_u64) answer as bk_filter_contains_u64, in
+ * every compiled form, and an 8-byte key's integer as the key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,6 +49,18 @@
 
 static const uint8_t secret_key[BK_SECRET_KEY_BYTES] = { 1, 2,  3,  4,  5,  6,  7,  8,
                                                          9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* The integer a key stands for in the integer-key checks: an 8-byte key's
+ * little-endian value (so that bk_filter_contains_u64 of it is the key's
+ * own answer), another key's first bytes mixed with its length. */
+static uint64_t key_value(const bk_key *key)
+{
+    const uint8_t *bytes = key->data;
+    uint64_t value = 0;
+    for (size_t b = 0; b < key->len && b < 8; b++)
+        value |= (uint64_t)bytes[b] << (8 * b);
+    return key->len == 8 ? value : (value + key->len) * 0x9e3779b97f4a7c15ULL;
+}
 
 /* splitmix64: the test's own reproducible random numbers */
 static uint64_t next_random(uint64_t *state)
@@ -132,11 +146,17 @@ static size_t check_sbbf_view(const bk_filter *filter, const key_list *keys)
         assert_int_equal(view_contains_constant_length(&view, key->data, key->len), expected);
         bk_hash hash = bk_filter_hash(filter, key->data, key->len);
         assert_int_equal(bk_sbbf_view_contains_hash64(&view, hash.h1), expected);
+        uint64_t value = key_value(key);
+        bool expected_u64 = bk_filter_contains_u64(filter, value);
+        if (key->len == 8)
+            assert_int_equal(expected_u64, expected);
+        assert_int_equal(bk_sbbf_view_contains_u64(&view, value), expected_u64);
 #ifdef BK_TEST_AVX2_VIEWS
         if (__builtin_cpu_supports("avx2")) {
             assert_int_equal(avx2_sbbf_view_contains(&view, key->data, key->len), expected);
             assert_int_equal(avx2_sbbf_view_contains_constant_length(&view, key->data, key->len),
                              expected);
+            assert_int_equal(avx2_sbbf_view_contains_u64(&view, value), expected_u64);
         }
 #endif
         present += expected;
@@ -657,6 +677,11 @@ static size_t check_blocked_view(const bk_filter *filter, const key_list *keys)
                          expected);
         bk_hash hash = bk_filter_hash(filter, key->data, key->len);
         assert_int_equal(bk_blocked_view_contains_hash(&view, hash), expected);
+        uint64_t value = key_value(key);
+        bool expected_u64 = bk_filter_contains_u64(filter, value);
+        if (key->len == 8)
+            assert_int_equal(expected_u64, expected);
+        assert_int_equal(bk_blocked_view_contains_u64(&view, value), expected_u64);
 #ifdef BK_TEST_AVX2_VIEWS
         if (__builtin_cpu_supports("avx2")) {
             assert_int_equal(avx2_blocked_view_contains(&view, key->data, key->len), expected);
@@ -664,6 +689,7 @@ static size_t check_blocked_view(const bk_filter *filter, const key_list *keys)
                 avx2_blocked_view_contains_constant_length(&view, key->data, key->len),
                 expected);
             assert_int_equal(avx2_blocked_view_contains_hash(&view, hash), expected);
+            assert_int_equal(avx2_blocked_view_contains_u64(&view, value), expected_u64);
         }
 #endif
 #ifdef BK_TEST_AVX512_VIEWS
@@ -673,6 +699,7 @@ static size_t check_blocked_view(const bk_filter *filter, const key_list *keys)
                 avx512_blocked_view_contains_constant_length(&view, key->data, key->len),
                 expected);
             assert_int_equal(avx512_blocked_view_contains_hash(&view, hash), expected);
+            assert_int_equal(avx512_blocked_view_contains_u64(&view, value), expected_u64);
         }
 #endif
         present += expected;

@@ -289,6 +289,69 @@ static void test_one_key_adds_agree(void **state)
     bk_filter_free(simd);
 }
 
+/* The integer-key calls (bk_filter_add_u64, bk_filter_contains_u64: one
+ * straight run on the AVX2 path for XXH64, the hash and the _hash ops
+ * otherwise) on both paths, under every hash algorithm: the same was_new,
+ * bits and key counts as bk_filter_add_hash of bk_hash_u64's hash on the
+ * portable path, the same answers as bk_filter_contains_hash of it. */
+static void check_u64_calls_agree(bk_hash_algorithm algorithm)
+{
+    static const uint8_t secret[BK_SECRET_KEY_BYTES] = { 3, 1, 4, 1, 5, 9, 2, 6 };
+    enum { KEYS = 3000 };
+    bk_params p = { .capacity = KEYS,
+                    .bits = KEYS * 12,
+                    .hash_algorithm = algorithm,
+                    .seed = 77,
+                    .secret_key = algorithm == BK_HASH_SIPHASH ? secret : NULL };
+    bk_filter *by_hash, *by_value;
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &by_hash), BK_OK);
+    assert_int_equal(bk_filter_create(BK_KIND_SBBF, &p, &by_value), BK_OK);
+    assert_int_equal(set_simd(by_hash, false), BK_OK);
+    bool simd = set_simd(by_value, true) == BK_OK;
+    uint64_t rng = 1234 + (uint64_t)algorithm;
+    size_t fresh = 0;
+    for (int i = 0; i < KEYS; i++) {
+        uint64_t value = next_random(&rng);
+        bk_hash hash = bk_hash_u64(bk_filter_hasher(by_hash), value);
+        bool was_new_h, was_new_v;
+        assert_int_equal(bk_filter_add_hash(by_hash, hash, &was_new_h), BK_OK);
+        assert_int_equal(bk_filter_add_u64(by_value, value, &was_new_v), BK_OK);
+        assert_int_equal(was_new_h, was_new_v);
+        fresh += was_new_v;
+        assert_int_equal(bk_filter_add_u64(by_value, value, &was_new_v), BK_OK);
+        assert_false(was_new_v); /* again: not new */
+    }
+    assert_true(fresh > KEYS * 9 / 10);
+    assert_memory_equal(words_of(by_hash), words_of(by_value), stats_of(by_value).bits / 8);
+    assert_int_equal(stats_of(by_value).keys_added, fresh);
+    size_t absent = 0;
+    for (int i = 0; i < 2 * KEYS; i++) {
+        uint64_t value = i < KEYS / 2 ? (uint64_t)i : next_random(&rng);
+        bool expected = bk_filter_contains_hash(by_hash,
+                                                bk_hash_u64(bk_filter_hasher(by_hash), value));
+        absent += !expected;
+        assert_int_equal(bk_filter_contains_u64(by_value, value), expected);
+        assert_int_equal(bk_filter_contains_u64(by_hash, value), expected);
+        if (simd) { /* and back on the portable path */
+            assert_int_equal(set_simd(by_value, false), BK_OK);
+            assert_int_equal(bk_filter_contains_u64(by_value, value), expected);
+            assert_int_equal(set_simd(by_value, true), BK_OK);
+        }
+    }
+    assert_true(absent > KEYS); /* both answers seen */
+    bk_filter_free(by_hash);
+    bk_filter_free(by_value);
+}
+
+static void test_u64_calls_agree(void **state)
+{
+    (void)state;
+    check_u64_calls_agree(BK_HASH_XXH64);
+    check_u64_calls_agree(BK_HASH_XXH3);
+    check_u64_calls_agree(BK_HASH_SIPHASH);
+    check_u64_calls_agree(BK_HASH_MIX64);
+}
+
 static void test_portable_and_avx2_agree(void **state)
 {
     (void)state;
@@ -682,6 +745,7 @@ static void test_format_hooks_round_trip(void **state)
     uint64_t key = 9;
     assert_true(bk_filter_contains(g, &key, sizeof key));
     assert_int_equal(bk_filter_add(g, &key, sizeof key, NULL), BK_EIMMUTABLE);
+    assert_int_equal(bk_filter_add_u64(g, key, NULL), BK_EIMMUTABLE);
     bk_filter_free(g);
     struct {
         size_t offset;
@@ -721,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_matches_reference_implementation),
         cmocka_unit_test(test_portable_and_avx2_agree),
         cmocka_unit_test(test_one_key_adds_agree),
+        cmocka_unit_test(test_u64_calls_agree),
         cmocka_unit_test(test_key_lengths_agree),
         cmocka_unit_test(test_batch_lengths),
         cmocka_unit_test(test_no_false_negatives_and_batch_equals_single),

@@ -27,6 +27,9 @@
  * -- stays one straight run on a SIMD build: one predicted test of a flag
  * the view holds (xxh3_one_round), then the hash, the block and one round
  * of the block test: about 38 instructions per 8-byte key with -mavx512f.
+ * An 8-byte key of a MIX64 filter (the integer-key hash) with k <= 7
+ * likewise (mix64_one_round, tested first), in every compiled form;
+ * bk_blocked_view_contains_u64 is that query of an integer key.
  * The other filters take the rounds' loop (one more predicted branch per
  * round).  An earlier view that served every filter with the cases' code
  * interleaved in the loop was about 35% slower; this layout costs the
@@ -122,6 +125,9 @@ struct bk_blocked_view {
      * (bk_blocked_one_round_test_key_*); one flag, tested before the hash,
      * so the common filter's query is one straight run. */
     bool xxh3_one_round;
+    /* MIX64 (the integer-key hash) and k <= 7: an 8-byte key's query is
+     * the mixer and one round, likewise one straight run. */
+    bool mix64_one_round;
 };
 
 /* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
@@ -168,11 +174,33 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
 #endif
 }
 
+/* The one round of a filter with k <= 7: the test of the key of `hash`. */
+static BK_ALWAYS_INLINE bool bk_blocked_view_one_round(const struct bk_blocked_view *view,
+                                                       bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
+#if defined(__AVX512F__)
+    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
+                                 _mm512_loadu_si512((const void *)view->last_round_shifts));
+#elif defined(__AVX2__)
+    const bk_blocked_round_shifts_avx2 shifts = {
+        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+    };
+    return bk_blocked_line_round_test_avx2(block, hash.h2, shifts);
+#else
+    return bk_blocked_round_test_scalar(block, hash.h2, view->last_round_positions);
+#endif
+}
+
 /* bk_filter_contains(filter, key, len), inline; key may be NULL when len
  * is 0. */
 static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_view *view,
                                                       const void *key, size_t len)
 {
+    if (len == 8 && __builtin_expect(view->mix64_one_round, 1))
+        return bk_blocked_view_one_round(view,
+                                         bk_mix64_of_u64(bk_xxh64_read(key), view->hash_seed));
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     if ((len == 8 || len == 16) && __builtin_expect(view->xxh3_one_round, 1))
         return bk_blocked_one_round_test_key_avx512(
@@ -191,6 +219,17 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_vi
 #endif
     return bk_blocked_view_contains_hash(
         view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
+}
+
+/* bk_filter_contains_u64(filter, value), inline: the key of the 8 bytes
+ * holding `value` little-endian. */
+static BK_ALWAYS_INLINE bool bk_blocked_view_contains_u64(const struct bk_blocked_view *view,
+                                                          uint64_t value)
+{
+    uint8_t bytes[8];
+    for (unsigned i = 0; i < 8; i++)
+        bytes[i] = (uint8_t)(value >> (8 * i));
+    return bk_blocked_view_contains(view, bytes, sizeof bytes);
 }
 
 BK_API_END

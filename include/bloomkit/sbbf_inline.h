@@ -249,6 +249,16 @@ static BK_ALWAYS_INLINE bool bk_sbbf_view_contains(const struct bk_sbbf_view *vi
                              (uint32_t)bk_xxh64_finish(unfinished));
 }
 
+/* bk_filter_contains_u64(filter, value), inline: the key of the 8 bytes
+ * holding `value` little-endian. */
+static BK_ALWAYS_INLINE bool bk_sbbf_view_contains_u64(const struct bk_sbbf_view *view,
+                                                       uint64_t value)
+{
+    uint64_t unfinished = bk_xxh64_unfinished_of_u64(value, view->seed);
+    return bk_sbbf_view_test(view, bk_sbbf_block_of(view->words, view->block_count, unfinished),
+                             (uint32_t)bk_xxh64_finish(unfinished));
+}
+
 BK_API_END
 
 #ifdef __cplusplus

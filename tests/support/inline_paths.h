@@ -57,6 +57,8 @@ bool avx2_blocked_view_contains(const struct bk_blocked_view *view, const void *
 bool avx2_blocked_view_contains_constant_length(const struct bk_blocked_view *view,
                                                 const void *key, size_t len);
 bool avx2_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
+bool avx2_blocked_view_contains_u64(const struct bk_blocked_view *view, uint64_t value);
+bool avx2_sbbf_view_contains_u64(const struct bk_sbbf_view *view, uint64_t value);
 
 /* The blocked view compiled with -mavx512f -mavx512dq (its AVX-512 block
  * test), from the key and from the hash (x86-64 only). */
@@ -65,6 +67,7 @@ bool avx512_blocked_view_contains(const struct bk_blocked_view *view, const void
 bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *view,
                                                   const void *key, size_t len);
 bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
+bool avx512_blocked_view_contains_u64(const struct bk_blocked_view *view, uint64_t value);
 
 /* bk_xxh3_avalanche_x4 (-mavx2) and _x8 (-mavx512f -mavx512dq) over
  * arrays, lane by lane (x86-64 only). */

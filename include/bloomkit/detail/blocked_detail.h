@@ -362,32 +362,49 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, u
  * queries are these functions (src/blocked_avx512.c, src/blocked_avx2.c).
  */
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
+/* The round from the unfinished XXH3-128 of the key (bk_xxh3_128_*_unfinished). */
+static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_unfinished_avx512(const uint64_t *words,
+                                                                         uint64_t block_count,
+                                                                         __m512i slice_shifts,
+                                                                         bk_hash unfinished)
+{
+    const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
+    return bk_blocked_round_test_lanes(
+        _mm512_load_si512((const void *)block),
+        bk_xxh3_avalanche_x8(_mm512_set1_epi64((long long)unfinished.h2)), slice_shifts);
+}
+
 static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_key_avx512(const uint64_t *words,
                                                                   uint64_t block_count,
                                                                   __m512i slice_shifts,
                                                                   const void *key, size_t len,
                                                                   uint64_t seed)
 {
-    const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
-    const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
-    return bk_blocked_round_test_lanes(
-        _mm512_load_si512((const void *)block),
-        bk_xxh3_avalanche_x8(_mm512_set1_epi64((long long)unfinished.h2)), slice_shifts);
+    return bk_blocked_one_round_test_unfinished_avx512(words, block_count, slice_shifts,
+                                                       bk_xxh3_128_unfinished(key, len, seed));
 }
 #endif
 
 #if defined(__AVX2__)
 static BK_ALWAYS_INLINE bool
-bk_blocked_one_round_test_key_avx2(const uint64_t *words, uint64_t block_count,
-                                   bk_blocked_round_shifts_avx2 shifts, const void *key,
-                                   size_t len, uint64_t seed)
+bk_blocked_one_round_test_unfinished_avx2(const uint64_t *words, uint64_t block_count,
+                                          bk_blocked_round_shifts_avx2 shifts,
+                                          bk_hash unfinished)
 {
-    const bk_hash unfinished = bk_xxh3_128_unfinished(key, len, seed);
     const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
     return bk_blocked_round_test_avx2_lanes(
         _mm256_load_si256((const __m256i *)(const void *)block),
         _mm256_load_si256((const __m256i *)(const void *)(block + 4)),
         bk_xxh3_avalanche_x4(_mm256_set1_epi64x((long long)unfinished.h2)), shifts);
+}
+
+static BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_key_avx2(const uint64_t *words, uint64_t block_count,
+                                   bk_blocked_round_shifts_avx2 shifts, const void *key,
+                                   size_t len, uint64_t seed)
+{
+    return bk_blocked_one_round_test_unfinished_avx2(words, block_count, shifts,
+                                                     bk_xxh3_128_unfinished(key, len, seed));
 }
 #endif
 
