@@ -140,44 +140,55 @@ static double time_loop(keys_loop loop, void *timed, const key_set *keys, uint64
 #define BENCH_INT_KEYS_AS_U64 0
 #endif
 
-static inline uint64_t key_value(const bk_key *key)
+/* Key i of a packed array of 8-byte keys, as a native-order integer. */
+static inline uint64_t packed_u64(const uint8_t *keys, size_t i)
 {
     uint64_t value;
-    memcpy(&value, key->data, 8);
+    memcpy(&value, keys + i * 8, 8);
     return value;
 }
 
-/* One bloomkit one-key query per key (the comment above). */
+/* One bloomkit one-key query per key (the comment above).  The keys are
+ * read from the key set's packed array (key i at bytes + i * width, its
+ * width a constant), as the peers' loops read them. */
 static uint64_t bk_key_hits(void *filter, const key_set *keys, size_t start, size_t count)
 {
-    const bk_key *batch = keys->keys + start;
     uint64_t hits = 0;
-#if BENCH_INT_KEYS_AS_U64
     if (keys->type == KEY_INT64) {
+        const uint8_t *batch = keys->bytes + start * 8;
         for (size_t i = 0; i < count; i++)
-            hits += bk_filter_contains_u64(filter, key_value(&batch[i]));
+#if BENCH_INT_KEYS_AS_U64
+            hits += bk_filter_contains_u64(filter, packed_u64(batch, i));
+#else
+            hits += bk_filter_contains(filter, batch + i * 8, 8);
+#endif
         return hits;
     }
-#endif
+    size_t width = key_type_bytes(keys->type);
+    const uint8_t *batch = keys->bytes + start * width;
     for (size_t i = 0; i < count; i++)
-        hits += bk_filter_contains(filter, batch[i].data, batch[i].len);
+        hits += bk_filter_contains(filter, batch + i * width, width);
     return hits;
 }
 
 /* One bloomkit one-key insert per key (as bk_key_hits); the failures. */
 static uint64_t bk_key_adds(void *filter, const key_set *keys, size_t start, size_t count)
 {
-    const bk_key *batch = keys->keys + start;
     uint64_t failed = 0;
-#if BENCH_INT_KEYS_AS_U64
     if (keys->type == KEY_INT64) {
+        const uint8_t *batch = keys->bytes + start * 8;
         for (size_t i = 0; i < count; i++)
-            failed += bk_filter_add_u64(filter, key_value(&batch[i]), NULL) != BK_OK;
+#if BENCH_INT_KEYS_AS_U64
+            failed += bk_filter_add_u64(filter, packed_u64(batch, i), NULL) != BK_OK;
+#else
+            failed += bk_filter_add(filter, batch + i * 8, 8, NULL) != BK_OK;
+#endif
         return failed;
     }
-#endif
+    size_t width = key_type_bytes(keys->type);
+    const uint8_t *batch = keys->bytes + start * width;
     for (size_t i = 0; i < count; i++)
-        failed += bk_filter_add(filter, batch[i].data, batch[i].len, NULL) != BK_OK;
+        failed += bk_filter_add(filter, batch + i * width, width, NULL) != BK_OK;
     return failed;
 }
 

@@ -34,7 +34,9 @@
 
 /* hits(view, keys, count, width) with the width a compile-time constant for
  * 8- and 16-byte keys (0: each key's own length), as a caller with
- * fixed-width keys compiles it. */
+ * fixed-width keys compiles it.  Fixed-width keys are read as the packed
+ * array they are (bench/keys.c lays key i at key 0's bytes + i * width),
+ * as the peers' loops read theirs. */
 #define WITH_CONSTANT_WIDTH(hits, view, keys, count, key_bytes) \
     ((key_bytes) == 8    ? hits(view, keys, count, 8)           \
      : (key_bytes) == 16 ? hits(view, keys, count, 16)          \
@@ -53,8 +55,14 @@
     {                                                                                           \
         const view_type local = *view;                                                          \
         uint64_t hits = 0;                                                                      \
+        if (key_bytes != 0 && count != 0) {                                                     \
+            const uint8_t *packed = keys[0].data;                                               \
+            for (size_t i = 0; i < count; i++)                                                  \
+                hits += contains(&local, packed + i * key_bytes, key_bytes);                    \
+            return hits;                                                                        \
+        }                                                                                       \
         for (size_t i = 0; i < count; i++)                                                      \
-            hits += contains(&local, keys[i].data, key_bytes ? key_bytes : keys[i].len);        \
+            hits += contains(&local, keys[i].data, keys[i].len);                                \
         return hits;                                                                            \
     }                                                                                           \
     uint64_t key_hits(const bench_view *view, const bk_key *keys, size_t count)                 \
