@@ -4,7 +4,8 @@
 # the golden files written on x86-64), the quotient filter's (its table of
 # little-endian words, its golden files), the integer-key calls'
 # (tests/test_u64.c: a uint64_t key is its little-endian bytes), and the
-# window's and the counting filter's (both layouts' golden files each).
+# window's and the counting filter's (both layouts' golden files each),
+# and the static kinds' (tests/test_fuse.c: both hash rules' golden files).
 # They are built for s390x with Debian's cross compiler and run under
 # qemu-user.  Installs gcc-s390x-linux-gnu, libc6-dev-s390x-cross and
 # qemu-user if they are missing (saying so).  cmocka has no s390x build in
@@ -36,7 +37,7 @@ sources=$(sed -n '/^set(BLOOMKIT_SOURCES/,/^)/p' CMakeLists.txt |
           grep -o 'src/[A-Za-z0-9_]*\.c' | grep -v -E '_(avx2|avx512|sse[0-9]*|x86)\.c$')
 
 # Each test is built for s390x and run under qemu-s390x (big-endian).
-for test in test_format test_quotient test_u64 test_window test_counting; do
+for test in test_format test_quotient test_u64 test_window test_counting test_fuse; do
     echo "cross-s390x: building tests/$test.c for s390x"
     s390x-linux-gnu-gcc -std=c11 -O1 -g -static \
         -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-prototypes \
