@@ -68,7 +68,10 @@ static void format_date(long day, char out[24])
         day -= month_days[month] + (month == 1 ? leap : 0);
         month++;
     }
-    snprintf(out, 24, "%04d-%02d-%02d", year, month + 1, (int)day + 1);
+    /* The narrow types bound each field's width for the compiler's
+     * truncation check: years fit 16 bits, months and days 8. */
+    snprintf(out, 24, "%04hu-%02hhu-%02hhu", (unsigned short)year, (unsigned char)(month + 1),
+             (unsigned char)(day + 1));
 }
 
 #define LAST_ORDER_DAY 2405 /* 1998-08-02 */
