@@ -82,6 +82,14 @@ static inline uint64_t *bk_blocked_block(const bk_blocked *filter, bk_hash hash)
     return (uint64_t *)bk_blocked_block_of(filter->words, filter->block_count, hash.h1);
 }
 
+/* Counts `fresh` new keys into the filter's keys_added (saturating) and
+ * returns them: how every path's adds end. */
+static BK_ALWAYS_INLINE size_t bk_blocked_count_new(bk_blocked *filter, size_t fresh)
+{
+    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
+    return fresh;
+}
+
 /* The one-key query from key bytes of the keys the SIMD paths' own does
  * not serve (a hash other than XXH3, a length other than 8 or 16), and the
  * portable path's: the hash, then the path's contains_hash.  Not inlined:

@@ -101,18 +101,16 @@ static bool path_set_bits(bk_blocked *filter, bk_hash hash) { return set_bits(fi
  * counted without a branch on whether it was new. */
 static bool path_add_key(bk_blocked *filter, const void *key, size_t len)
 {
-    bool fresh = set_bits(filter, bk_hash_inline(&filter->hasher, key, len));
-    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
-    return fresh;
+    return bk_blocked_count_new(filter,
+                                set_bits(filter, bk_hash_inline(&filter->hasher, key, len)));
 }
 
 /* The integer-key add: the hash (MIX64 and XXH3 inline), the mask, the
  * key counted without a branch. */
 static bool path_add_u64(bk_blocked *filter, uint64_t key)
 {
-    bool fresh = set_bits(filter, bk_blocked_hash_u64(&filter->hasher, key));
-    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
-    return fresh;
+    return bk_blocked_count_new(filter,
+                                set_bits(filter, bk_blocked_hash_u64(&filter->hasher, key)));
 }
 
 /* Queries: bloomkit/blocked_inline.h's AVX2 test, eight positions' words
@@ -217,8 +215,7 @@ static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t c
     unsigned k = filter->hashes;
     size_t fresh = k <= 16 ? add_batches[k](filter, hashes, count)
                            : add_batch(filter, hashes, count, k);
-    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
-    return fresh;
+    return bk_blocked_count_new(filter, fresh);
 }
 
 /* The query batch: k <= 7 (context: the round's slice shifts) is one

@@ -72,18 +72,16 @@ static bool path_set_bits(bk_blocked *filter, bk_hash hash) { return set_bits(fi
  * counted without a branch on whether it was new. */
 static bool path_add_key(bk_blocked *filter, const void *key, size_t len)
 {
-    bool fresh = set_bits(filter, bk_hash_inline(&filter->hasher, key, len));
-    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
-    return fresh;
+    return bk_blocked_count_new(filter,
+                                set_bits(filter, bk_hash_inline(&filter->hasher, key, len)));
 }
 
 /* The integer-key add: the hash (MIX64 and XXH3 inline), the mask, the
  * key counted without a branch. */
 static bool path_add_u64(bk_blocked *filter, uint64_t key)
 {
-    bool fresh = set_bits(filter, bk_blocked_hash_u64(&filter->hasher, key));
-    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
-    return fresh;
+    return bk_blocked_count_new(filter,
+                                set_bits(filter, bk_blocked_hash_u64(&filter->hasher, key)));
 }
 
 static inline __attribute__((always_inline)) size_t
@@ -111,8 +109,7 @@ static size_t path_add_batch(bk_blocked *filter, const bk_hash *hashes, size_t c
 #undef ADD_CONSTANT_K
     default: fresh = add_batch(filter, hashes, count, filter->hashes);
     }
-    filter->keys_added = bk_saturating_add(filter->keys_added, fresh);
-    return fresh;
+    return bk_blocked_count_new(filter, fresh);
 }
 
 /* The slice shifts of the one round (k <= 7) that the filter keeps.  The
