@@ -69,7 +69,8 @@ static int floor_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
+                                              REDISMODULE_READ | REDISMODULE_WRITE);
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
         RedisModule_ReplyWithError(ctx, "ERR item exists");
     else if (open_floor(key, 1) == NULL)
@@ -88,7 +89,8 @@ static int floor_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
+                                              REDISMODULE_READ | REDISMODULE_WRITE);
     floor_value *value = open_floor(key, 1);
     if (value == NULL) {
         RedisModule_ReplyWithError(
