@@ -30,7 +30,10 @@
 # filter -- the most any module command reaches on this server -- and
 # Redis's own EXISTS is measured beside them.  Each single-item row shows
 # the floor's rate for its shape, run beside it, and the ceiling, floor /
-# redisbloom: no module's ratio can pass it.
+# redisbloom: no module's ratio can pass it.  The floor's commands run
+# again on a table of bloomkit's reserved filter's size, one cache line
+# per item: the "1-line" floor and ceiling, the most a filter that reads
+# one line per item can reach.
 #
 # Each module has its server, all started at once (server on CPU 0); a
 # command's runs on the modules follow each other, the order reversed
@@ -62,7 +65,7 @@ while [ $# -gt 1 ]; do
     *) echo "redis_bench: unknown option $1" >&2; exit 2 ;;
     esac
 done
-[ $# -eq 1 ] && [ -x "$client" ] || { sed -n '2,41p' "$0"; exit 2; }
+[ $# -eq 1 ] && [ -x "$client" ] || { sed -n '2,44p' "$0"; exit 2; }
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 bloomkit="$(absolute "$1")"
 [ -z "$redisbloom" ] || redisbloom="$(absolute "$redisbloom")"
@@ -152,26 +155,33 @@ single() {
 }
 
 # speed ORDER CAPACITY ROUND: every command, each run by the modules of
-# ORDER one after the other (the floor module runs its command of the
-# same shape, recorded under the row's name)
+# ORDER one after the other.  The floor module runs its command of the same
+# shape twice: on a key without a table (recorded under the row's name) and
+# on one with a table of bloomkit's reserved filter's size (the row's name
+# and "@line").
 speed() {
     order="$1" cap="$2" seed=$(($3 * 100))
     for m in $order; do
         cli "$m" FLUSHALL >/dev/null
-        if [ "$m" = floor ]; then
-            cli "$m" FLOOR.RESERVE f >/dev/null
-        else
-            cli "$m" BF.RESERVE bf 0.01 "$cap" >/dev/null
-            cli "$m" CF.RESERVE cf "$cap" >/dev/null
-        fi
+        [ "$m" = floor ] && continue
+        cli "$m" BF.RESERVE bf 0.01 "$cap" >/dev/null
+        cli "$m" CF.RESERVE cf "$cap" >/dev/null
     done
+    if [ -n "$floor" ]; then
+        cli floor FLOOR.RESERVE f >/dev/null
+        for key in bf cf; do
+            cli floor FLOOR.RESERVE "$key" BYTES "$(cli bloomkit MEMORY USAGE "$key")" >/dev/null
+        done
+    fi
     for cmd in BF.ADD BF.EXISTS CF.ADD CF.EXISTS; do
         seed=$((seed + 1))
+        key="$(echo "${cmd%%.*}" | tr A-Z a-z)"
         for m in $order; do
             if [ "$m" = floor ]; then
                 single floor "$cap" "FLOOR.${cmd#??.}" f "$seed" "$cmd"
+                single floor "$cap" "FLOOR.${cmd#??.}" "$key" "$seed" "$cmd@line"
             else
-                single "$m" "$cap" "$cmd" "$(echo "${cmd%%.*}" | tr A-Z a-z)" "$seed" "$cmd"
+                single "$m" "$cap" "$cmd" "$key" "$seed" "$cmd"
             fi
         done
     done
@@ -245,8 +255,8 @@ if [ "$memory" = yes ]; then
 fi
 
 # Medians over the rounds, bloomkit / redisbloom when both ran, and the
-# floor's rate for the row's command shape with floor / redisbloom, the
-# ceiling.
+# floor's rates for the row's command shape with floor / redisbloom, the
+# ceilings.
 median() { # module capacity measurement: the median, or -
     values="$(awk -v m="$1" -v c="$2" -v k="$3" '$1 == m && $2 == c && $3 == k { print $4 }' "$results" | sort -g)"
     count="$(echo "$values" | grep -c . || true)"
@@ -255,12 +265,18 @@ median() { # module capacity measurement: the median, or -
 quotient() { echo "$1 $2" | awk '$1 != "-" && $2 != "-" && $2 + 0 > 0 { printf "%.2f", $1 / $2 }'; }
 echo "medians of $rounds rounds; items/s, or the server's microseconds per command (usec/call);"
 echo "ratio = bloomkit / redisbloom; floor = the floor module's command of the row's shape"
-echo "(FLOOR.ADD, FLOOR.EXISTS; EXISTS(redis): Redis's EXISTS), run beside it;"
-echo "ceiling = floor / redisbloom, the most any module's ratio can be"
-echo "capacity   measurement               bloomkit     redisbloom   ratio  floor        ceiling"
-cut -d' ' -f2-3 "$results" | awk '!seen[$0]++' | while read -r c k; do
+echo "(FLOOR.ADD, FLOOR.EXISTS; EXISTS(redis): Redis's EXISTS), run beside it, ceiling ="
+echo "floor / redisbloom: the most any module's ratio can be; 1-line floor: the same with"
+echo "one cache line per item in a table of bloomkit's reserved size, 1-line ceiling ="
+echo "1-line floor / redisbloom: the most a filter touching one line per item can reach"
+echo "capacity   measurement               bloomkit     redisbloom   ratio  floor        ceiling  1-line floor 1-line ceiling"
+cut -d' ' -f2-3 "$results" | grep -v '@line' | awk '!seen[$0]++' | while read -r c k; do
     b="$(median bloomkit "$c" "$k")" r="$(median redisbloom "$c" "$k")" f="$(median floor "$c" "$k")"
-    ratio="$(quotient "$b" "$r")" ceiling=""
-    case "$k" in *usec/call) ;; *) ceiling="$(quotient "$f" "$r")" ;; esac
-    printf '%-10s %-25s %-12s %-12s %-6s %-12s %s\n' "$c" "$k" "$b" "$r" "${ratio:--}" "$f" "${ceiling:--}"
+    case "$k" in
+    *-usec/call) l="$(median floor "$c" "${k%-usec/call}@line-usec/call")" ;;
+    *) l="$(median floor "$c" "$k@line")" ;;
+    esac
+    ratio="$(quotient "$b" "$r")" ceiling="" line_ceiling=""
+    case "$k" in *usec/call) ;; *) ceiling="$(quotient "$f" "$r")" line_ceiling="$(quotient "$l" "$r")" ;; esac
+    printf '%-10s %-25s %-12s %-12s %-6s %-12s %-8s %-12s %s\n' "$c" "$k" "$b" "$r" "${ratio:--}" "$f" "${ceiling:--}" "$l" "${line_ceiling:--}"
 done

@@ -9,8 +9,10 @@
  * commands with the filter taken out: the same module API calls, in the
  * same order, and no work between them.
  *
- *     FLOOR.RESERVE key        a value of the module's type ("bk-floor-":
- *                              one counter), OK
+ *     FLOOR.RESERVE key [BYTES n]
+ *                              a value of the module's type ("bk-floor-":
+ *                              a counter, and with BYTES a table of n / 64
+ *                              zeroed cache lines), OK
  *     FLOOR.ADD key item       OpenKey(READ|WRITE), ModuleTypeGetType (a
  *                              missing key is created, as BF.ADD does),
  *                              ModuleTypeGetValue, StringPtrLen(item), the
@@ -26,30 +28,75 @@
  * another's can be no more than this module's rate over the other's
  * (bench/redis_bench.sh prints that "ceiling" beside each ratio).
  *
- * The value persists (RDB: the counter; AOF rewrite: FLOOR.RESERVE) so a
- * server holding one can save; the rest of the data type is left out.
+ * With a table, the item also picks one of its lines (a multiply-xorshift
+ * hash of its bytes, reduced by multiply-shift): EXISTS reads a word of it
+ * and answers its lowest bit, ADD sets that bit.  That is the least a
+ * filter can do -- one cache line per item, no hash worth the name -- so
+ * the rate with a table the size of a filter is the most a filter's
+ * single-item command reaches at that size.
+ *
+ * The value persists (RDB: the counter and the table's size; AOF rewrite:
+ * FLOOR.RESERVE) so a server holding one can save; the table's bits are
+ * not kept, and the rest of the data type is left out.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rm_api.h"
 
 #define FLOOR_TYPE_NAME "bk-floor-" /* exactly 9 characters, as Redis requires */
+#define LINE_WORDS 8                /* 64-byte cache lines */
 
 typedef struct floor_value {
     unsigned long long adds;
+    uint64_t *lines; /* line_count * LINE_WORDS words, or NULL */
+    uint64_t line_count;
 } floor_value;
 
 static RedisModuleType *floor_type;
 
-/* The floor value at `key`, created when the key is empty (create) and
- * NULL for any other type or an empty key when !create. */
+/* A value with a zeroed table of line_count lines (0: none); NULL when
+ * memory runs out. */
+static floor_value *new_floor(uint64_t line_count)
+{
+    floor_value *value = calloc(1, sizeof *value);
+    if (value == NULL || line_count == 0)
+        return value;
+    size_t line_bytes = LINE_WORDS * sizeof(uint64_t);
+    if (line_count > SIZE_MAX / line_bytes ||
+        (value->lines = aligned_alloc(64, line_count * line_bytes)) == NULL) {
+        free(value);
+        return NULL;
+    }
+    memset(value->lines, 0, line_count * line_bytes);
+    value->line_count = line_count;
+    return value;
+}
+
+/* The first word of the line the item picks in the value's table. */
+static uint64_t *item_word(const floor_value *value, RedisModuleString *item)
+{
+    size_t len;
+    const unsigned char *bytes = (const unsigned char *)RedisModule_StringPtrLen(item, &len);
+    uint64_t hash = len;
+    for (size_t i = 0; i < len; i++)
+        hash = (hash ^ bytes[i]) * 0x9e3779b97f4a7c15u;
+    hash ^= hash >> 29;
+    __extension__ typedef unsigned __int128 u128;
+    return value->lines + (uint64_t)(((u128)hash * value->line_count) >> 64) * LINE_WORDS;
+}
+
+/* The floor value at `key`, created (without a table) when the key is
+ * empty and create is set; NULL for any other type, or an empty key when
+ * !create. */
 static floor_value *open_floor(RedisModuleKey *key, int create)
 {
     if (RedisModule_ModuleTypeGetType(key) == floor_type)
         return RedisModule_ModuleTypeGetValue(key);
     if (!create || RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
         return NULL;
-    floor_value *value = calloc(1, sizeof *value);
+    floor_value *value = new_floor(0);
     if (value != NULL)
         RedisModule_ModuleTypeSetValue(key, floor_type, value);
     return value;
@@ -64,18 +111,28 @@ static void reply_bool(RedisModuleCtx *ctx, int yes)
         RedisModule_ReplyWithLongLong(ctx, yes);
 }
 
-/* FLOOR.RESERVE key: OK, or an error when the key holds a value. */
+/* FLOOR.RESERVE key [BYTES n]: OK, or an error when the key holds a value
+ * or n is below 64. */
 static int floor_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 2)
+    if (argc != 2 && argc != 4)
         return RedisModule_WrongArity(ctx);
+    long long bytes = 0;
+    size_t word_len = 0;
+    const char *word = argc == 4 ? RedisModule_StringPtrLen(argv[2], &word_len) : NULL;
+    if (argc == 4 &&
+        (word_len != 5 || strncmp(word, "BYTES", 5) != 0 ||
+         RedisModule_StringToLongLong(argv[3], &bytes) != REDISMODULE_OK || bytes < 64))
+        return RedisModule_ReplyWithError(ctx, "ERR expected BYTES n, n >= 64");
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
                                               REDISMODULE_READ | REDISMODULE_WRITE);
-    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
+    floor_value *value = NULL;
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
         RedisModule_ReplyWithError(ctx, "ERR item exists");
-    else if (open_floor(key, 1) == NULL)
+    } else if ((value = new_floor((uint64_t)bytes / 64)) == NULL) {
         RedisModule_ReplyWithError(ctx, "ERR out of memory");
-    else {
+    } else {
+        RedisModule_ModuleTypeSetValue(key, floor_type, value);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_ReplyWithSimpleString(ctx, "OK");
     }
@@ -83,8 +140,9 @@ static int floor_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     return REDISMODULE_OK;
 }
 
-/* FLOOR.ADD key item: true (the first add) or false; WRONGTYPE on a key
- * of another type. */
+/* FLOOR.ADD key item: true or false (without a table: true for the
+ * key's first add; with one: whether the item's bit was clear);
+ * WRONGTYPE on a key of another type. */
 static int floor_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
@@ -96,50 +154,77 @@ static int floor_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplyWithError(
             ctx, "WRONGTYPE Operation against a key holding the wrong kind of value");
     } else {
-        size_t len;
-        RedisModule_StringPtrLen(argv[2], &len);
-        reply_bool(ctx, value->adds++ == 0);
+        int fresh = value->adds++ == 0;
+        if (value->lines != NULL) {
+            uint64_t *word = item_word(value, argv[2]);
+            fresh = (*word & 1) == 0;
+            *word |= 1;
+        } else {
+            size_t len;
+            RedisModule_StringPtrLen(argv[2], &len);
+        }
+        reply_bool(ctx, fresh);
         RedisModule_ReplicateVerbatim(ctx);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
-/* FLOOR.EXISTS key item: false, whatever the key holds. */
+/* FLOOR.EXISTS key item: without a table false, whatever the key holds;
+ * with one, the item's bit. */
 static int floor_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
     floor_value *value = open_floor(key, 0);
-    size_t len;
-    RedisModule_StringPtrLen(argv[2], &len);
-    reply_bool(ctx, value != NULL && len == 0);
+    int yes;
+    if (value != NULL && value->lines != NULL) {
+        yes = (int)(*item_word(value, argv[2]) & 1);
+    } else {
+        size_t len;
+        RedisModule_StringPtrLen(argv[2], &len);
+        yes = value != NULL && len == 0;
+    }
+    reply_bool(ctx, yes);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
 static void floor_rdb_save(RedisModuleIO *io, void *opaque)
 {
-    RedisModule_SaveUnsigned(io, ((floor_value *)opaque)->adds);
+    const floor_value *value = opaque;
+    RedisModule_SaveUnsigned(io, value->adds);
+    RedisModule_SaveUnsigned(io, value->line_count);
 }
 
 static void *floor_rdb_load(RedisModuleIO *io, int encver)
 {
     (void)encver;
-    floor_value *value = calloc(1, sizeof *value);
+    uint64_t adds = RedisModule_LoadUnsigned(io);
+    uint64_t line_count = RedisModule_LoadUnsigned(io);
+    floor_value *value = new_floor(line_count);
     if (value != NULL)
-        value->adds = RedisModule_LoadUnsigned(io);
+        value->adds = adds;
     return value;
 }
 
 static void floor_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *opaque)
 {
-    (void)opaque;
-    RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "s", key);
+    const floor_value *value = opaque;
+    if (value->line_count == 0)
+        RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "s", key);
+    else
+        RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "scl", key, "BYTES",
+                            (long long)(value->line_count * 64));
 }
 
-static void floor_free(void *opaque) { free(opaque); }
+static void floor_free(void *opaque)
+{
+    floor_value *value = opaque;
+    free(value->lines);
+    free(value);
+}
 
 __attribute__((visibility("default"))) int
 RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
