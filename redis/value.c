@@ -6,6 +6,8 @@
  */
 #include "value.h"
 
+#include "bloomkit/hash_inline.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,11 +374,32 @@ bk_status bkr_cf_add(bkr_value *value, const void *item, size_t len, unsigned ma
     return status;
 }
 
+/* Whether two hashers give every key the same hash. */
+static bool same_hasher(const bk_hasher *a, const bk_hasher *b)
+{
+    return a->algorithm == b->algorithm && a->seed == b->seed && a->has_key == b->has_key &&
+           (!a->has_key || memcmp(a->secret_key, b->secret_key, sizeof a->secret_key) == 0);
+}
+
+/* A chain's links share their hasher (cf_grow copies it), so the item is
+ * hashed once, not once per link; a link loaded with another hasher gets
+ * its own hash. */
 bool bkr_value_contains(const bkr_value *value, const void *item, size_t len)
 {
-    for (uint32_t i = value->meta.filter_count; i-- > 0;)
-        if (bk_filter_contains(value->filters[i], item, len))
+    uint32_t links = value->meta.filter_count;
+    if (links == 1)
+        return bk_filter_contains(value->filters[0], item, len);
+    const bk_hasher *hashed_with = NULL;
+    bk_hash hash = { 0, 0 };
+    for (uint32_t i = links; i-- > 0;) {
+        const bk_hasher *hasher = bk_filter_hasher(value->filters[i]);
+        if (hashed_with == NULL || !same_hasher(hasher, hashed_with)) {
+            hash = bk_hash_inline(hasher, item, len);
+            hashed_with = hasher;
+        }
+        if (bk_filter_contains_hash(value->filters[i], hash))
             return true;
+    }
     return false;
 }
 

@@ -215,6 +215,30 @@ def test_cf_never_loses(c):
     check(info[5] > 1 and info[7] == 20000, "chain info %r" % info)
 
 
+def test_cf_links_of_other_seeds(c):
+    """A CF whose links hash with different seeds (a loaded value can be
+    one): every link is asked with its own hash."""
+    c.value("CF.RESERVE", "seeds", "1000")
+    first = ["p%d" % i for i in range(200)]
+    c.value("CF.INSERT", "seeds", "ITEMS", *first)
+    c.value("BK.RESERVE", "other", "cuckoo", "1000", "0.01", "FINGERPRINT", "10", "SEED", "12345")
+    second = ["q%d" % i for i in range(200)]
+    c.value("BK.MADD", "other", *second)
+    cursor, header = harness.parse(c.call("CF.SCANDUMP", "seeds", "0"))
+    _, image = harness.parse(c.call("CF.SCANDUMP", "seeds", cursor))
+    other = c.value("BK.DUMP", "other")
+    # the same CF header with two links: its own image, then the other seed's
+    chained = bytearray(header[:56])
+    chained[12:16] = struct.pack("<I", 2)
+    chained += struct.pack("<QQ", len(image), len(other))
+    check(c.value("CF.LOADCHUNK", "mixed", "1", bytes(chained)) == "OK", "two-link header")
+    check(c.value("CF.LOADCHUNK", "mixed", str(len(chained) + 1), image + other) == "OK", "two links")
+    check(harness.parse(c.call("CF.INFO", "mixed"))[5] == 2, "two links loaded")
+    check(all(c.value("CF.MEXISTS", "mixed", *(first + second))), "a link of another seed lost items")
+    check(all(c.value("CF.EXISTS", "mixed", item) for item in first + second),
+          "CF.EXISTS missed an item of a link of another seed")
+
+
 def test_bk_commands(c, workdir):
     check(c.value("BK.RESERVE", "k1", "nosuchkind", "100", "0.01").startswith("ERR unknown kind"), "kind")
     check(c.value("BK.RESERVE", "k1", "fuse8", "100", "0.01").startswith("ERR a static kind"), "static")
@@ -461,6 +485,7 @@ def test():
         test_bf_growth_fpr(c)
         test_bf_info_between_writes(c)
         test_cf_never_loses(c)
+        test_cf_links_of_other_seeds(c)
         test_bk_commands(c, workdir)
     test_bk_resp3(server.port)
     with server.client() as c:

@@ -1,0 +1,256 @@
+/*
+ * bench/redis_floor_module.c -- bloomkit-redis-floor.so, a benchmark-only
+ * Redis module: the fastest a module's single-item command can be on a
+ * given server, to set the module benchmark's figures against
+ * (bench/redis_bench.sh, docs/REDIS.md "Speed").  Never installed, never
+ * loaded by the project's tests.
+ *
+ * Its commands have the shape of bloomkit.so's single-item BF.* / CF.*
+ * commands with the filter taken out: the same module API calls, in the
+ * same order, and no work between them.
+ *
+ *     FLOOR.RESERVE key [BYTES n]
+ *                              a value of the module's type ("bk-floor-":
+ *                              a counter, and with BYTES a table of n / 64
+ *                              zeroed cache lines), OK
+ *     FLOOR.ADD key item       OpenKey(READ|WRITE), ModuleTypeGetType (a
+ *                              missing key is created, as BF.ADD does),
+ *                              ModuleTypeGetValue, StringPtrLen(item), the
+ *                              counter moved on, a boolean reply,
+ *                              ReplicateVerbatim, CloseKey
+ *     FLOOR.EXISTS key item    OpenKey(READ), ModuleTypeGetType,
+ *                              ModuleTypeGetValue, StringPtrLen(item), a
+ *                              boolean reply (false), CloseKey
+ *
+ * What a server spends on such a command -- reading and parsing it,
+ * looking it up, timing it, the module context, the key lookup, the reply
+ * and writing it -- is what every module pays; a module's rate over
+ * another's can be no more than this module's rate over the other's
+ * (bench/redis_bench.sh prints that "ceiling" beside each ratio).
+ *
+ * With a table, the item also picks one of its lines (a multiply-xorshift
+ * hash of its bytes, reduced by multiply-shift): EXISTS reads a word of it
+ * and answers its lowest bit, ADD sets that bit.  That is the least a
+ * filter can do -- one cache line per item, no hash worth the name -- so
+ * the rate with a table the size of a filter is the most a filter's
+ * single-item command reaches at that size.
+ *
+ * The value persists (RDB: the counter and the table's size; AOF rewrite:
+ * FLOOR.RESERVE) so a server holding one can save; the table's bits are
+ * not kept, and the rest of the data type is left out.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rm_api.h"
+
+#define FLOOR_TYPE_NAME "bk-floor-" /* exactly 9 characters, as Redis requires */
+#define LINE_WORDS 8                /* 64-byte cache lines */
+
+typedef struct floor_value {
+    unsigned long long adds;
+    uint64_t *lines; /* line_count * LINE_WORDS words, or NULL */
+    uint64_t line_count;
+} floor_value;
+
+static RedisModuleType *floor_type;
+
+/* A value with a zeroed table of line_count lines (0: none); NULL when
+ * memory runs out. */
+static floor_value *new_floor(uint64_t line_count)
+{
+    floor_value *value = calloc(1, sizeof *value);
+    if (value == NULL || line_count == 0)
+        return value;
+    size_t line_bytes = LINE_WORDS * sizeof(uint64_t);
+    if (line_count > SIZE_MAX / line_bytes ||
+        (value->lines = aligned_alloc(64, line_count * line_bytes)) == NULL) {
+        free(value);
+        return NULL;
+    }
+    memset(value->lines, 0, line_count * line_bytes);
+    value->line_count = line_count;
+    return value;
+}
+
+/* The first word of the line the item picks in the value's table. */
+static uint64_t *item_word(const floor_value *value, RedisModuleString *item)
+{
+    size_t len;
+    const unsigned char *bytes = (const unsigned char *)RedisModule_StringPtrLen(item, &len);
+    uint64_t hash = len;
+    for (size_t i = 0; i < len; i++)
+        hash = (hash ^ bytes[i]) * 0x9e3779b97f4a7c15u;
+    hash ^= hash >> 29;
+    __extension__ typedef unsigned __int128 u128;
+    return value->lines + (uint64_t)(((u128)hash * value->line_count) >> 64) * LINE_WORDS;
+}
+
+/* The floor value at `key`, created (without a table) when the key is
+ * empty and create is set; NULL for any other type, or an empty key when
+ * !create. */
+static floor_value *open_floor(RedisModuleKey *key, int create)
+{
+    if (RedisModule_ModuleTypeGetType(key) == floor_type)
+        return RedisModule_ModuleTypeGetValue(key);
+    if (!create || RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
+        return NULL;
+    floor_value *value = new_floor(0);
+    if (value != NULL)
+        RedisModule_ModuleTypeSetValue(key, floor_type, value);
+    return value;
+}
+
+/* #t/#f in RESP3, :1/:0 in RESP2 (as bloomkit.so replies). */
+static void reply_bool(RedisModuleCtx *ctx, int yes)
+{
+    if (RedisModule_ReplyWithBool != NULL)
+        RedisModule_ReplyWithBool(ctx, yes);
+    else
+        RedisModule_ReplyWithLongLong(ctx, yes);
+}
+
+/* FLOOR.RESERVE key [BYTES n]: OK, or an error when the key holds a value
+ * or n is below 64. */
+static int floor_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2 && argc != 4)
+        return RedisModule_WrongArity(ctx);
+    long long bytes = 0;
+    size_t word_len = 0;
+    const char *word = argc == 4 ? RedisModule_StringPtrLen(argv[2], &word_len) : NULL;
+    if (argc == 4 &&
+        (word_len != 5 || strncmp(word, "BYTES", 5) != 0 ||
+         RedisModule_StringToLongLong(argv[3], &bytes) != REDISMODULE_OK || bytes < 64))
+        return RedisModule_ReplyWithError(ctx, "ERR expected BYTES n, n >= 64");
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
+                                              REDISMODULE_READ | REDISMODULE_WRITE);
+    floor_value *value = NULL;
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
+        RedisModule_ReplyWithError(ctx, "ERR item exists");
+    } else if ((value = new_floor((uint64_t)bytes / 64)) == NULL) {
+        RedisModule_ReplyWithError(ctx, "ERR out of memory");
+    } else {
+        RedisModule_ModuleTypeSetValue(key, floor_type, value);
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* FLOOR.ADD key item: true or false (without a table: true for the
+ * key's first add; with one: whether the item's bit was clear);
+ * WRONGTYPE on a key of another type. */
+static int floor_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
+                                              REDISMODULE_READ | REDISMODULE_WRITE);
+    floor_value *value = open_floor(key, 1);
+    if (value == NULL) {
+        RedisModule_ReplyWithError(
+            ctx, "WRONGTYPE Operation against a key holding the wrong kind of value");
+    } else {
+        int fresh = value->adds++ == 0;
+        if (value->lines != NULL) {
+            uint64_t *word = item_word(value, argv[2]);
+            fresh = (*word & 1) == 0;
+            *word |= 1;
+        } else {
+            size_t len;
+            RedisModule_StringPtrLen(argv[2], &len);
+        }
+        reply_bool(ctx, fresh);
+        RedisModule_ReplicateVerbatim(ctx);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* FLOOR.EXISTS key item: without a table false, whatever the key holds;
+ * with one, the item's bit. */
+static int floor_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ);
+    floor_value *value = open_floor(key, 0);
+    int yes;
+    if (value != NULL && value->lines != NULL) {
+        yes = (int)(*item_word(value, argv[2]) & 1);
+    } else {
+        size_t len;
+        RedisModule_StringPtrLen(argv[2], &len);
+        yes = value != NULL && len == 0;
+    }
+    reply_bool(ctx, yes);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static void floor_rdb_save(RedisModuleIO *io, void *opaque)
+{
+    const floor_value *value = opaque;
+    RedisModule_SaveUnsigned(io, value->adds);
+    RedisModule_SaveUnsigned(io, value->line_count);
+}
+
+static void *floor_rdb_load(RedisModuleIO *io, int encver)
+{
+    (void)encver;
+    uint64_t adds = RedisModule_LoadUnsigned(io);
+    uint64_t line_count = RedisModule_LoadUnsigned(io);
+    floor_value *value = new_floor(line_count);
+    if (value != NULL)
+        value->adds = adds;
+    return value;
+}
+
+static void floor_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *opaque)
+{
+    const floor_value *value = opaque;
+    if (value->line_count == 0)
+        RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "s", key);
+    else
+        RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "scl", key, "BYTES",
+                            (long long)(value->line_count * 64));
+}
+
+static void floor_free(void *opaque)
+{
+    floor_value *value = opaque;
+    free(value->lines);
+    free(value);
+}
+
+__attribute__((visibility("default"))) int
+RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+
+/* Loads the module: its type and three commands (no module arguments). */
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    (void)argv;
+    const char *missing = NULL;
+    if (argc != 0 || rm_api_resolve(ctx, &missing) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    RedisModule_SetModuleAttribs(ctx, "bkfloor", 1, REDISMODULE_APIVER_1);
+    RedisModuleTypeMethods methods = { 0 };
+    methods.version = BKR_TYPE_METHOD_VERSION;
+    methods.rdb_load = floor_rdb_load;
+    methods.rdb_save = floor_rdb_save;
+    methods.aof_rewrite = floor_aof_rewrite;
+    methods.free = floor_free;
+    floor_type = RedisModule_CreateDataType(ctx, FLOOR_TYPE_NAME, 0, &methods);
+    if (floor_type == NULL ||
+        RedisModule_CreateCommand(ctx, "floor.reserve", floor_reserve, "write deny-oom", 1, 1,
+                                  1) != REDISMODULE_OK ||
+        RedisModule_CreateCommand(ctx, "floor.add", floor_add, "write deny-oom fast", 1, 1, 1) !=
+            REDISMODULE_OK ||
+        RedisModule_CreateCommand(ctx, "floor.exists", floor_exists, "readonly fast", 1, 1, 1) !=
+            REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
