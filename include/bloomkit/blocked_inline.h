@@ -128,6 +128,10 @@ struct bk_blocked_view {
     /* MIX64 (the integer-key hash) and k <= 7: an 8-byte key's query is
      * the mixer and one round, likewise one straight run. */
     bool mix64_one_round;
+    /* The SIMD test a caller compiled without AVX2 calls
+     * (bloomkit/detail/view_simd.h): BK_VIEW_SIMD_AVX512, _AVX2 or _NONE,
+     * the widest block test the library runs on this CPU. */
+    unsigned simd_call;
 };
 
 /* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
@@ -137,12 +141,12 @@ struct bk_blocked_view {
  * bk_filter_contains.  On error *view is untouched. */
 bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
-/* bk_filter_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_blocked_view *view,
-                                                           bk_hash hash)
+#if defined(__AVX512F__) || defined(BK_VIEW_SIMD_CALLS)
+/* The AVX-512 test of the key of `hash`, any k. */
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+bk_blocked_view_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
-#if defined(__AVX512F__)
     const __m512i line = _mm512_load_si512((const void *)block);
     uint64_t word = hash.h2;
     bool present = true;
@@ -153,7 +157,35 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
     }
     return present & bk_blocked_round_test(
                          line, word, _mm512_loadu_si512((const void *)view->last_round_shifts));
-#elif defined(__AVX2__)
+}
+
+/* The AVX-512 test of k <= 7: one round. */
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+bk_blocked_view_one_round_avx512(const struct bk_blocked_view *view, bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
+    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
+                                 _mm512_loadu_si512((const void *)view->last_round_shifts));
+}
+#endif
+
+#if defined(__AVX2__) || defined(BK_VIEW_SIMD_CALLS)
+/* The last round's shifts, for the AVX2 round. */
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
+bk_blocked_view_last_shifts_avx2(const struct bk_blocked_view *view)
+{
+    const bk_blocked_round_shifts_avx2 last = {
+        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+    };
+    return last;
+}
+
+/* The AVX2 test of the key of `hash`, any k. */
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+bk_blocked_view_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
     const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
     const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
     uint64_t word = hash.h2;
@@ -163,12 +195,75 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
             low, high, word, bk_blocked_round_shifts_for_avx2(BK_BLOCKED_POSITIONS_PER_WORD));
         word = bk_mix64(word);
     }
-    const bk_blocked_round_shifts_avx2 last = {
-        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
-        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
-    };
-    return present & bk_blocked_round_test_avx2(low, high, word, last);
+    return present &
+           bk_blocked_round_test_avx2(low, high, word, bk_blocked_view_last_shifts_avx2(view));
+}
+
+/* The AVX2 test of k <= 7: one round. */
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+bk_blocked_view_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
+    return bk_blocked_line_round_test_avx2(block, hash.h2,
+                                           bk_blocked_view_last_shifts_avx2(view));
+}
+#endif
+
+#if defined(BK_VIEW_SIMD_CALLS)
+#if defined(__cplusplus) && !defined(__clang__)
+/* g++ 12 takes the self-initialised placeholder of the AVX-512 intrinsics
+ * (_mm512_undefined_epi32) for an uninitialised read */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/* The four tests above as functions of the caller's file compiled for
+ * AVX-512 and AVX2, which its code without AVX2 calls
+ * (bloomkit/detail/view_simd.h). */
+BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+bk_blocked_view_call_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_test_avx512(view, hash);
+}
+
+BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+bk_blocked_view_call_one_round_avx512(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_one_round_avx512(view, hash);
+}
+
+BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+bk_blocked_view_call_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_test_avx2(view, hash);
+}
+
+BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+bk_blocked_view_call_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_one_round_avx2(view, hash);
+}
+#if defined(__cplusplus) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+/* bk_filter_contains_hash(filter, hash), inline. */
+static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_blocked_view *view,
+                                                           bk_hash hash)
+{
+#if defined(__AVX512F__)
+    return bk_blocked_view_test_avx512(view, hash);
+#elif defined(__AVX2__)
+    return bk_blocked_view_test_avx2(view, hash);
 #else
+#if defined(BK_VIEW_SIMD_CALLS)
+    if (view->simd_call == BK_VIEW_SIMD_AVX512)
+        return bk_blocked_view_call_test_avx512(view, hash);
+    if (view->simd_call == BK_VIEW_SIMD_AVX2)
+        return bk_blocked_view_call_test_avx2(view, hash);
+#endif
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
     return bk_blocked_block_test_scalar(block, hash.h2, view->rounds,
                                         view->last_round_positions);
 #endif
@@ -178,17 +273,18 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
 static BK_ALWAYS_INLINE bool bk_blocked_view_one_round(const struct bk_blocked_view *view,
                                                        bk_hash hash)
 {
-    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
-    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
-                                 _mm512_loadu_si512((const void *)view->last_round_shifts));
+    return bk_blocked_view_one_round_avx512(view, hash);
 #elif defined(__AVX2__)
-    const bk_blocked_round_shifts_avx2 shifts = {
-        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
-        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
-    };
-    return bk_blocked_line_round_test_avx2(block, hash.h2, shifts);
+    return bk_blocked_view_one_round_avx2(view, hash);
 #else
+#if defined(BK_VIEW_SIMD_CALLS)
+    if (view->simd_call == BK_VIEW_SIMD_AVX512)
+        return bk_blocked_view_call_one_round_avx512(view, hash);
+    if (view->simd_call == BK_VIEW_SIMD_AVX2)
+        return bk_blocked_view_call_one_round_avx2(view, hash);
+#endif
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
     return bk_blocked_round_test_scalar(block, hash.h2, view->last_round_positions);
 #endif
 }

@@ -10,6 +10,7 @@
 #ifndef BLOOMKIT_DETAIL_BLOCKED_DETAIL_H
 #define BLOOMKIT_DETAIL_BLOCKED_DETAIL_H
 
+#include "bloomkit/detail/view_simd.h"
 #include "bloomkit/hash_inline.h"
 
 #if defined(__AVX2__)
@@ -177,7 +178,10 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_scalar(const uint64_t *block,
     return present & bk_blocked_round_test_scalar(block, word, last_positions);
 }
 
-#if defined(__AVX512F__)
+/* The AVX-512 and AVX2 tests below are compiled where the file's target
+ * has those instruction sets, and, marked for them, where a view calls
+ * them from a file without (bloomkit/detail/view_simd.h). */
+#if defined(__AVX512F__) || defined(BK_VIEW_SIMD_CALLS)
 /*
  * The slice shifts of a round of `positions` slices (1 to 7): 9 j in lane
  * j < positions, 0 in the other lanes, which thus test slice 0 again, so
@@ -185,7 +189,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_scalar(const uint64_t *block,
  * saves: gcc 12 moves it from a general register into a mask register
  * (KMOVW) on every key of a batch.
  */
-static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
 {
     const __m512i every_slice = _mm512_setr_epi64(0, 9, 18, 27, 36, 45, 54, 0);
     return _mm512_maskz_mov_epi64((__mmask8)((1u << positions) - 1), every_slice);
@@ -196,8 +200,8 @@ static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
  * (bk_blocked_round_shifts).  The word index is the slice shifted right by
  * 6, a VPSRLQ by an immediate, so the round needs no second vector of
  * shifts (9 j + 6), which a one-key call would build on every query. */
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_lanes(__m512i line, __m512i word_in_lanes,
-                                                         __m512i slice_shifts)
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+bk_blocked_round_test_lanes(__m512i line, __m512i word_in_lanes, __m512i slice_shifts)
 {
     const __m512i slices = _mm512_srlv_epi64(word_in_lanes, slice_shifts);
     __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(slices, 6), line);
@@ -208,8 +212,8 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test_lanes(__m512i line, __m512i w
     return _mm512_testn_epi64_mask(bits, _mm512_set1_epi64(1)) == 0;
 }
 
-static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
-                                                   __m512i slice_shifts)
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+bk_blocked_round_test(__m512i line, uint64_t word, __m512i slice_shifts)
 {
     return bk_blocked_round_test_lanes(line, _mm512_set1_epi64((long long)word), slice_shifts);
 }
@@ -222,15 +226,15 @@ static BK_ALWAYS_INLINE bool bk_blocked_round_test(__m512i line, uint64_t word,
  * division by seven left to the rounds' path.
  * bk_blocked_one_round_test_avx512 is the test of k <= 7 alone, one
  * round. */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx512(const uint64_t *block, uint64_t h2,
-                                                              unsigned hashes)
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_avx512(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     return bk_blocked_round_test(_mm512_load_si512((const void *)block), h2,
                                  bk_blocked_round_shifts(hashes));
 }
 
-static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx512(const uint64_t *block, uint64_t h2,
-                                                          unsigned hashes)
+BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+bk_blocked_block_test_avx512(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD,
                          1)) /* the 1% to 0.4% designs */
@@ -250,7 +254,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx512(const uint64_t *block,
 }
 #endif
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) || defined(BK_VIEW_SIMD_CALLS)
 /* The slice shifts of an AVX2 round of `positions` slices (1 to 7), in two
  * vectors of four 64-bit lanes: slices 0-3 and slices 4-6 with lane 7, the
  * lanes at and past `positions` shifted by 0 (slice 0 again). */
@@ -259,7 +263,7 @@ typedef struct bk_blocked_round_shifts_avx2 {
     __m256i second; /* slices 4-6 and a repeat of slice 0: 36, 45, 54, 0 */
 } bk_blocked_round_shifts_avx2;
 
-static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
 bk_blocked_round_shifts_for_avx2(unsigned positions)
 {
     const __m256i count = _mm256_set1_epi64x((long long)positions);
@@ -288,7 +292,7 @@ bk_blocked_round_shifts_for_avx2(unsigned positions)
  * round.  Testing against the 512-bit mask ORed from k rows of a table
  * (what the AVX2 insert ORs in, src/blocked_avx2.c): slower on this path.
  */
-static BK_ALWAYS_INLINE bool
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
 bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high, __m256i repeated,
                                  bk_blocked_round_shifts_avx2 shifts)
 {
@@ -306,16 +310,18 @@ bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high, __m256i repeated,
     return _mm256_testc_si256(dwords, bits);
 }
 
-static BK_ALWAYS_INLINE bool bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
-                                                        bk_blocked_round_shifts_avx2 shifts)
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
+                           bk_blocked_round_shifts_avx2 shifts)
 {
     return bk_blocked_round_test_avx2_lanes(low, high, _mm256_set1_epi64x((long long)word),
                                             shifts);
 }
 
 /* One AVX2 round over the block's line. */
-static BK_ALWAYS_INLINE bool bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
-                                                             bk_blocked_round_shifts_avx2 shifts)
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
+                                bk_blocked_round_shifts_avx2 shifts)
 {
     return bk_blocked_round_test_avx2(
         _mm256_load_si256((const __m256i *)(const void *)block),
@@ -323,15 +329,15 @@ static BK_ALWAYS_INLINE bool bk_blocked_line_round_test_avx2(const uint64_t *blo
 }
 
 /* The AVX2 test of k <= 7, one round. */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_avx2(const uint64_t *block, uint64_t h2,
-                                                            unsigned hashes)
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_avx2(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     return bk_blocked_line_round_test_avx2(block, h2, bk_blocked_round_shifts_for_avx2(hashes));
 }
 
 /* The AVX2 test, in rounds as the AVX-512 one. */
-static BK_ALWAYS_INLINE bool bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2,
-                                                        unsigned hashes)
+BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1))
         return bk_blocked_one_round_test_avx2(block, h2, hashes);
