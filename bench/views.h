@@ -21,6 +21,11 @@
  * static kinds' views have no SIMD code.  BENCH_BASELINE_VIEWS set (to
  * anything) takes the baseline copies -- a caller built with plain -O2:
  * scalar blocked, SSE2 sbbf -- while the library keeps its best path.
+ * Copies built without AVX2 call the SIMD block tests compiled into them
+ * where the CPU has those (bloomkit/detail/view_simd.h);
+ * BENCH_VIEW_NO_SIMD_CALLS set (to anything) keeps them on their portable
+ * tests, as on a CPU without AVX2 or a caller built with
+ * BK_VIEW_NO_SIMD_CALLS.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H

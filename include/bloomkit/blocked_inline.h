@@ -143,7 +143,7 @@ bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view)
 
 #if defined(__AVX512F__) || defined(BK_VIEW_SIMD_CALLS)
 /* The AVX-512 test of the key of `hash`, any k. */
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
 bk_blocked_view_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
@@ -160,7 +160,7 @@ bk_blocked_view_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
 }
 
 /* The AVX-512 test of k <= 7: one round. */
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
 bk_blocked_view_one_round_avx512(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
@@ -171,7 +171,7 @@ bk_blocked_view_one_round_avx512(const struct bk_blocked_view *view, bk_hash has
 
 #if defined(__AVX2__) || defined(BK_VIEW_SIMD_CALLS)
 /* The last round's shifts, for the AVX2 round. */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
 bk_blocked_view_last_shifts_avx2(const struct bk_blocked_view *view)
 {
     const bk_blocked_round_shifts_avx2 last = {
@@ -182,7 +182,7 @@ bk_blocked_view_last_shifts_avx2(const struct bk_blocked_view *view)
 }
 
 /* The AVX2 test of the key of `hash`, any k. */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_view_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
@@ -200,7 +200,7 @@ bk_blocked_view_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
 }
 
 /* The AVX2 test of k <= 7: one round. */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_view_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
@@ -220,25 +220,25 @@ bk_blocked_view_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
 /* The four tests above as functions of the caller's file compiled for
  * AVX-512 and AVX2, which its code without AVX2 calls
  * (bloomkit/detail/view_simd.h). */
-BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
 bk_blocked_view_call_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_test_avx512(view, hash);
 }
 
-BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
 bk_blocked_view_call_one_round_avx512(const struct bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_one_round_avx512(view, hash);
 }
 
-BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
 bk_blocked_view_call_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_test_avx2(view, hash);
 }
 
-BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
 bk_blocked_view_call_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
 {
     return bk_blocked_view_one_round_avx2(view, hash);
@@ -318,13 +318,22 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_vi
 }
 
 /* bk_filter_contains_u64(filter, value), inline: the key of the 8 bytes
- * holding `value` little-endian. */
+ * holding `value` little-endian.  A MIX64 filter's value goes to the mixer
+ * as it is; the other hashes read the bytes, stored with one move where
+ * the host is little-endian (eight byte stores read back as one word stall
+ * the load: gcc -O2 keeps them a loop). */
 static BK_ALWAYS_INLINE bool bk_blocked_view_contains_u64(const struct bk_blocked_view *view,
                                                           uint64_t value)
 {
+    if (__builtin_expect(view->mix64_one_round, 1))
+        return bk_blocked_view_one_round(view, bk_mix64_of_u64(value, view->hash_seed));
     uint8_t bytes[8];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(bytes, &value, sizeof bytes);
+#else
     for (unsigned i = 0; i < 8; i++)
         bytes[i] = (uint8_t)(value >> (8 * i));
+#endif
     return bk_blocked_view_contains(view, bytes, sizeof bytes);
 }
 

@@ -197,7 +197,7 @@ static BK_ALWAYS_INLINE bool bk_sbbf_block_test_sse2(const uint32_t *block, uint
 
 #if defined(__AVX2__) || defined(BK_VIEW_SIMD_CALLS)
 /* The eight word masks of key x, one per 32-bit lane. */
-BK_VIEW_TARGET_AVX2 static inline __m256i bk_sbbf_block_mask_avx2(uint32_t x)
+static BK_VIEW_TARGET_AVX2 inline __m256i bk_sbbf_block_mask_avx2(uint32_t x)
 {
     static const uint32_t salts[BK_SBBF_WORDS] = BK_SBBF_SALTS;
     __m256i salt_lanes = _mm256_loadu_si256((const __m256i *)(const void *)salts);
@@ -206,7 +206,7 @@ BK_VIEW_TARGET_AVX2 static inline __m256i bk_sbbf_block_mask_avx2(uint32_t x)
 }
 
 /* The block check in one VPTEST: no mask bit outside the block's bits. */
-BK_VIEW_TARGET_AVX2 static inline bool bk_sbbf_block_test_avx2(const uint32_t *block, uint32_t x)
+static BK_VIEW_TARGET_AVX2 inline bool bk_sbbf_block_test_avx2(const uint32_t *block, uint32_t x)
 {
     return _mm256_testc_si256(_mm256_load_si256((const __m256i *)(const void *)block),
                               bk_sbbf_block_mask_avx2(x));
@@ -216,8 +216,8 @@ BK_VIEW_TARGET_AVX2 static inline bool bk_sbbf_block_test_avx2(const uint32_t *b
 #if defined(BK_VIEW_SIMD_CALLS)
 /* The AVX2 check as a function of the caller's file compiled for AVX2,
  * which its code without AVX2 calls (bloomkit/detail/view_simd.h). */
-BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool bk_sbbf_view_call_test_avx2(const uint32_t *block,
-                                                                       uint32_t x)
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+bk_sbbf_view_call_test_avx2(const uint32_t *block, uint32_t x)
 {
     return bk_sbbf_block_test_avx2(block, x);
 }

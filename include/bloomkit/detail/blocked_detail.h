@@ -129,8 +129,17 @@ static BK_ALWAYS_INLINE uint64_t bk_blocked_probe_scalar(const uint64_t *block, 
  * asks.  Per probe: an immediate shift of the word, the word index (bits
  * 6-8 of the slice), a load from the line, a shift by the bit index
  * (x86-64's shifts read only its low 6 bits, so the AND folds away), an
- * AND.  Seven probes with the extra ones masked off instead (an OR per
- * probe): slower; a loop: gcc -O2 does not unroll it.
+ * AND.  Alternatives measured (plain -O2, MIX64, k = 6, in a caller's
+ * loop): each slice shifted straight out of the word, so that no probe
+ * waits on another's shift, 4% slower at 10^6 keys and 2% on a filter in
+ * L1 (a register more per probe pushes the hash's constants out of
+ * registers); bytes or 32-bit words of the line, no faster; the missing
+ * bits ORed (NOT, shift, OR) instead of the bits ANDed, 14% slower; seven
+ * probes with the extra ones masked off (an OR per probe), slower; a loop:
+ * gcc -O2 does not unroll it.  Past the caches the loads a key waits on
+ * (k of them, one line), not the instructions, bound this test, where the
+ * SIMD test waits on one: a caller without AVX2 calls that test where the
+ * CPU has it (bloomkit/detail/view_simd.h).
  */
 static BK_ALWAYS_INLINE bool bk_blocked_round_test_scalar(const uint64_t *block, uint64_t word,
                                                           unsigned positions)
@@ -189,7 +198,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_block_test_scalar(const uint64_t *block,
  * saves: gcc 12 moves it from a general register into a mask register
  * (KMOVW) on every key of a batch.
  */
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(unsigned positions)
 {
     const __m512i every_slice = _mm512_setr_epi64(0, 9, 18, 27, 36, 45, 54, 0);
     return _mm512_maskz_mov_epi64((__mmask8)((1u << positions) - 1), every_slice);
@@ -200,7 +209,7 @@ BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE __m512i bk_blocked_round_shifts(un
  * (bk_blocked_round_shifts).  The word index is the slice shifted right by
  * 6, a VPSRLQ by an immediate, so the round needs no second vector of
  * shifts (9 j + 6), which a one-key call would build on every query. */
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
 bk_blocked_round_test_lanes(__m512i line, __m512i word_in_lanes, __m512i slice_shifts)
 {
     const __m512i slices = _mm512_srlv_epi64(word_in_lanes, slice_shifts);
@@ -212,7 +221,7 @@ bk_blocked_round_test_lanes(__m512i line, __m512i word_in_lanes, __m512i slice_s
     return _mm512_testn_epi64_mask(bits, _mm512_set1_epi64(1)) == 0;
 }
 
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
 bk_blocked_round_test(__m512i line, uint64_t word, __m512i slice_shifts)
 {
     return bk_blocked_round_test_lanes(line, _mm512_set1_epi64((long long)word), slice_shifts);
@@ -226,14 +235,14 @@ bk_blocked_round_test(__m512i line, uint64_t word, __m512i slice_shifts)
  * division by seven left to the rounds' path.
  * bk_blocked_one_round_test_avx512 is the test of k <= 7 alone, one
  * round. */
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
 bk_blocked_one_round_test_avx512(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     return bk_blocked_round_test(_mm512_load_si512((const void *)block), h2,
                                  bk_blocked_round_shifts(hashes));
 }
 
-BK_VIEW_TARGET_AVX512 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
 bk_blocked_block_test_avx512(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD,
@@ -263,7 +272,7 @@ typedef struct bk_blocked_round_shifts_avx2 {
     __m256i second; /* slices 4-6 and a repeat of slice 0: 36, 45, 54, 0 */
 } bk_blocked_round_shifts_avx2;
 
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
 bk_blocked_round_shifts_for_avx2(unsigned positions)
 {
     const __m256i count = _mm256_set1_epi64x((long long)positions);
@@ -292,7 +301,7 @@ bk_blocked_round_shifts_for_avx2(unsigned positions)
  * round.  Testing against the 512-bit mask ORed from k rows of a table
  * (what the AVX2 insert ORs in, src/blocked_avx2.c): slower on this path.
  */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high, __m256i repeated,
                                  bk_blocked_round_shifts_avx2 shifts)
 {
@@ -310,7 +319,7 @@ bk_blocked_round_test_avx2_lanes(__m256i low, __m256i high, __m256i repeated,
     return _mm256_testc_si256(dwords, bits);
 }
 
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
                            bk_blocked_round_shifts_avx2 shifts)
 {
@@ -319,7 +328,7 @@ bk_blocked_round_test_avx2(__m256i low, __m256i high, uint64_t word,
 }
 
 /* One AVX2 round over the block's line. */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
                                 bk_blocked_round_shifts_avx2 shifts)
 {
@@ -329,14 +338,14 @@ bk_blocked_line_round_test_avx2(const uint64_t *block, uint64_t h2,
 }
 
 /* The AVX2 test of k <= 7, one round. */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_one_round_test_avx2(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     return bk_blocked_line_round_test_avx2(block, h2, bk_blocked_round_shifts_for_avx2(hashes));
 }
 
 /* The AVX2 test, in rounds as the AVX-512 one. */
-BK_VIEW_TARGET_AVX2 static BK_ALWAYS_INLINE bool
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
 bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2, unsigned hashes)
 {
     if (__builtin_expect(hashes <= BK_BLOCKED_POSITIONS_PER_WORD, 1))

@@ -40,9 +40,11 @@
  * itself runs on this CPU (none under BLOOMKIT_PORTABLE=1, AVX2 under
  * BLOOMKIT_NO_AVX512=1).  A program may lower the field (never raise it)
  * to force a narrower test: the answers are the same. */
-#define BK_VIEW_SIMD_NONE 0u
-#define BK_VIEW_SIMD_AVX2 1u
-#define BK_VIEW_SIMD_AVX512 2u /* AVX-512 F and DQ (the blocked view only) */
+enum bk_view_simd {
+    BK_VIEW_SIMD_NONE = 0,
+    BK_VIEW_SIMD_AVX2 = 1,
+    BK_VIEW_SIMD_AVX512 = 2 /* AVX-512 F and DQ (the blocked view only) */
+};
 
 #if !defined(BK_VIEW_NO_SIMD_CALLS) && !defined(__AVX2__) && defined(__x86_64__) && \
     (defined(__GNUC__) || defined(__clang__))
@@ -51,8 +53,9 @@
 /* Code of a function compiled for AVX2 (AVX-512 F and DQ). */
 #define BK_VIEW_TARGET_AVX2 __attribute__((target("avx2")))
 #define BK_VIEW_TARGET_AVX512 __attribute__((target("avx2,avx512f,avx512dq")))
-/* The called test: kept out of line (it could not be inlined anyway). */
-#define BK_VIEW_SIMD_CALL static __attribute__((noinline, unused))
+/* The called test (static): kept out of line (it could not be inlined
+ * anyway), and unused in a file that never calls it. */
+#define BK_VIEW_SIMD_CALL __attribute__((noinline, unused))
 #else
 #define BK_VIEW_TARGET_AVX2
 #define BK_VIEW_TARGET_AVX512
