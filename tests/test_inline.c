@@ -24,6 +24,12 @@
  * -mavx512f -mavx512dq (tests/inline_avx512.c: the AVX-512 one; both
  * finish the key's hash in the vector unit, and that step is checked
  * against the scalar one) when the CPU has them.
+ * The sbbf and blocked views compiled here, without AVX2, call SIMD
+ * tests compiled into this file where the CPU has them
+ * (bloomkit/detail/view_simd.h): every check forces each path from the
+ * one the getter chose (checked against the library's CPU detection) down
+ * to the portable test, and tests/inline_no_simd_calls.c compiles the
+ * views with BK_VIEW_NO_SIMD_CALLS.
  * SipHash filters have no view.  The sbbf and blocked views' integer-key
  * queries (bk_*_view_contains_u64) answer as bk_filter_contains_u64, in
  * every compiled form, and an 8-byte key's integer as the key.

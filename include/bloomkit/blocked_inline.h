@@ -78,12 +78,30 @@
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
  *
- * - Scalar, for a caller built without AVX2 (plain -O2): the round as
- *   a straight run of k probes entered by a switch on the round's length
- *   (bk_blocked_round_test_scalar), each a shift, a load from the line and
- *   an AND, no branch on the bits; plain loads.  A loop over the probes
- *   (gcc -O2 does not unroll it) or seven probes with the extra ones
- *   masked off were slower.
+ * - Scalar: the round as a straight run of k probes entered by a switch
+ *   on the round's length (bk_blocked_round_test_scalar), each a shift, a
+ *   load from the line and an AND, no branch on the bits; plain loads.  A
+ *   loop over the probes (gcc -O2 does not unroll it) or seven probes with
+ *   the extra ones masked off were slower.
+ *
+ * A caller built without AVX2 (plain -O2, what most projects and
+ * distributions use) still runs the SIMD test where the CPU has it: GCC
+ * and clang on x86-64 compile the AVX-512 and AVX2 tests into the caller's
+ * file with the target attribute, and the view calls the one its
+ * simd_call field names (filled by bk_blocked_view from the library's own
+ * CPU detection) -- a direct call, predicted, no handle
+ * (bloomkit/detail/view_simd.h; BK_VIEW_NO_SIMD_CALLS keeps them out).
+ * The scalar test is left for other CPUs and compilers.  With the call,
+ * the -O2 view is faster than the library call at every size measured;
+ * the scalar test was 0.6-0.8x the call, the more so past the caches,
+ * where a key waits on k loads of its line against the SIMD test's one
+ * and fewer keys overlap their waits (figures: docs/PERFORMANCE.md).
+ * Alternatives measured and dropped:
+ * - A faster scalar round: the variants measured (detail header, at
+ *   bk_blocked_round_test_scalar) gain nothing at 10^6 keys, where the
+ *   loads, not the instructions, bound it.
+ * - An SSE2 round (every x86-64 has SSE2): SSE2 has neither a per-lane
+ *   variable shift nor a permute by index, both of which the round needs.
  *
  * The library's
  * test tells the compiler that k <= 7 is the likely case (one round,

@@ -39,6 +39,13 @@
  *   halves, with 1 << n made from the float 2^n (bk_sbbf_block_test_sse2).
  * - Scalar (other targets): two words per 64-bit register, no branch on
  *   the bits.
+ * A caller built without AVX2 by GCC or clang on x86-64 also carries the
+ * AVX2 check, compiled into its file with the target attribute, and calls
+ * it where the view's simd_call field says the library runs its own (a
+ * direct call, no handle: bloomkit/detail/view_simd.h;
+ * BK_VIEW_NO_SIMD_CALLS keeps it out): about 15% faster than the inline
+ * SSE2 check, which stays for CPUs without AVX2 (figures:
+ * docs/PERFORMANCE.md).
  * A concurrent filter's view, and that of a library on its portable path,
  * tests word by word with relaxed atomic loads, as the library does.
  *
