@@ -376,12 +376,11 @@ bk_blocked_block_test_avx2(const uint64_t *block, uint64_t h2, unsigned hashes)
  * slower, it lengthens the path to the line.  The library's SIMD key
  * queries are these functions (src/blocked_avx512.c, src/blocked_avx2.c).
  */
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__) || defined(BK_VIEW_SIMD_CALLS)
 /* The round from the unfinished XXH3-128 of the key (bk_xxh3_128_*_unfinished). */
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_unfinished_avx512(const uint64_t *words,
-                                                                         uint64_t block_count,
-                                                                         __m512i slice_shifts,
-                                                                         bk_hash unfinished)
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_unfinished_avx512(const uint64_t *words, uint64_t block_count,
+                                            __m512i slice_shifts, bk_hash unfinished)
 {
     const uint64_t *block = bk_blocked_block_of(words, block_count, unfinished.h1);
     return bk_blocked_round_test_lanes(
@@ -389,11 +388,10 @@ static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_unfinished_avx512(const u
         bk_xxh3_avalanche_x8(_mm512_set1_epi64((long long)unfinished.h2)), slice_shifts);
 }
 
-static BK_ALWAYS_INLINE bool bk_blocked_one_round_test_key_avx512(const uint64_t *words,
-                                                                  uint64_t block_count,
-                                                                  __m512i slice_shifts,
-                                                                  const void *key, size_t len,
-                                                                  uint64_t seed)
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
+bk_blocked_one_round_test_key_avx512(const uint64_t *words, uint64_t block_count,
+                                     __m512i slice_shifts, const void *key, size_t len,
+                                     uint64_t seed)
 {
     return bk_blocked_one_round_test_unfinished_avx512(words, block_count, slice_shifts,
                                                        bk_xxh3_128_unfinished(key, len, seed));
