@@ -131,7 +131,7 @@ static BK_ALWAYS_INLINE uint64_t bk_blocked_probe_scalar(const uint64_t *block, 
  * (x86-64's shifts read only its low 6 bits, so the AND folds away), an
  * AND.  Alternatives measured (plain -O2, MIX64, k = 6, in a caller's
  * loop): each slice shifted straight out of the word, so that no probe
- * waits on another's shift, 4% slower at 10^6 keys and 2% on a filter in
+ * waits on another's shift, 4% slower at 10^6 keys and 3% on a filter in
  * L1 (a register more per probe pushes the hash's constants out of
  * registers); bytes or 32-bit words of the line, no faster; the missing
  * bits ORed (NOT, shift, OR) instead of the bits ANDed, 14% slower; seven
