@@ -162,12 +162,24 @@ bool bench_view_init(const bk_filter *filter, size_t key_bytes, bench_view *out)
     out->key_bytes = key_bytes;
     out->kind = bk_filter_kind(filter);
     choose_loops(out);
+    /* BENCH_VIEW_NO_SIMD_CALLS set: the copies without AVX2 take their
+     * portable block tests, not the SIMD ones they call where the CPU has
+     * them (bloomkit/detail/view_simd.h) */
+    bool portable_tests = getenv("BENCH_VIEW_NO_SIMD_CALLS") != NULL;
     if (out->kind == BK_KIND_BLOOM)
         return bk_bloom_view(filter, &out->bloom) == BK_OK;
-    if (out->kind == BK_KIND_BLOCKED)
-        return bk_blocked_view(filter, &out->blocked) == BK_OK;
-    if (out->kind == BK_KIND_SBBF)
-        return bk_sbbf_view(filter, &out->sbbf) == BK_OK;
+    if (out->kind == BK_KIND_BLOCKED) {
+        bool ok = bk_blocked_view(filter, &out->blocked) == BK_OK;
+        if (portable_tests)
+            out->blocked.simd_call = BK_VIEW_SIMD_NONE;
+        return ok;
+    }
+    if (out->kind == BK_KIND_SBBF) {
+        bool ok = bk_sbbf_view(filter, &out->sbbf) == BK_OK;
+        if (portable_tests)
+            out->sbbf.simd_call = BK_VIEW_SIMD_NONE;
+        return ok;
+    }
     return bk_fuse_view(filter, &out->fuse) == BK_OK; /* BK_EKIND for the other kinds */
 }
 

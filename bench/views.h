@@ -19,8 +19,13 @@
  * takes the best the CPU has, under the library's own conditions for its
  * block tests; the blocked view serves every filter of the run.  The
  * static kinds' views have no SIMD code.  BENCH_BASELINE_VIEWS set (to
- * anything) takes the baseline copies -- a caller built with plain -O2:
- * scalar blocked, SSE2 sbbf -- while the library keeps its best path.
+ * anything) takes the baseline copies -- a caller built with plain -O2 --
+ * while the library keeps its best path.  Copies built without AVX2 call
+ * the SIMD block tests compiled into them where the CPU has those
+ * (bloomkit/detail/view_simd.h); BENCH_VIEW_NO_SIMD_CALLS set (to
+ * anything) keeps them on their portable tests (scalar blocked, SSE2
+ * sbbf), as on a CPU without AVX2 or a caller built with
+ * BK_VIEW_NO_SIMD_CALLS.
  */
 #ifndef BENCH_VIEWS_H
 #define BENCH_VIEWS_H

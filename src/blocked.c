@@ -418,6 +418,11 @@ bk_status bk_blocked_view(const bk_filter *handle, struct bk_blocked_view *view)
     view->hash_seed = filter->hasher.seed;
     view->xxh3_one_round = view->hash_algorithm == BK_HASH_XXH3 && view->rounds == 1;
     view->mix64_one_round = view->hash_algorithm == BK_HASH_MIX64 && view->rounds == 1;
+    /* the view's SIMD test where the library's own tests run (AVX-512 F
+     * and DQ, which the library's path needs with BW) */
+    view->simd_call = avx2_available() && avx512_available() ? BK_VIEW_SIMD_AVX512
+                      : avx2_available()                     ? BK_VIEW_SIMD_AVX2
+                                                             : BK_VIEW_SIMD_NONE;
     return BK_OK;
 }
 

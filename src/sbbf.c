@@ -379,6 +379,8 @@ bk_status bk_sbbf_view(const bk_filter *handle, struct bk_sbbf_view *view)
     view->block_count = filter->block_count;
     view->seed = filter->hasher.seed;
     view->word_by_word = !bk_sbbf_uses_simd(filter);
+    /* the view's AVX2 test where the library's own runs */
+    view->simd_call = view->word_by_word ? BK_VIEW_SIMD_NONE : BK_VIEW_SIMD_AVX2;
     return BK_OK;
 }
 

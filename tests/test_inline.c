@@ -24,6 +24,12 @@
  * -mavx512f -mavx512dq (tests/inline_avx512.c: the AVX-512 one; both
  * finish the key's hash in the vector unit, and that step is checked
  * against the scalar one) when the CPU has them.
+ * The sbbf and blocked views compiled here, without AVX2, call SIMD
+ * tests compiled into this file where the CPU has them
+ * (bloomkit/detail/view_simd.h): every check forces each path from the
+ * one the getter chose (checked against the library's CPU detection) down
+ * to the portable test, and tests/inline_no_simd_calls.c compiles the
+ * views with BK_VIEW_NO_SIMD_CALLS.
  * SipHash filters have no view.  The sbbf and blocked views' integer-key
  * queries (bk_*_view_contains_u64) answer as bk_filter_contains_u64, in
  * every compiled form, and an 8-byte key's integer as the key.
@@ -41,6 +47,7 @@
 #include "bloomkit/sbbf_inline.h"
 #include "inline_paths.h"
 #include "blocked.h"
+#include "cpu.h"
 #include "filter.h"
 #include "sbbf.h"
 
@@ -142,15 +149,25 @@ static size_t check_sbbf_view(const bk_filter *filter, const key_list *keys)
     for (size_t i = 0; i < keys->count; i++) {
         const bk_key *key = &keys->keys[i];
         bool expected = bk_filter_contains(filter, key->data, key->len);
-        assert_int_equal(bk_sbbf_view_contains(&view, key->data, key->len), expected);
-        assert_int_equal(view_contains_constant_length(&view, key->data, key->len), expected);
         bk_hash hash = bk_filter_hash(filter, key->data, key->len);
-        assert_int_equal(bk_sbbf_view_contains_hash64(&view, hash.h1), expected);
         uint64_t value = key_value(key);
         bool expected_u64 = bk_filter_contains_u64(filter, value);
         if (key->len == 8)
             assert_int_equal(expected_u64, expected);
-        assert_int_equal(bk_sbbf_view_contains_u64(&view, value), expected_u64);
+        /* the SIMD test the getter chose and every narrower one, forced */
+        for (unsigned path = BK_VIEW_SIMD_NONE; path <= view.simd_call; path++) {
+            struct bk_sbbf_view forced = view;
+            forced.simd_call = path;
+            assert_int_equal(bk_sbbf_view_contains(&forced, key->data, key->len), expected);
+            assert_int_equal(view_contains_constant_length(&forced, key->data, key->len),
+                             expected);
+            assert_int_equal(bk_sbbf_view_contains_hash64(&forced, hash.h1), expected);
+            assert_int_equal(bk_sbbf_view_contains_u64(&forced, value), expected_u64);
+        }
+#ifdef BK_TEST_NO_SIMD_CALLS
+        assert_int_equal(no_simd_calls_sbbf_view_contains(&view, key->data, key->len), expected);
+        assert_int_equal(no_simd_calls_sbbf_view_contains_u64(&view, value), expected_u64);
+#endif
 #ifdef BK_TEST_AVX2_VIEWS
         if (__builtin_cpu_supports("avx2")) {
             assert_int_equal(avx2_sbbf_view_contains(&view, key->data, key->len), expected);
@@ -672,16 +689,27 @@ static size_t check_blocked_view(const bk_filter *filter, const key_list *keys)
     for (size_t i = 0; i < keys->count; i++) {
         const bk_key *key = &keys->keys[i];
         bool expected = bk_filter_contains(filter, key->data, key->len);
-        assert_int_equal(bk_blocked_view_contains(&view, key->data, key->len), expected);
-        assert_int_equal(blocked_view_contains_constant_length(&view, key->data, key->len),
-                         expected);
         bk_hash hash = bk_filter_hash(filter, key->data, key->len);
-        assert_int_equal(bk_blocked_view_contains_hash(&view, hash), expected);
         uint64_t value = key_value(key);
         bool expected_u64 = bk_filter_contains_u64(filter, value);
         if (key->len == 8)
             assert_int_equal(expected_u64, expected);
-        assert_int_equal(bk_blocked_view_contains_u64(&view, value), expected_u64);
+        /* the SIMD test the getter chose and every narrower one, forced */
+        for (unsigned path = BK_VIEW_SIMD_NONE; path <= view.simd_call; path++) {
+            struct bk_blocked_view forced = view;
+            forced.simd_call = path;
+            assert_int_equal(bk_blocked_view_contains(&forced, key->data, key->len), expected);
+            assert_int_equal(blocked_view_contains_constant_length(&forced, key->data, key->len),
+                             expected);
+            assert_int_equal(bk_blocked_view_contains_hash(&forced, hash), expected);
+            assert_int_equal(bk_blocked_view_contains_u64(&forced, value), expected_u64);
+        }
+#ifdef BK_TEST_NO_SIMD_CALLS
+        assert_int_equal(no_simd_calls_blocked_view_contains(&view, key->data, key->len),
+                         expected);
+        assert_int_equal(no_simd_calls_blocked_view_contains_hash(&view, hash), expected);
+        assert_int_equal(no_simd_calls_blocked_view_contains_u64(&view, value), expected_u64);
+#endif
 #ifdef BK_TEST_AVX2_VIEWS
         if (__builtin_cpu_supports("avx2")) {
             assert_int_equal(avx2_blocked_view_contains(&view, key->data, key->len), expected);
@@ -796,6 +824,44 @@ static void test_blocked_view_sees_later_adds_and_loaded_copies(void **state)
     free_keys(&absent);
 }
 
+/* The SIMD test the getters choose for a caller without AVX2
+ * (bloomkit/detail/view_simd.h) is the widest the library itself runs
+ * here: AVX-512 F and DQ for blocked where the library's AVX-512 path runs
+ * (AVX2 and AVX-512 F, DQ, BW), AVX2 where only AVX2 does, none on the
+ * portable path (BLOOMKIT_PORTABLE=1, other processors); sbbf's AVX2 test
+ * where its filter runs its own, never for a concurrent filter. */
+static void test_views_choose_the_library_simd_test(void **state)
+{
+    (void)state;
+    const bk_cpu_features *cpu = bk_cpu();
+#ifdef BK_TEST_AVX2_VIEWS /* x86-64: the library has its AVX sources */
+    const unsigned widest = cpu->avx2 && cpu->avx512dqbw ? BK_VIEW_SIMD_AVX512
+                            : cpu->avx2                  ? BK_VIEW_SIMD_AVX2
+                                                         : BK_VIEW_SIMD_NONE;
+#else
+    const unsigned widest = BK_VIEW_SIMD_NONE;
+    (void)cpu;
+#endif
+    bk_params p = { .capacity = 1000, .fpr = 0.01 };
+    bk_filter *blocked = create_blocked(&p);
+    struct bk_blocked_view blocked_view;
+    assert_int_equal(bk_blocked_view(blocked, &blocked_view), BK_OK);
+    assert_int_equal(blocked_view.simd_call, widest);
+    bk_filter_free(blocked);
+
+    bk_params concurrent = p;
+    concurrent.flags = BK_FLAG_CONCURRENT;
+    bk_filter *sbbf[2] = { create_sbbf(&p), create_sbbf(&concurrent) };
+    for (int f = 0; f < 2; f++) {
+        struct bk_sbbf_view sbbf_view;
+        assert_int_equal(bk_sbbf_view(sbbf[f], &sbbf_view), BK_OK);
+        assert_int_equal(sbbf_view.simd_call, f == 0 && widest != BK_VIEW_SIMD_NONE
+                                                  ? BK_VIEW_SIMD_AVX2
+                                                  : BK_VIEW_SIMD_NONE);
+        bk_filter_free(sbbf[f]);
+    }
+}
+
 /* A SipHash filter (its hash is a call) and a concurrent filter (atomic
  * loads) are refused, *view untouched; so are NULL arguments and a filter
  * of another kind. */
@@ -882,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_blocked_view_matches_library),
         cmocka_unit_test(test_blocked_view_sees_later_adds_and_loaded_copies),
         cmocka_unit_test(test_blocked_view_errors),
+        cmocka_unit_test(test_views_choose_the_library_simd_test),
 #if defined(BK_TEST_AVX2_VIEWS) && defined(BK_TEST_AVX512_VIEWS)
         cmocka_unit_test(test_vector_avalanche_matches_scalar),
 #endif

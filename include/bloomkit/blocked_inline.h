@@ -78,12 +78,41 @@
  * - AVX2: the same round over the line's sixteen 32-bit words, in two
  *   registers, with VPERMD (bk_blocked_round_test_avx2 draws it).
  *
- * - Scalar, for a caller built without AVX2 (plain -O2): the round as
- *   a straight run of k probes entered by a switch on the round's length
- *   (bk_blocked_round_test_scalar), each a shift, a load from the line and
- *   an AND, no branch on the bits; plain loads.  A loop over the probes
- *   (gcc -O2 does not unroll it) or seven probes with the extra ones
- *   masked off were slower.
+ * - Scalar: the round as a straight run of k probes entered by a switch
+ *   on the round's length (bk_blocked_round_test_scalar), each a shift, a
+ *   load from the line and an AND, no branch on the bits; plain loads.  A
+ *   loop over the probes (gcc -O2 does not unroll it) or seven probes with
+ *   the extra ones masked off were slower.
+ *
+ * A caller built without AVX2 (plain -O2, what most projects and
+ * distributions use) still runs the SIMD test where the CPU has it: GCC
+ * and clang on x86-64 compile the AVX-512 and AVX2 tests into the caller's
+ * file with the target attribute, and the view calls the one its
+ * simd_call field names (filled by bk_blocked_view from the library's own
+ * CPU detection) -- a direct call, predicted, no handle
+ * (bloomkit/detail/view_simd.h; BK_VIEW_NO_SIMD_CALLS keeps them out).
+ * An 8- or 16-byte key of an XXH3 filter with k <= 7 calls the whole
+ * query on AVX-512, as the library's path runs it (h2's last step in the
+ * vector unit): with the hash in the caller and only the round called it
+ * was 0.95x the library call with 16-byte keys, 1.06x now.  The scalar
+ * test is left for other CPUs and compilers.  With the call,
+ * the -O2 view is faster than the library call at every size measured;
+ * the scalar test was 0.6-0.8x the call, the more so past the caches,
+ * where a key waits on k loads of its line against the SIMD test's one
+ * and fewer keys overlap their waits (figures: docs/PERFORMANCE.md).
+ * Alternatives measured and dropped:
+ * - A faster scalar round: the variants measured (detail header, at
+ *   bk_blocked_round_test_scalar) gain nothing at 10^6 keys, where the
+ *   loads, not the instructions, bound it.
+ * - The library's own test reached through a function pointer in the view
+ *   (any compiler, no AVX code in the caller): with the same inline
+ *   fallback, 3% slower than the direct call at 10^6 keys, no faster at
+ *   10^8.
+ * - The whole query, hash included, in the called function: 2-3% faster
+ *   in a driver, within the benchmark's run-to-run spread, for a called
+ *   function per hash and key width; not taken.
+ * - An SSE2 round (every x86-64 has SSE2): SSE2 has neither a per-lane
+ *   variable shift nor a permute by index, both of which the round needs.
  *
  * The library's
  * test tells the compiler that k <= 7 is the likely case (one round,
@@ -128,6 +157,10 @@ struct bk_blocked_view {
     /* MIX64 (the integer-key hash) and k <= 7: an 8-byte key's query is
      * the mixer and one round, likewise one straight run. */
     bool mix64_one_round;
+    /* The SIMD test a caller compiled without AVX2 calls
+     * (bloomkit/detail/view_simd.h): BK_VIEW_SIMD_AVX512, _AVX2 or _NONE,
+     * the widest block test the library runs on this CPU. */
+    unsigned simd_call;
 };
 
 /* Fills *view from a blocked filter.  BK_EINVAL if either is NULL; BK_EKIND
@@ -137,12 +170,12 @@ struct bk_blocked_view {
  * bk_filter_contains.  On error *view is untouched. */
 bk_status bk_blocked_view(const bk_filter *filter, struct bk_blocked_view *view);
 
-/* bk_filter_contains_hash(filter, hash), inline. */
-static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_blocked_view *view,
-                                                           bk_hash hash)
+#if defined(__AVX512F__) || defined(BK_VIEW_SIMD_CALLS)
+/* The AVX-512 test of the key of `hash`, any k. */
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
+bk_blocked_view_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
 {
     const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
-#if defined(__AVX512F__)
     const __m512i line = _mm512_load_si512((const void *)block);
     uint64_t word = hash.h2;
     bool present = true;
@@ -153,7 +186,35 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
     }
     return present & bk_blocked_round_test(
                          line, word, _mm512_loadu_si512((const void *)view->last_round_shifts));
-#elif defined(__AVX2__)
+}
+
+/* The AVX-512 test of k <= 7: one round. */
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE bool
+bk_blocked_view_one_round_avx512(const struct bk_blocked_view *view, bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
+    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
+                                 _mm512_loadu_si512((const void *)view->last_round_shifts));
+}
+#endif
+
+#if defined(__AVX2__) || defined(BK_VIEW_SIMD_CALLS)
+/* The last round's shifts, for the AVX2 round. */
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bk_blocked_round_shifts_avx2
+bk_blocked_view_last_shifts_avx2(const struct bk_blocked_view *view)
+{
+    const bk_blocked_round_shifts_avx2 last = {
+        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
+        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
+    };
+    return last;
+}
+
+/* The AVX2 test of the key of `hash`, any k. */
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
+bk_blocked_view_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
     const __m256i low = _mm256_load_si256((const __m256i *)(const void *)block);
     const __m256i high = _mm256_load_si256((const __m256i *)(const void *)(block + 4));
     uint64_t word = hash.h2;
@@ -163,12 +224,94 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
             low, high, word, bk_blocked_round_shifts_for_avx2(BK_BLOCKED_POSITIONS_PER_WORD));
         word = bk_mix64(word);
     }
-    const bk_blocked_round_shifts_avx2 last = {
-        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
-        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
-    };
-    return present & bk_blocked_round_test_avx2(low, high, word, last);
+    return present &
+           bk_blocked_round_test_avx2(low, high, word, bk_blocked_view_last_shifts_avx2(view));
+}
+
+/* The AVX2 test of k <= 7: one round. */
+static BK_VIEW_TARGET_AVX2 BK_ALWAYS_INLINE bool
+bk_blocked_view_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
+    return bk_blocked_line_round_test_avx2(block, hash.h2,
+                                           bk_blocked_view_last_shifts_avx2(view));
+}
+#endif
+
+#if defined(BK_VIEW_SIMD_CALLS)
+#if defined(__cplusplus) && !defined(__clang__)
+/* g++ 12 takes the self-initialised placeholder of the AVX-512 intrinsics
+ * (_mm512_undefined_epi32) for an uninitialised read */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/* The tests above as functions of the caller's file compiled for AVX-512
+ * and AVX2, which its code without AVX2 calls
+ * (bloomkit/detail/view_simd.h). */
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+bk_blocked_view_call_test_avx512(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_test_avx512(view, hash);
+}
+
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+bk_blocked_view_call_one_round_avx512(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_one_round_avx512(view, hash);
+}
+
+/* The query of an 8- (16-) byte key of an XXH3 filter with k <= 7, the
+ * hash included: its last step in the vector unit, as the library's
+ * AVX-512 path takes it. */
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+bk_blocked_view_call_xxh3_8_avx512(const struct bk_blocked_view *view, const void *key)
+{
+    return bk_blocked_one_round_test_key_avx512(
+        view->words, view->block_count,
+        _mm512_loadu_si512((const void *)view->last_round_shifts), key, 8, view->hash_seed);
+}
+
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX512 bool
+bk_blocked_view_call_xxh3_16_avx512(const struct bk_blocked_view *view, const void *key)
+{
+    return bk_blocked_one_round_test_key_avx512(
+        view->words, view->block_count,
+        _mm512_loadu_si512((const void *)view->last_round_shifts), key, 16, view->hash_seed);
+}
+
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+bk_blocked_view_call_test_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_test_avx2(view, hash);
+}
+
+static BK_VIEW_SIMD_CALL BK_VIEW_TARGET_AVX2 bool
+bk_blocked_view_call_one_round_avx2(const struct bk_blocked_view *view, bk_hash hash)
+{
+    return bk_blocked_view_one_round_avx2(view, hash);
+}
+#if defined(__cplusplus) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+/* bk_filter_contains_hash(filter, hash), inline. */
+static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_blocked_view *view,
+                                                           bk_hash hash)
+{
+#if defined(__AVX512F__)
+    return bk_blocked_view_test_avx512(view, hash);
+#elif defined(__AVX2__)
+    return bk_blocked_view_test_avx2(view, hash);
 #else
+#if defined(BK_VIEW_SIMD_CALLS)
+    if (view->simd_call == BK_VIEW_SIMD_AVX512)
+        return bk_blocked_view_call_test_avx512(view, hash);
+    if (view->simd_call == BK_VIEW_SIMD_AVX2)
+        return bk_blocked_view_call_test_avx2(view, hash);
+#endif
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
     return bk_blocked_block_test_scalar(block, hash.h2, view->rounds,
                                         view->last_round_positions);
 #endif
@@ -178,17 +321,18 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_hash(const struct bk_block
 static BK_ALWAYS_INLINE bool bk_blocked_view_one_round(const struct bk_blocked_view *view,
                                                        bk_hash hash)
 {
-    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
 #if defined(__AVX512F__)
-    return bk_blocked_round_test(_mm512_load_si512((const void *)block), hash.h2,
-                                 _mm512_loadu_si512((const void *)view->last_round_shifts));
+    return bk_blocked_view_one_round_avx512(view, hash);
 #elif defined(__AVX2__)
-    const bk_blocked_round_shifts_avx2 shifts = {
-        _mm256_loadu_si256((const __m256i *)(const void *)view->last_round_shifts),
-        _mm256_loadu_si256((const __m256i *)(const void *)(view->last_round_shifts + 4)),
-    };
-    return bk_blocked_line_round_test_avx2(block, hash.h2, shifts);
+    return bk_blocked_view_one_round_avx2(view, hash);
 #else
+#if defined(BK_VIEW_SIMD_CALLS)
+    if (view->simd_call == BK_VIEW_SIMD_AVX512)
+        return bk_blocked_view_call_one_round_avx512(view, hash);
+    if (view->simd_call == BK_VIEW_SIMD_AVX2)
+        return bk_blocked_view_call_one_round_avx2(view, hash);
+#endif
+    const uint64_t *block = bk_blocked_block_of(view->words, view->block_count, hash.h1);
     return bk_blocked_round_test_scalar(block, hash.h2, view->last_round_positions);
 #endif
 }
@@ -216,19 +360,33 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains(const struct bk_blocked_vi
         return bk_blocked_one_round_test_key_avx2(view->words, view->block_count, shifts, key,
                                                   len, view->hash_seed);
     }
+#elif defined(BK_VIEW_SIMD_CALLS)
+    if ((len == 8 || len == 16) && __builtin_expect(view->xxh3_one_round, 1) &&
+        view->simd_call == BK_VIEW_SIMD_AVX512)
+        return len == 8 ? bk_blocked_view_call_xxh3_8_avx512(view, key)
+                        : bk_blocked_view_call_xxh3_16_avx512(view, key);
 #endif
     return bk_blocked_view_contains_hash(
         view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
 }
 
 /* bk_filter_contains_u64(filter, value), inline: the key of the 8 bytes
- * holding `value` little-endian. */
+ * holding `value` little-endian.  A MIX64 filter's value goes to the mixer
+ * as it is; the other hashes read the bytes, stored with one move where
+ * the host is little-endian (eight byte stores read back as one word stall
+ * the load: gcc -O2 keeps them a loop). */
 static BK_ALWAYS_INLINE bool bk_blocked_view_contains_u64(const struct bk_blocked_view *view,
                                                           uint64_t value)
 {
+    if (__builtin_expect(view->mix64_one_round, 1))
+        return bk_blocked_view_one_round(view, bk_mix64_of_u64(value, view->hash_seed));
     uint8_t bytes[8];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(bytes, &value, sizeof bytes);
+#else
     for (unsigned i = 0; i < 8; i++)
         bytes[i] = (uint8_t)(value >> (8 * i));
+#endif
     return bk_blocked_view_contains(view, bytes, sizeof bytes);
 }
 

@@ -69,6 +69,16 @@ bool avx512_blocked_view_contains_constant_length(const struct bk_blocked_view *
 bool avx512_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
 bool avx512_blocked_view_contains_u64(const struct bk_blocked_view *view, uint64_t value);
 
+/* The sbbf and blocked views compiled with BK_VIEW_NO_SIMD_CALLS: their
+ * portable tests whatever the view's simd_call (every target). */
+bool no_simd_calls_sbbf_view_contains(const struct bk_sbbf_view *view, const void *key,
+                                      size_t len);
+bool no_simd_calls_sbbf_view_contains_u64(const struct bk_sbbf_view *view, uint64_t value);
+bool no_simd_calls_blocked_view_contains(const struct bk_blocked_view *view, const void *key,
+                                         size_t len);
+bool no_simd_calls_blocked_view_contains_hash(const struct bk_blocked_view *view, bk_hash hash);
+bool no_simd_calls_blocked_view_contains_u64(const struct bk_blocked_view *view, uint64_t value);
+
 /* bk_xxh3_avalanche_x4 (-mavx2) and _x8 (-mavx512f -mavx512dq) over
  * arrays, lane by lane (x86-64 only). */
 void avx2_xxh3_avalanche_x4(const uint64_t in[4], uint64_t out[4]);

@@ -46,6 +46,8 @@ BK_API_BEGIN
 #endif
 #endif
 
+#include "bloomkit/detail/view_simd.h"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
@@ -237,10 +239,12 @@ static BK_ALWAYS_INLINE __m256i bk_xxh3_avalanche_x4(__m256i h)
 }
 #endif
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__) || defined(BK_VIEW_SIMD_CALLS)
 /* bk_xxh3_avalanche of each 64-bit lane (VPMULLQ: AVX-512 DQ); the batch
- * hashes of src/hash_avx512.c finish with it too. */
-static BK_ALWAYS_INLINE __m512i bk_xxh3_avalanche_x8(__m512i h)
+ * hashes of src/hash_avx512.c finish with it too, and so does the blocked
+ * view's AVX-512 test, called from files without AVX2
+ * (bloomkit/detail/view_simd.h). */
+static BK_VIEW_TARGET_AVX512 BK_ALWAYS_INLINE __m512i bk_xxh3_avalanche_x8(__m512i h)
 {
     h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 37));
     h = _mm512_mullo_epi64(h, _mm512_set1_epi64((long long)0x165667919E3779F9ULL));
