@@ -175,8 +175,14 @@ typedef struct bk_counting {
     bk_hasher hasher;
     bool borrowed;         /* bytes belong to a mapped file: read-only */
     bk_counting_path path; /* the blocked layout's line test (src/counting_path.h) */
-    /* The one-key query of the layout and path (choose_query). */
+    /* The one-key query and add of the layout and path (choose_one_key_paths);
+     * the add is called on writable filters only. */
     bool (*query)(const struct bk_counting *filter, bk_hash hash);
+    bk_status (*add)(struct bk_counting *filter, bk_hash hash, bool *was_new);
+    /* The same from an integer key: for BK_HASH_MIX64 the path's own
+     * functions with the hash inlined, else the hash and the two above. */
+    bool (*query_u64)(const struct bk_counting *filter, uint64_t key);
+    bk_status (*add_u64)(struct bk_counting *filter, uint64_t key, bool *was_new);
 } bk_counting;
 
 /* What a filter is: m counters, k probes, the layout, design n and FPR. */
@@ -332,7 +338,7 @@ static bk_status design_from_params(const bk_params *params, counting_design *ou
     return check_design(out);
 }
 
-static void choose_query(bk_counting *filter);
+static void choose_one_key_paths(bk_counting *filter);
 
 /* A filter of the given design (sizing.bits = m counters).  With `borrowed`
  * NULL the counters are allocated and zeroed; otherwise the filter reads
@@ -367,7 +373,7 @@ static bk_status create_from_design(const counting_design *design, const bk_hash
     filter->target_fpr = sizing->predicted_fpr;
     filter->hasher = *hasher;
     filter->path = best_path();
-    choose_query(filter);
+    choose_one_key_paths(filter);
     *out = filter;
     return BK_OK;
 }
@@ -650,6 +656,133 @@ AVX_TARGET_2 static inline bool line_test_avx2(const uint8_t *line, uint64_t h2,
     }
     return zeros == 0;
 }
+
+/*
+ * The add on the whole line (AVX-512 BW and AVX2).  Row 4c of
+ * bk_blocked_one_hot (the 512-bit block with only bit 4c set) is counter c
+ * plus one, so the sum of the rows of the key's k counters -- 64-bit lane
+ * adds, one aligned row load each, all before the line arrives -- holds in
+ * nibble c how many of its probes name counter c.  With k <= 15 no nibble
+ * of that sum exceeds 15, so the rows add without a carry between
+ * nibbles.  The line then takes one load, a saturating add of every nibble
+ * (the low and the high nibbles of each byte apart, as bytes: a sum of at
+ * most 30, clamped to 15 by an unsigned byte minimum) and one store: the
+ * same counters as k increments one at a time, each stopping at 15.
+ * Larger k takes the portable add.
+ */
+#define VECTOR_ADD_MAX_HASHES 15u
+#define AVX_TARGET_512BW __attribute__((target("avx2,avx512f,avx512bw")))
+
+/* The row of slice i of `word`: its counter's one-hot 512 bits. */
+static inline const void *slice_one_hot(uint64_t word, unsigned i)
+{
+    unsigned position = (unsigned)(word >> (BK_BLOCKED_POSITION_BITS * i)) &
+                        (BK_BLOCKED_BLOCK_BITS - 1);
+    return bk_blocked_one_hot[position & ~3u];
+}
+
+/* The sum of the rows of `count` (1..7) slices of `word`, lanes by lanes
+ * (a 64-byte row as one AVX-512 or two AVX2 vectors: ROW_ADD). */
+#define ROUND_ROWS(ROW_ADD, sum, word, count)                           \
+    do {                                                                \
+        switch (count) {                                                \
+        case 7: ROW_ADD(sum, slice_one_hot(word, 6)); /* fallthrough */ \
+        case 6: ROW_ADD(sum, slice_one_hot(word, 5)); /* fallthrough */ \
+        case 5: ROW_ADD(sum, slice_one_hot(word, 4)); /* fallthrough */ \
+        case 4: ROW_ADD(sum, slice_one_hot(word, 3)); /* fallthrough */ \
+        case 3: ROW_ADD(sum, slice_one_hot(word, 2)); /* fallthrough */ \
+        case 2: ROW_ADD(sum, slice_one_hot(word, 1)); /* fallthrough */ \
+        default: ROW_ADD(sum, slice_one_hot(word, 0));                  \
+        }                                                               \
+    } while (0)
+
+#define AVX512_ROW_ADD(sum, row) ((sum) = _mm512_add_epi64((sum), _mm512_load_si512(row)))
+
+/* The key's increments, nibble c for counter c (k <= 15). */
+AVX_TARGET_512BW static inline __m512i avx512_increments(uint64_t h2, unsigned hashes)
+{
+    __m512i sum = _mm512_setzero_si512();
+    ROUND_ROWS(AVX512_ROW_ADD, sum, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        ROUND_ROWS(AVX512_ROW_ADD, sum, h2, round_length(hashes, done));
+    }
+    return sum;
+}
+
+/* Every nibble of `line` plus its nibble of `increments`, clamped to 15. */
+AVX_TARGET_512BW static inline __m512i avx512_saturating_add(__m512i line, __m512i increments)
+{
+    const __m512i low = _mm512_set1_epi8(0x0f);
+    __m512i even = _mm512_add_epi8(_mm512_and_si512(line, low),
+                                   _mm512_and_si512(increments, low));
+    __m512i odd = _mm512_add_epi8(_mm512_and_si512(_mm512_srli_epi64(line, 4), low),
+                                  _mm512_and_si512(_mm512_srli_epi64(increments, 4), low));
+    return _mm512_or_si512(_mm512_min_epu8(even, low),
+                           _mm512_slli_epi64(_mm512_min_epu8(odd, low), 4));
+}
+
+/* line_increment on AVX-512 BW (k <= 15); *fresh (when not NULL) gets
+ * whether one of the counters was 0. */
+AVX_TARGET_512BW static inline void line_increment_avx512(uint8_t *line, uint64_t h2,
+                                                          unsigned hashes, bool *fresh)
+{
+    __m512i increments = avx512_increments(h2, hashes);
+    __m512i data = _mm512_loadu_si512((const void *)line);
+    if (fresh != NULL) {
+        unsigned zeros = avx512_round_zeros(data, h2, round_length(hashes, 0));
+        for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+            h2 = bk_mix64(h2);
+            zeros |= avx512_round_zeros(data, h2, round_length(hashes, done));
+        }
+        *fresh = zeros != 0;
+    }
+    _mm512_storeu_si512((void *)line, avx512_saturating_add(data, increments));
+}
+
+#define AVX2_ROW_ADD(sum, row)                                                \
+    do {                                                                      \
+        const __m256i *halves = (const __m256i *)(row);                       \
+        (sum)[0] = _mm256_add_epi64((sum)[0], _mm256_load_si256(halves));     \
+        (sum)[1] = _mm256_add_epi64((sum)[1], _mm256_load_si256(halves + 1)); \
+    } while (0)
+
+/* Every nibble of `half` plus its nibble of `increments`, clamped to 15. */
+AVX_TARGET_2 static inline __m256i avx2_saturating_add(__m256i half, __m256i increments)
+{
+    const __m256i low = _mm256_set1_epi8(0x0f);
+    __m256i even = _mm256_add_epi8(_mm256_and_si256(half, low),
+                                   _mm256_and_si256(increments, low));
+    __m256i odd = _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi64(half, 4), low),
+                                  _mm256_and_si256(_mm256_srli_epi64(increments, 4), low));
+    return _mm256_or_si256(_mm256_min_epu8(even, low),
+                           _mm256_slli_epi64(_mm256_min_epu8(odd, low), 4));
+}
+
+/* line_increment on AVX2 (k <= 15), as line_increment_avx512. */
+AVX_TARGET_2 static inline void line_increment_avx2(uint8_t *line, uint64_t h2, unsigned hashes,
+                                                    bool *fresh)
+{
+    __m256i sum[2] = { _mm256_setzero_si256(), _mm256_setzero_si256() };
+    uint64_t word = h2;
+    ROUND_ROWS(AVX2_ROW_ADD, sum, word, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        word = bk_mix64(word);
+        ROUND_ROWS(AVX2_ROW_ADD, sum, word, round_length(hashes, done));
+    }
+    __m256i low = _mm256_loadu_si256((const void *)line);
+    __m256i high = _mm256_loadu_si256((const void *)(line + 32));
+    if (fresh != NULL) {
+        unsigned zeros = avx2_round_zeros(low, high, h2, round_length(hashes, 0));
+        for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+            h2 = bk_mix64(h2);
+            zeros |= avx2_round_zeros(low, high, h2, round_length(hashes, done));
+        }
+        *fresh = zeros != 0;
+    }
+    _mm256_storeu_si256((void *)line, avx2_saturating_add(low, sum[0]));
+    _mm256_storeu_si256((void *)(line + 32), avx2_saturating_add(high, sum[1]));
+}
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -691,15 +824,19 @@ static inline void classic_prefetch(const bk_counting *filter, bk_hash hash)
 /* One key                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static inline bool increment_counters(bk_counting *filter, bk_hash hash)
+/* What every add does after its counters: the key count, and *was_new
+ * (when not NULL) from whether a counter was 0. */
+static inline bk_status finish_add(bk_counting *filter, bool fresh, bool *was_new)
 {
-    if (filter->layout == BK_COUNTING_BLOCKED)
-        return line_increment(line_of(filter, hash), hash.h2, filter->hashes);
-    return classic_increment(filter, hash);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    if (was_new != NULL)
+        *was_new = fresh;
+    return BK_OK;
 }
 
-/* The one-key queries, one per layout and path, each out of line so that
- * ops_contains_hash reaches it by one tail jump through filter->query. */
+/* The one-key queries and adds, one per layout and path, each out of line
+ * so that the ops below reach it by one tail jump through filter->query or
+ * filter->add. */
 static BK_NOINLINE bool query_classic(const bk_counting *filter, bk_hash hash)
 {
     return classic_test(filter, hash);
@@ -708,6 +845,17 @@ static BK_NOINLINE bool query_classic(const bk_counting *filter, bk_hash hash)
 static BK_NOINLINE bool query_portable(const bk_counting *filter, bk_hash hash)
 {
     return line_test(line_of(filter, hash), hash.h2, filter->hashes);
+}
+
+static BK_NOINLINE bk_status add_classic(bk_counting *filter, bk_hash hash, bool *was_new)
+{
+    return finish_add(filter, classic_increment(filter, hash), was_new);
+}
+
+static BK_NOINLINE bk_status add_portable(bk_counting *filter, bk_hash hash, bool *was_new)
+{
+    return finish_add(filter, line_increment(line_of(filter, hash), hash.h2, filter->hashes),
+                      was_new);
 }
 
 #ifdef COUNTING_HAVE_X86_PATHS
@@ -720,20 +868,135 @@ AVX_TARGET_2 BK_NOINLINE static bool query_avx2(const bk_counting *filter, bk_ha
 {
     return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);
 }
+
+AVX_TARGET_512BW BK_NOINLINE static bk_status add_avx512(bk_counting *filter, bk_hash hash,
+                                                         bool *was_new)
+{
+    line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
+
+AVX_TARGET_2 BK_NOINLINE static bk_status add_avx2(bk_counting *filter, bk_hash hash,
+                                                   bool *was_new)
+{
+    line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
 #endif
 
-/* filter->query from the layout and the path. */
-static void choose_query(bk_counting *filter)
+/* An integer key's query and add hashed with the filter's algorithm
+ * (bk_hash_u64), then filter->query or filter->add. */
+static bool query_u64_hashed(const bk_counting *filter, uint64_t key)
+{
+    return filter->query(filter, bk_hash_u64(&filter->hasher, key));
+}
+
+static bk_status add_u64_hashed(bk_counting *filter, uint64_t key, bool *was_new)
+{
+    return filter->add(filter, bk_hash_u64(&filter->hasher, key), was_new);
+}
+
+/* The same for a BK_HASH_MIX64 filter of the blocked layout, one function
+ * per path with the integer mixer inlined: a one-key call is then the
+ * handle's jump, this kind's jump and straight code with no frame. */
+static inline bk_hash mix64_hash(const bk_counting *filter, uint64_t key)
+{
+    return bk_mix64_of_u64(key, filter->hasher.seed);
+}
+
+static BK_NOINLINE bool query_mix64_portable(const bk_counting *filter, uint64_t key)
+{
+    bk_hash hash = mix64_hash(filter, key);
+    return line_test(line_of(filter, hash), hash.h2, filter->hashes);
+}
+
+static BK_NOINLINE bk_status add_mix64_portable(bk_counting *filter, uint64_t key, bool *was_new)
+{
+    bk_hash hash = mix64_hash(filter, key);
+    return finish_add(filter, line_increment(line_of(filter, hash), hash.h2, filter->hashes),
+                      was_new);
+}
+
+#ifdef COUNTING_HAVE_X86_PATHS
+AVX_TARGET_512 BK_NOINLINE static bool query_mix64_avx512(const bk_counting *filter,
+                                                          uint64_t key)
+{
+    bk_hash hash = mix64_hash(filter, key);
+    return line_test_avx512(line_of(filter, hash), hash.h2, filter->hashes);
+}
+
+AVX_TARGET_2 BK_NOINLINE static bool query_mix64_avx2(const bk_counting *filter, uint64_t key)
+{
+    bk_hash hash = mix64_hash(filter, key);
+    return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);
+}
+
+AVX_TARGET_512BW BK_NOINLINE static bk_status add_mix64_avx512(bk_counting *filter, uint64_t key,
+                                                               bool *was_new)
+{
+    bk_hash hash = mix64_hash(filter, key);
+    line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
+
+AVX_TARGET_2 BK_NOINLINE static bk_status add_mix64_avx2(bk_counting *filter, uint64_t key,
+                                                         bool *was_new)
+{
+    bk_hash hash = mix64_hash(filter, key);
+    line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
+#endif
+
+/* filter->query_u64 and add_u64 (after query and add are chosen). */
+static void choose_u64_paths(bk_counting *filter)
+{
+    filter->query_u64 = query_u64_hashed;
+    filter->add_u64 = add_u64_hashed;
+    if (filter->hasher.algorithm != BK_HASH_MIX64 || filter->layout != BK_COUNTING_BLOCKED)
+        return;
+    filter->query_u64 = query_mix64_portable;
+    if (filter->add == add_portable)
+        filter->add_u64 = add_mix64_portable;
+#ifdef COUNTING_HAVE_X86_PATHS
+    if (filter->query == query_avx512)
+        filter->query_u64 = query_mix64_avx512;
+    else if (filter->query == query_avx2)
+        filter->query_u64 = query_mix64_avx2;
+    if (filter->add == add_avx512)
+        filter->add_u64 = add_mix64_avx512;
+    else if (filter->add == add_avx2)
+        filter->add_u64 = add_mix64_avx2;
+#endif
+}
+
+/* filter->query and filter->add (and their integer-key forms) from the
+ * layout, the path, k and the hash algorithm. */
+static void choose_one_key_paths(bk_counting *filter)
 {
     filter->query = query_portable;
-    if (filter->layout == BK_COUNTING_CLASSIC)
+    filter->add = add_portable;
+    if (filter->layout == BK_COUNTING_CLASSIC) {
         filter->query = query_classic;
+        filter->add = add_classic;
+    }
 #ifdef COUNTING_HAVE_X86_PATHS
     else if (filter->path == BK_COUNTING_PATH_AVX512)
         filter->query = query_avx512;
     else if (filter->path == BK_COUNTING_PATH_AVX2)
         filter->query = query_avx2;
+    if (filter->layout == BK_COUNTING_BLOCKED && filter->hashes <= VECTOR_ADD_MAX_HASHES) {
+        if (filter->path == BK_COUNTING_PATH_AVX512)
+            filter->add = add_avx512;
+        else if (filter->path == BK_COUNTING_PATH_AVX2)
+            filter->add = add_avx2;
+    }
 #endif
+    choose_u64_paths(filter);
 }
 
 static unsigned min_counter(const bk_counting *filter, bk_hash hash)
@@ -784,11 +1047,23 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bool fresh = increment_counters(filter, hash);
-    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
-    if (was_new != NULL)
-        *was_new = fresh;
-    return BK_OK;
+    return filter->add(filter, hash, was_new);
+}
+
+static bk_status ops_add_key(void *object, const void *key, size_t len, bool *was_new)
+{
+    bk_counting *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    return filter->add(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_counting *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    return filter->add_u64(filter, key, was_new);
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
@@ -814,6 +1089,12 @@ static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_counting *filter = object;
     return filter->query(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const bk_counting *filter = object;
+    return filter->query_u64(filter, key);
 }
 
 static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
@@ -1121,7 +1402,7 @@ bk_status bk_counting_set_path(bk_filter *handle, bk_counting_path path)
     if (!path_available(path))
         return BK_EUNSUPPORTED;
     filter->path = path;
-    choose_query(filter);
+    choose_one_key_paths(filter);
     return BK_OK;
 }
 
@@ -1324,6 +1605,9 @@ const bk_kind_ops bk_counting_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .add_key = ops_add_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,

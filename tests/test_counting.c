@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "bloomkit/hash_inline.h"
 #include "filter.h"
 #include "bloom.h" /* bk_bloom_* of the classic filter the counting one exports */
 #include "counting_path.h"
@@ -707,6 +708,83 @@ static void test_simd_paths_match_portable(void **state)
         print_message("no SIMD path on this CPU: only the portable one ran\n");
 }
 
+/* The filter of test_simd_adds_match_portable on `path` (false when this
+ * CPU has not got it): 16 lines, k probes, hashing with BK_HASH_MIX64. */
+static bool path_filter(unsigned k, bk_counting_path path, bk_filter **out)
+{
+    bk_params p = { .capacity = 1000,
+                    .bits = 16 * 128 * BK_COUNTING_COUNTER_BITS,
+                    .hashes = k,
+                    .hash_algorithm = BK_HASH_MIX64 };
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, out), BK_OK);
+    if (bk_counting_set_path(*out, path) == BK_OK)
+        return true;
+    bk_filter_free(*out);
+    return false;
+}
+
+/* The AVX2 and AVX-512 adds (the whole line at once) leave exactly the
+ * portable add's counters and say the same was_new, one key per call from
+ * a hash and from an integer key (the inlined integer mixer), k from 1 to
+ * 16 (16: the portable add on every path), from empty lines to saturated
+ * counters: keys repeat, and 16 lines of 128 counters take 4,000 adds of up
+ * to 16 probes.  Every path's integer-key query then agrees with the
+ * portable query of the key's hash. */
+static void test_simd_adds_match_portable(void **state)
+{
+    (void)state;
+    enum { ADDS = 4000, DISTINCT = 1500 };
+    unsigned simd_paths_run = 0;
+    for (unsigned k = 1; k <= 16; k++) {
+        bk_filter *reference;
+        assert_true(path_filter(k, BK_COUNTING_PATH_PORTABLE, &reference));
+        static bool reference_new[ADDS];
+        for (unsigned i = 0; i < ADDS; i++) {
+            uint64_t seed = 77 + i % DISTINCT, key = next_random(&seed);
+            bk_hash hash = bk_hash_u64(bk_filter_hasher(reference), key);
+            assert_int_equal(bk_filter_add_hash(reference, hash, &reference_new[i]), BK_OK);
+        }
+        uint64_t reference_size;
+        uint8_t *reference_bytes = payload_of(reference, &reference_size);
+        bk_stats stats;
+        bk_filter_stats(reference, &stats);
+        if (k >= 4)
+            assert_true(stats.saturated_counters > 0);
+        for (int path = BK_COUNTING_PATH_PORTABLE; path <= BK_COUNTING_PATH_AVX512; path++) {
+            for (int from_u64 = 0; from_u64 <= 1; from_u64++) {
+                bk_filter *f;
+                if (!path_filter(k, (bk_counting_path)path, &f))
+                    continue;
+                simd_paths_run += path != BK_COUNTING_PATH_PORTABLE;
+                for (unsigned i = 0; i < ADDS; i++) {
+                    uint64_t seed = 77 + i % DISTINCT, key = next_random(&seed);
+                    bool fresh = !reference_new[i];
+                    bool *asked = i % 3 == 2 ? NULL : &fresh; /* every third: not asked */
+                    bk_status status = from_u64 ? bk_filter_add_u64(f, key, asked)
+                                                : bk_filter_add_hash(
+                                                      f, bk_hash_u64(bk_filter_hasher(f), key),
+                                                      asked);
+                    assert_int_equal(status, BK_OK);
+                    if (asked != NULL)
+                        assert_int_equal(fresh, reference_new[i]);
+                }
+                assert_unchanged(f, reference_bytes, reference_size);
+                for (unsigned q = 0; q < 2 * DISTINCT; q++) {
+                    uint64_t seed = 77 + q, key = next_random(&seed);
+                    bk_hash hash = bk_hash_u64(bk_filter_hasher(f), key);
+                    assert_int_equal(bk_filter_contains_u64(f, key),
+                                     bk_filter_contains_hash(reference, hash));
+                }
+                bk_filter_free(f);
+            }
+        }
+        free(reference_bytes);
+        bk_filter_free(reference);
+    }
+    if (simd_paths_run == 0)
+        print_message("no SIMD path on this CPU: only the portable one ran\n");
+}
+
 /* bk_counting_set_path's refusals. */
 static void test_set_path_errors(void **state)
 {
@@ -1231,6 +1309,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_batch_matches_single),
         CLASSIC_TEST(test_batch_matches_single),
         cmocka_unit_test(test_simd_paths_match_portable),
+        cmocka_unit_test(test_simd_adds_match_portable),
         cmocka_unit_test(test_set_path_errors),
         cmocka_unit_test(test_bad_input),
         CLASSIC_TEST(test_bad_input),
