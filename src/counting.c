@@ -175,6 +175,7 @@ typedef struct bk_counting {
     bk_hasher hasher;
     bool borrowed;         /* bytes belong to a mapped file: read-only */
     bk_counting_path path; /* the blocked layout's line test (src/counting_path.h) */
+    uint8_t first_lanes;   /* bit i set for the first round's positions i < min(k, 7) */
     /* The one-key query and add of the layout and path (choose_one_key_paths);
      * the add is called on writable filters only. */
     bool (*query)(const struct bk_counting *filter, bk_hash hash);
@@ -369,6 +370,10 @@ static bk_status create_from_design(const counting_design *design, const bk_hash
     filter->layout = design->layout;
     filter->lines = design->layout == BK_COUNTING_BLOCKED ? sizing->bits / LINE_COUNTERS : 0;
     filter->hashes = sizing->hashes;
+    unsigned first_round = sizing->hashes < BK_BLOCKED_POSITIONS_PER_WORD
+                               ? sizing->hashes
+                               : BK_BLOCKED_POSITIONS_PER_WORD;
+    filter->first_lanes = (uint8_t)((1u << first_round) - 1);
     filter->capacity = sizing->capacity;
     filter->target_fpr = sizing->predicted_fpr;
     filter->hasher = *hasher;
@@ -589,23 +594,33 @@ static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
 /* Lanes of the zero flags of `count` (1..7) positions. */
 static inline unsigned round_lanes(unsigned count) { return (1u << count) - 1; }
 
-/* One bit per position of the round whose counter is 0. */
+/* One bit per lane of `lanes` (lane i: slice i of `word`, i < 7) whose
+ * counter is 0.  VPERMQ reads bits 0..2 of each index, so slice i shifted
+ * right by 9 i + 6 names its word with no mask; the counter is then
+ * shifted down by p & 60 and tested against 15. */
+AVX_TARGET_512 static inline unsigned avx512_lane_zeros(__m512i line, uint64_t word,
+                                                        __mmask8 lanes)
+{
+    const __m512i slices = _mm512_set_epi64(63, 54, 45, 36, 27, 18, 9, 0);
+    const __m512i slice_words = _mm512_set_epi64(69, 60, 51, 42, 33, 24, 15, 6);
+    __m512i broadcast = _mm512_set1_epi64((long long)word);
+    __m512i words = _mm512_permutexvar_epi64(_mm512_srlv_epi64(broadcast, slice_words), line);
+    __m512i shifts = _mm512_and_si512(_mm512_srlv_epi64(broadcast, slices),
+                                      _mm512_set1_epi64(60));
+    return _mm512_mask_testn_epi64_mask(lanes, _mm512_srlv_epi64(words, shifts),
+                                        _mm512_set1_epi64(0xf));
+}
+
+/* One bit per position of the round (`count`: 1..7) whose counter is 0. */
 AVX_TARGET_512 static inline unsigned avx512_round_zeros(__m512i line, uint64_t word,
                                                          unsigned count)
 {
-    const __m512i slices = _mm512_set_epi64(63, 54, 45, 36, 27, 18, 9, 0);
-    __m512i positions = _mm512_and_si512(
-        _mm512_srlv_epi64(_mm512_set1_epi64((long long)word), slices),
-        _mm512_set1_epi64(BK_BLOCKED_BLOCK_BITS - 1));
-    __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(positions, 6), line);
-    __m512i nibbles = _mm512_sllv_epi64(_mm512_set1_epi64(0xf),
-                                        _mm512_and_si512(positions, _mm512_set1_epi64(60)));
-    return _mm512_mask_testn_epi64_mask((__mmask8)round_lanes(count), words, nibbles);
+    return avx512_lane_zeros(line, word, (__mmask8)round_lanes(count));
 }
 
-/* line_test on AVX-512 F. */
-AVX_TARGET_512 static inline bool line_test_avx512(const uint8_t *line, uint64_t h2,
-                                                   unsigned hashes)
+/* line_test on AVX-512 F, any k. */
+AVX_TARGET_512 BK_NOINLINE static bool line_test_avx512_rounds(const uint8_t *line, uint64_t h2,
+                                                               unsigned hashes)
 {
     __m512i data = _mm512_loadu_si512((const void *)line);
     unsigned zeros = avx512_round_zeros(data, h2, round_length(hashes, 0));
@@ -614,6 +629,27 @@ AVX_TARGET_512 static inline bool line_test_avx512(const uint8_t *line, uint64_t
         zeros |= avx512_round_zeros(data, h2, round_length(hashes, done));
     }
     return zeros == 0;
+}
+
+/* line_test on AVX-512 F: k <= 7 (every design from 2% down to 0.1%
+ * FPR but one) in straight code, larger k out of line, so that the
+ * one-key query holds few instructions and no saved registers. */
+AVX_TARGET_512 static inline bool line_test_avx512(const uint8_t *line, uint64_t h2,
+                                                   unsigned hashes)
+{
+    if (hashes > ROUND_POSITIONS)
+        return line_test_avx512_rounds(line, h2, hashes);
+    return avx512_round_zeros(_mm512_loadu_si512((const void *)line), h2, hashes) == 0;
+}
+
+/* The one-key query's form of it: `first_lanes` = round_lanes(min(k, 7)),
+ * kept in the filter, saves computing the mask per call. */
+AVX_TARGET_512 static inline bool line_test_avx512_lanes(const uint8_t *line, uint64_t h2,
+                                                         unsigned hashes, __mmask8 first_lanes)
+{
+    if (hashes > ROUND_POSITIONS)
+        return line_test_avx512_rounds(line, h2, hashes);
+    return avx512_lane_zeros(_mm512_loadu_si512((const void *)line), h2, first_lanes) == 0;
 }
 
 /* The AVX2 lanes of the round's positions: the low 32 bits of slices
@@ -740,6 +776,19 @@ AVX_TARGET_512BW static inline void line_increment_avx512(uint8_t *line, uint64_
     _mm512_storeu_si512((void *)line, avx512_saturating_add(data, increments));
 }
 
+/* The same for k <= 7 (one round) in straight code: the one-key add of
+ * the common designs holds few instructions and no saved registers. */
+AVX_TARGET_512BW static inline void line_increment_avx512_one_round(uint8_t *line, uint64_t h2,
+                                                                    unsigned hashes, bool *fresh)
+{
+    __m512i increments = _mm512_setzero_si512();
+    ROUND_ROWS(AVX512_ROW_ADD, increments, h2, hashes);
+    __m512i data = _mm512_loadu_si512((const void *)line);
+    if (fresh != NULL)
+        *fresh = avx512_round_zeros(data, h2, hashes) != 0;
+    _mm512_storeu_si512((void *)line, avx512_saturating_add(data, increments));
+}
+
 #define AVX2_ROW_ADD(sum, row)                                                \
     do {                                                                      \
         const __m256i *halves = (const __m256i *)(row);                       \
@@ -861,7 +910,8 @@ static BK_NOINLINE bk_status add_portable(bk_counting *filter, bk_hash hash, boo
 #ifdef COUNTING_HAVE_X86_PATHS
 AVX_TARGET_512 BK_NOINLINE static bool query_avx512(const bk_counting *filter, bk_hash hash)
 {
-    return line_test_avx512(line_of(filter, hash), hash.h2, filter->hashes);
+    return line_test_avx512_lanes(line_of(filter, hash), hash.h2, filter->hashes,
+                                  filter->first_lanes);
 }
 
 AVX_TARGET_2 BK_NOINLINE static bool query_avx2(const bk_counting *filter, bk_hash hash)
@@ -872,7 +922,10 @@ AVX_TARGET_2 BK_NOINLINE static bool query_avx2(const bk_counting *filter, bk_ha
 AVX_TARGET_512BW BK_NOINLINE static bk_status add_avx512(bk_counting *filter, bk_hash hash,
                                                          bool *was_new)
 {
-    line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    if (filter->hashes <= ROUND_POSITIONS)
+        line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    else
+        line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
     filter->keys_added = bk_saturating_add(filter->keys_added, 1);
     return BK_OK;
 }
@@ -924,7 +977,8 @@ AVX_TARGET_512 BK_NOINLINE static bool query_mix64_avx512(const bk_counting *fil
                                                           uint64_t key)
 {
     bk_hash hash = mix64_hash(filter, key);
-    return line_test_avx512(line_of(filter, hash), hash.h2, filter->hashes);
+    return line_test_avx512_lanes(line_of(filter, hash), hash.h2, filter->hashes,
+                                  filter->first_lanes);
 }
 
 AVX_TARGET_2 BK_NOINLINE static bool query_mix64_avx2(const bk_counting *filter, uint64_t key)
@@ -937,7 +991,9 @@ AVX_TARGET_512BW BK_NOINLINE static bk_status add_mix64_avx512(bk_counting *filt
                                                                bool *was_new)
 {
     bk_hash hash = mix64_hash(filter, key);
-    line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    if (filter->hashes > ROUND_POSITIONS)
+        return add_avx512(filter, hash, was_new);
+    line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes, was_new);
     filter->keys_added = bk_saturating_add(filter->keys_added, 1);
     return BK_OK;
 }
