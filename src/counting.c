@@ -951,83 +951,107 @@ static bk_status add_u64_hashed(bk_counting *filter, uint64_t key, bool *was_new
     return filter->add(filter, bk_hash_u64(&filter->hasher, key), was_new);
 }
 
-/* The same for a BK_HASH_MIX64 filter of the blocked layout, one function
- * per path with the integer mixer inlined: a one-key call is then the
- * handle's jump, this kind's jump and straight code with no frame. */
-static inline bk_hash mix64_hash(const bk_counting *filter, uint64_t key)
-{
-    return bk_mix64_of_u64(key, filter->hasher.seed);
-}
+/*
+ * The same for a BK_HASH_MIX64 or BK_HASH_XXH3 filter of the blocked
+ * layout: one function per hash and path with the hash of the key's 8
+ * bytes inlined (bk_mix64_of_u64, bk_xxh3_128_of_u64: what bk_hash_u64
+ * computes for that algorithm), so that a one-key call is the handle's
+ * jump, this kind's jump and straight code with no frame.  The byte-key
+ * calls of 8-byte keys come here too (ops_contains_key).
+ */
+#define U64_PORTABLE_FUNCTIONS(NAME, HASH)                                                    \
+    static BK_NOINLINE bool query_##NAME##_portable(const bk_counting *filter, uint64_t key)  \
+    {                                                                                         \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                        \
+        return line_test(line_of(filter, hash), hash.h2, filter->hashes);                     \
+    }                                                                                         \
+    static BK_NOINLINE bk_status add_##NAME##_portable(bk_counting *filter, uint64_t key,     \
+                                                       bool *was_new)                         \
+    {                                                                                         \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                        \
+        return finish_add(                                                                    \
+            filter, line_increment(line_of(filter, hash), hash.h2, filter->hashes), was_new); \
+    }
 
-static BK_NOINLINE bool query_mix64_portable(const bk_counting *filter, uint64_t key)
-{
-    bk_hash hash = mix64_hash(filter, key);
-    return line_test(line_of(filter, hash), hash.h2, filter->hashes);
-}
+#define U64_X86_FUNCTIONS(NAME, HASH)                                                        \
+    AVX_TARGET_512 BK_NOINLINE static bool query_##NAME##_avx512(const bk_counting *filter,  \
+                                                                 uint64_t key)               \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        return line_test_avx512_lanes(line_of(filter, hash), hash.h2, filter->hashes,        \
+                                      filter->first_lanes);                                  \
+    }                                                                                        \
+    AVX_TARGET_2 BK_NOINLINE static bool query_##NAME##_avx2(const bk_counting *filter,      \
+                                                             uint64_t key)                   \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);               \
+    }                                                                                        \
+    AVX_TARGET_512BW BK_NOINLINE static bk_status add_##NAME##_avx512(                       \
+        bk_counting *filter, uint64_t key, bool *was_new)                                    \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        if (filter->hashes > ROUND_POSITIONS)                                                \
+            return add_avx512(filter, hash, was_new);                                        \
+        line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes,      \
+                                        was_new);                                            \
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);                       \
+        return BK_OK;                                                                        \
+    }                                                                                        \
+    AVX_TARGET_2 BK_NOINLINE static bk_status add_##NAME##_avx2(bk_counting *filter,         \
+                                                                uint64_t key, bool *was_new) \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);        \
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);                       \
+        return BK_OK;                                                                        \
+    }
 
-static BK_NOINLINE bk_status add_mix64_portable(bk_counting *filter, uint64_t key, bool *was_new)
-{
-    bk_hash hash = mix64_hash(filter, key);
-    return finish_add(filter, line_increment(line_of(filter, hash), hash.h2, filter->hashes),
-                      was_new);
-}
+/* One hash's integer-key functions, by bk_counting_path. */
+typedef struct u64_functions {
+    bool (*query[3])(const bk_counting *filter, uint64_t key);
+    bk_status (*add[3])(bk_counting *filter, uint64_t key, bool *was_new);
+} u64_functions;
 
+U64_PORTABLE_FUNCTIONS(mix64, bk_mix64_of_u64)
+U64_PORTABLE_FUNCTIONS(xxh3, bk_xxh3_128_of_u64)
 #ifdef COUNTING_HAVE_X86_PATHS
-AVX_TARGET_512 BK_NOINLINE static bool query_mix64_avx512(const bk_counting *filter,
-                                                          uint64_t key)
-{
-    bk_hash hash = mix64_hash(filter, key);
-    return line_test_avx512_lanes(line_of(filter, hash), hash.h2, filter->hashes,
-                                  filter->first_lanes);
-}
-
-AVX_TARGET_2 BK_NOINLINE static bool query_mix64_avx2(const bk_counting *filter, uint64_t key)
-{
-    bk_hash hash = mix64_hash(filter, key);
-    return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);
-}
-
-AVX_TARGET_512BW BK_NOINLINE static bk_status add_mix64_avx512(bk_counting *filter, uint64_t key,
-                                                               bool *was_new)
-{
-    bk_hash hash = mix64_hash(filter, key);
-    if (filter->hashes > ROUND_POSITIONS)
-        return add_avx512(filter, hash, was_new);
-    line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes, was_new);
-    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
-    return BK_OK;
-}
-
-AVX_TARGET_2 BK_NOINLINE static bk_status add_mix64_avx2(bk_counting *filter, uint64_t key,
-                                                         bool *was_new)
-{
-    bk_hash hash = mix64_hash(filter, key);
-    line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);
-    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
-    return BK_OK;
-}
+U64_X86_FUNCTIONS(mix64, bk_mix64_of_u64)
+U64_X86_FUNCTIONS(xxh3, bk_xxh3_128_of_u64)
+#define U64_FUNCTIONS(NAME)                                                      \
+    {                                                                            \
+        { query_##NAME##_portable, query_##NAME##_avx2, query_##NAME##_avx512 }, \
+        {                                                                        \
+            add_##NAME##_portable, add_##NAME##_avx2, add_##NAME##_avx512        \
+        }                                                                        \
+    }
+#else
+#define U64_FUNCTIONS(NAME)                                                            \
+    {                                                                                  \
+        { query_##NAME##_portable, query_##NAME##_portable, query_##NAME##_portable }, \
+        {                                                                              \
+            add_##NAME##_portable, add_##NAME##_portable, add_##NAME##_portable        \
+        }                                                                              \
+    }
 #endif
+static const u64_functions mix64_functions = U64_FUNCTIONS(mix64);
+static const u64_functions xxh3_functions = U64_FUNCTIONS(xxh3);
 
-/* filter->query_u64 and add_u64 (after query and add are chosen). */
+/* filter->query_u64 and add_u64 (after query and add are chosen): the
+ * functions of the filter's hash and path, the add's portable one where
+ * k rules the vector add out. */
 static void choose_u64_paths(bk_counting *filter)
 {
     filter->query_u64 = query_u64_hashed;
     filter->add_u64 = add_u64_hashed;
-    if (filter->hasher.algorithm != BK_HASH_MIX64 || filter->layout != BK_COUNTING_BLOCKED)
+    const u64_functions *functions = filter->hasher.algorithm == BK_HASH_MIX64 ? &mix64_functions
+                                     : filter->hasher.algorithm == BK_HASH_XXH3 ? &xxh3_functions
+                                                                                : NULL;
+    if (functions == NULL || filter->layout != BK_COUNTING_BLOCKED)
         return;
-    filter->query_u64 = query_mix64_portable;
-    if (filter->add == add_portable)
-        filter->add_u64 = add_mix64_portable;
-#ifdef COUNTING_HAVE_X86_PATHS
-    if (filter->query == query_avx512)
-        filter->query_u64 = query_mix64_avx512;
-    else if (filter->query == query_avx2)
-        filter->query_u64 = query_mix64_avx2;
-    if (filter->add == add_avx512)
-        filter->add_u64 = add_mix64_avx512;
-    else if (filter->add == add_avx2)
-        filter->add_u64 = add_mix64_avx2;
-#endif
+    filter->query_u64 = functions->query[filter->path];
+    filter->add_u64 =
+        functions->add[filter->add == add_portable ? BK_COUNTING_PATH_PORTABLE : filter->path];
 }
 
 /* filter->query and filter->add (and their integer-key forms) from the
@@ -1106,12 +1130,21 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     return filter->add(filter, hash, was_new);
 }
 
+static BK_NOINLINE bk_status add_key_hashed(bk_counting *filter, const void *key, size_t len,
+                                            bool *was_new)
+{
+    return filter->add(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+/* As ops_contains_key. */
 static bk_status ops_add_key(void *object, const void *key, size_t len, bool *was_new)
 {
     bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    return filter->add(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+    if (len == sizeof(uint64_t))
+        return filter->add_u64(filter, bk_load_le64(key), was_new);
+    return add_key_hashed(filter, key, len, was_new);
 }
 
 static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
@@ -1141,10 +1174,20 @@ static bool ops_contains_hash(const void *filter, bk_hash hash)
     return ((const bk_counting *)filter)->query(filter, hash);
 }
 
+static BK_NOINLINE bool contains_key_hashed(const bk_counting *filter, const void *key,
+                                            size_t len)
+{
+    return filter->query(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+/* An 8-byte key is its little-endian integer (bk_hash_u64 hashes those
+ * bytes): the integer-key functions take it, by a jump with no frame. */
 static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_counting *filter = object;
-    return filter->query(filter, bk_hash_inline(&filter->hasher, key, len));
+    if (len == sizeof(uint64_t))
+        return filter->query_u64(filter, bk_load_le64(key));
+    return contains_key_hashed(filter, key, len);
 }
 
 static bool ops_contains_u64(const void *object, uint64_t key)
