@@ -119,16 +119,34 @@
  *     removing it makes in49, in51 and in65 absent (classic layout, m =
  *     624: out9, then in6 and in11).
  *
- * One-key queries (blocked layout).  A query's time is set by how many
- * queries the core keeps in flight while their lines come from memory, and
- * a load waiting on a missing line holds core resources: the portable
- * test reads a line with one 8-byte load per counter (k loads), the AVX2
- * and AVX-512 tests (chosen per filter from the CPU, src/counting_path.h)
- * with two 32-byte loads or one 64-byte load, everything but a few
- * instructions computed from the hash before the line arrives.  All three
- * give the same answers (tested).  Batches request their lines ahead and
- * test them with the same vector tests, which there save instructions.
- * Speed: docs/PERFORMANCE.md.
+ * One key per call (blocked layout).  A filter far bigger than the caches
+ * answers one key at a time no faster than the core overlaps independent
+ * misses on the keys' lines, and it overlaps as many as its out-of-order
+ * window holds calls: every instruction, load and store of a call -- the
+ * hash, the dispatch, saved registers, the test -- waits in that window
+ * behind the oldest miss.  The floor is one key hashed and one load of its
+ * line.  So the one-key paths are made of few instructions:
+ *
+ *   - Queries: the portable test reads a line with one 8-byte load per
+ *     counter (k loads, each waiting on the same miss); the AVX2 and
+ *     AVX-512 tests (chosen per filter from the CPU, src/counting_path.h)
+ *     take two 32-byte loads or one 64-byte load, everything but a few
+ *     instructions computed from the hash before the line arrives.
+ *   - Adds: the portable add reads and writes one 8-byte word per counter,
+ *     k stores to the missing line, each later load of the line waiting on
+ *     them; the vector adds take one load, a saturating add of all 128
+ *     nibbles and one store (see "The add on the whole line" below), with
+ *     the increments computed from the hash before the line arrives.
+ *     Whether the key was new is computed only when the caller asks.
+ *   - Calls: the handle jumps to the kind's integer-key (or 8-byte key)
+ *     function, which jumps to one function per path and hash (MIX64 and
+ *     XXH3 inlined) holding the whole call in straight code for k <= 7,
+ *     with no saved registers.
+ *
+ * Every path gives the same answers and leaves the same counters (tested).
+ * Batches request their lines ahead and test them with the same vector
+ * tests.  How close the calls come to the floor: docs/PERFORMANCE.md,
+ * "Counting one key per call against its floor".
  */
 #include "bloomkit/counting.h"
 
@@ -572,15 +590,15 @@ static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
 
 /*
  * The same test on the whole line in vector registers (x86-64; why: the
- * opening comment, "One-key queries").  The k positions, the word (or
+ * opening comment, "One key per call").  The k positions, the word (or
  * 32-bit lane) of each counter and the counter's nibble mask are computed
  * from h2 alone, so only the last two or three instructions wait for the
  * line:
  *
  *   AVX-512: lane i of a 64-bit vector holds position p_i = slice i of the
  *   hash word (shifts 0, 9, ..., 54; lane 7 unused), the line's word
- *   p_i >> 6 is moved into it (VPERMQ), and VPTESTNMQ with the nibble mask
- *   15 << (p_i & 60) flags the lanes whose counter is 0.
+ *   p_i >> 6 is moved into it (VPERMQ), shifted right by p_i & 60, and
+ *   VPTESTNMQ with 15 flags the lanes whose counter is 0.
  *   AVX2: eight 32-bit lanes; the counter of p_i is bits (p_i & 28) ..
  *   (p_i & 28) + 3 of the line's 32-bit word p_i >> 5, taken from the
  *   line's low or high half by VPERMD of each and a blend on bit 3 of that
