@@ -198,8 +198,9 @@ typedef struct bk_counting {
      * the add is called on writable filters only. */
     bool (*query)(const struct bk_counting *filter, bk_hash hash);
     bk_status (*add)(struct bk_counting *filter, bk_hash hash, bool *was_new);
-    /* The same from an integer key: for BK_HASH_MIX64 the path's own
-     * functions with the hash inlined, else the hash and the two above. */
+    /* The same from an integer key: for BK_HASH_MIX64 and BK_HASH_XXH3 the
+     * path's own functions with the hash inlined, else the hash and the two
+     * above (choose_u64_paths). */
     bool (*query_u64)(const struct bk_counting *filter, uint64_t key);
     bk_status (*add_u64)(struct bk_counting *filter, uint64_t key, bool *was_new);
 } bk_counting;
@@ -636,17 +637,23 @@ AVX_TARGET_512 static inline unsigned avx512_round_zeros(__m512i line, uint64_t 
     return avx512_lane_zeros(line, word, (__mmask8)round_lanes(count));
 }
 
-/* line_test on AVX-512 F, any k. */
-AVX_TARGET_512 BK_NOINLINE static bool line_test_avx512_rounds(const uint8_t *line, uint64_t h2,
-                                                               unsigned hashes)
+/* Non-zero when one of the key's k counters in the line `data` is 0. */
+AVX_TARGET_512 static inline unsigned avx512_line_zeros(__m512i data, uint64_t h2,
+                                                        unsigned hashes)
 {
-    __m512i data = _mm512_loadu_si512((const void *)line);
     unsigned zeros = avx512_round_zeros(data, h2, round_length(hashes, 0));
     for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
         h2 = bk_mix64(h2);
         zeros |= avx512_round_zeros(data, h2, round_length(hashes, done));
     }
-    return zeros == 0;
+    return zeros;
+}
+
+/* line_test on AVX-512 F, any k. */
+AVX_TARGET_512 BK_NOINLINE static bool line_test_avx512_rounds(const uint8_t *line, uint64_t h2,
+                                                               unsigned hashes)
+{
+    return avx512_line_zeros(_mm512_loadu_si512((const void *)line), h2, hashes) == 0;
 }
 
 /* line_test on AVX-512 F: k <= 7 (every design from 2% down to 0.1%
@@ -698,17 +705,24 @@ AVX_TARGET_2 static inline unsigned avx2_round_zeros(__m256i low, __m256i high, 
     return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(zero)) & avx2_round_lanes[count];
 }
 
-/* line_test on AVX2. */
-AVX_TARGET_2 static inline bool line_test_avx2(const uint8_t *line, uint64_t h2, unsigned hashes)
+/* Non-zero when one of the key's k counters in the line (`low`, `high`
+ * halves) is 0. */
+AVX_TARGET_2 static inline unsigned avx2_line_zeros(__m256i low, __m256i high, uint64_t h2,
+                                                    unsigned hashes)
 {
-    __m256i low = _mm256_loadu_si256((const void *)line);
-    __m256i high = _mm256_loadu_si256((const void *)(line + 32));
     unsigned zeros = avx2_round_zeros(low, high, h2, round_length(hashes, 0));
     for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
         h2 = bk_mix64(h2);
         zeros |= avx2_round_zeros(low, high, h2, round_length(hashes, done));
     }
-    return zeros == 0;
+    return zeros;
+}
+
+/* line_test on AVX2. */
+AVX_TARGET_2 static inline bool line_test_avx2(const uint8_t *line, uint64_t h2, unsigned hashes)
+{
+    return avx2_line_zeros(_mm256_loadu_si256((const void *)line),
+                           _mm256_loadu_si256((const void *)(line + 32)), h2, hashes) == 0;
 }
 
 /*
@@ -783,14 +797,8 @@ AVX_TARGET_512BW static inline void line_increment_avx512(uint8_t *line, uint64_
 {
     __m512i increments = avx512_increments(h2, hashes);
     __m512i data = _mm512_loadu_si512((const void *)line);
-    if (fresh != NULL) {
-        unsigned zeros = avx512_round_zeros(data, h2, round_length(hashes, 0));
-        for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
-            h2 = bk_mix64(h2);
-            zeros |= avx512_round_zeros(data, h2, round_length(hashes, done));
-        }
-        *fresh = zeros != 0;
-    }
+    if (fresh != NULL)
+        *fresh = avx512_line_zeros(data, h2, hashes) != 0;
     _mm512_storeu_si512((void *)line, avx512_saturating_add(data, increments));
 }
 
@@ -839,14 +847,8 @@ AVX_TARGET_2 static inline void line_increment_avx2(uint8_t *line, uint64_t h2, 
     }
     __m256i low = _mm256_loadu_si256((const void *)line);
     __m256i high = _mm256_loadu_si256((const void *)(line + 32));
-    if (fresh != NULL) {
-        unsigned zeros = avx2_round_zeros(low, high, h2, round_length(hashes, 0));
-        for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
-            h2 = bk_mix64(h2);
-            zeros |= avx2_round_zeros(low, high, h2, round_length(hashes, done));
-        }
-        *fresh = zeros != 0;
-    }
+    if (fresh != NULL)
+        *fresh = avx2_line_zeros(low, high, h2, hashes) != 0;
     _mm256_storeu_si256((void *)line, avx2_saturating_add(low, sum[0]));
     _mm256_storeu_si256((void *)(line + 32), avx2_saturating_add(high, sum[1]));
 }
