@@ -9,6 +9,7 @@
  *   blocked  rocksdb FastLocalBloomImpl           (the other kinds meet
  *   sbbf     fastfilter_cpp SimdBlockFilterFixed   libbloom in the main
  *   fuse8    xor_singleheader binary_fuse8         table, as before)
+ *   counting -                                    call, packed batch (no view)
  *
  * Forms, in ns per key, present (+) and absent (-) keys:
  *
@@ -71,7 +72,7 @@ static const bench_peer *const peers[] = {
 };
 
 /* The kinds of the table, in order. */
-static const char *const table_kinds[] = { "bloom", "blocked", "sbbf", "fuse8" };
+static const char *const table_kinds[] = { "bloom", "blocked", "sbbf", "fuse8", "counting" };
 #define TABLE_KINDS (sizeof table_kinds / sizeof table_kinds[0])
 
 typedef enum ours_form {

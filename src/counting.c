@@ -119,16 +119,34 @@
  *     removing it makes in49, in51 and in65 absent (classic layout, m =
  *     624: out9, then in6 and in11).
  *
- * One-key queries (blocked layout).  A query's time is set by how many
- * queries the core keeps in flight while their lines come from memory, and
- * a load waiting on a missing line holds core resources: the portable
- * test reads a line with one 8-byte load per counter (k loads), the AVX2
- * and AVX-512 tests (chosen per filter from the CPU, src/counting_path.h)
- * with two 32-byte loads or one 64-byte load, everything but a few
- * instructions computed from the hash before the line arrives.  All three
- * give the same answers (tested).  Batches request their lines ahead and
- * test them with the same vector tests, which there save instructions.
- * Speed: docs/PERFORMANCE.md.
+ * One key per call (blocked layout).  A filter far bigger than the caches
+ * answers one key at a time no faster than the core overlaps independent
+ * misses on the keys' lines, and it overlaps as many as its out-of-order
+ * window holds calls: every instruction, load and store of a call -- the
+ * hash, the dispatch, saved registers, the test -- waits in that window
+ * behind the oldest miss.  The floor is one key hashed and one load of its
+ * line.  So the one-key paths are made of few instructions:
+ *
+ *   - Queries: the portable test reads a line with one 8-byte load per
+ *     counter (k loads, each waiting on the same miss); the AVX2 and
+ *     AVX-512 tests (chosen per filter from the CPU, src/counting_path.h)
+ *     take two 32-byte loads or one 64-byte load, everything but a few
+ *     instructions computed from the hash before the line arrives.
+ *   - Adds: the portable add reads and writes one 8-byte word per counter,
+ *     k stores to the missing line, each later load of the line waiting on
+ *     them; the vector adds take one load, a saturating add of all 128
+ *     nibbles and one store (see "The add on the whole line" below), with
+ *     the increments computed from the hash before the line arrives.
+ *     Whether the key was new is computed only when the caller asks.
+ *   - Calls: the handle jumps to the kind's integer-key (or 8-byte key)
+ *     function, which jumps to one function per path and hash (MIX64 and
+ *     XXH3 inlined) holding the whole call in straight code for k <= 7,
+ *     with no saved registers.
+ *
+ * Every path gives the same answers and leaves the same counters (tested).
+ * Batches request their lines ahead and test them with the same vector
+ * tests.  How close the calls come to the floor: docs/PERFORMANCE.md,
+ * "Counting one key per call against its floor".
  */
 #include "bloomkit/counting.h"
 
@@ -175,8 +193,16 @@ typedef struct bk_counting {
     bk_hasher hasher;
     bool borrowed;         /* bytes belong to a mapped file: read-only */
     bk_counting_path path; /* the blocked layout's line test (src/counting_path.h) */
-    /* The one-key query of the layout and path (choose_query). */
+    uint8_t first_lanes;   /* bit i set for the first round's positions i < min(k, 7) */
+    /* The one-key query and add of the layout and path (choose_one_key_paths);
+     * the add is called on writable filters only. */
     bool (*query)(const struct bk_counting *filter, bk_hash hash);
+    bk_status (*add)(struct bk_counting *filter, bk_hash hash, bool *was_new);
+    /* The same from an integer key: for BK_HASH_MIX64 and BK_HASH_XXH3 the
+     * path's own functions with the hash inlined, else the hash and the two
+     * above (choose_u64_paths). */
+    bool (*query_u64)(const struct bk_counting *filter, uint64_t key);
+    bk_status (*add_u64)(struct bk_counting *filter, uint64_t key, bool *was_new);
 } bk_counting;
 
 /* What a filter is: m counters, k probes, the layout, design n and FPR. */
@@ -332,7 +358,7 @@ static bk_status design_from_params(const bk_params *params, counting_design *ou
     return check_design(out);
 }
 
-static void choose_query(bk_counting *filter);
+static void choose_one_key_paths(bk_counting *filter);
 
 /* A filter of the given design (sizing.bits = m counters).  With `borrowed`
  * NULL the counters are allocated and zeroed; otherwise the filter reads
@@ -363,11 +389,15 @@ static bk_status create_from_design(const counting_design *design, const bk_hash
     filter->layout = design->layout;
     filter->lines = design->layout == BK_COUNTING_BLOCKED ? sizing->bits / LINE_COUNTERS : 0;
     filter->hashes = sizing->hashes;
+    unsigned first_round = sizing->hashes < BK_BLOCKED_POSITIONS_PER_WORD
+                               ? sizing->hashes
+                               : BK_BLOCKED_POSITIONS_PER_WORD;
+    filter->first_lanes = (uint8_t)((1u << first_round) - 1);
     filter->capacity = sizing->capacity;
     filter->target_fpr = sizing->predicted_fpr;
     filter->hasher = *hasher;
     filter->path = best_path();
-    choose_query(filter);
+    choose_one_key_paths(filter);
     *out = filter;
     return BK_OK;
 }
@@ -561,15 +591,15 @@ static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
 
 /*
  * The same test on the whole line in vector registers (x86-64; why: the
- * opening comment, "One-key queries").  The k positions, the word (or
+ * opening comment, "One key per call").  The k positions, the word (or
  * 32-bit lane) of each counter and the counter's nibble mask are computed
  * from h2 alone, so only the last two or three instructions wait for the
  * line:
  *
  *   AVX-512: lane i of a 64-bit vector holds position p_i = slice i of the
  *   hash word (shifts 0, 9, ..., 54; lane 7 unused), the line's word
- *   p_i >> 6 is moved into it (VPERMQ), and VPTESTNMQ with the nibble mask
- *   15 << (p_i & 60) flags the lanes whose counter is 0.
+ *   p_i >> 6 is moved into it (VPERMQ), shifted right by p_i & 60, and
+ *   VPTESTNMQ with 15 flags the lanes whose counter is 0.
  *   AVX2: eight 32-bit lanes; the counter of p_i is bits (p_i & 28) ..
  *   (p_i & 28) + 3 of the line's 32-bit word p_i >> 5, taken from the
  *   line's low or high half by VPERMD of each and a blend on bit 3 of that
@@ -583,31 +613,68 @@ static inline bool line_increment(uint8_t *line, uint64_t h2, unsigned hashes)
 /* Lanes of the zero flags of `count` (1..7) positions. */
 static inline unsigned round_lanes(unsigned count) { return (1u << count) - 1; }
 
-/* One bit per position of the round whose counter is 0. */
+/* One bit per lane of `lanes` (lane i: slice i of `word`, i < 7) whose
+ * counter is 0.  VPERMQ reads bits 0..2 of each index, so slice i shifted
+ * right by 9 i + 6 names its word with no mask; the counter is then
+ * shifted down by p & 60 and tested against 15. */
+AVX_TARGET_512 static inline unsigned avx512_lane_zeros(__m512i line, uint64_t word,
+                                                        __mmask8 lanes)
+{
+    const __m512i slices = _mm512_set_epi64(63, 54, 45, 36, 27, 18, 9, 0);
+    const __m512i slice_words = _mm512_set_epi64(69, 60, 51, 42, 33, 24, 15, 6);
+    __m512i broadcast = _mm512_set1_epi64((long long)word);
+    __m512i words = _mm512_permutexvar_epi64(_mm512_srlv_epi64(broadcast, slice_words), line);
+    __m512i shifts = _mm512_and_si512(_mm512_srlv_epi64(broadcast, slices),
+                                      _mm512_set1_epi64(60));
+    return _mm512_mask_testn_epi64_mask(lanes, _mm512_srlv_epi64(words, shifts),
+                                        _mm512_set1_epi64(0xf));
+}
+
+/* One bit per position of the round (`count`: 1..7) whose counter is 0. */
 AVX_TARGET_512 static inline unsigned avx512_round_zeros(__m512i line, uint64_t word,
                                                          unsigned count)
 {
-    const __m512i slices = _mm512_set_epi64(63, 54, 45, 36, 27, 18, 9, 0);
-    __m512i positions = _mm512_and_si512(
-        _mm512_srlv_epi64(_mm512_set1_epi64((long long)word), slices),
-        _mm512_set1_epi64(BK_BLOCKED_BLOCK_BITS - 1));
-    __m512i words = _mm512_permutexvar_epi64(_mm512_srli_epi64(positions, 6), line);
-    __m512i nibbles = _mm512_sllv_epi64(_mm512_set1_epi64(0xf),
-                                        _mm512_and_si512(positions, _mm512_set1_epi64(60)));
-    return _mm512_mask_testn_epi64_mask((__mmask8)round_lanes(count), words, nibbles);
+    return avx512_lane_zeros(line, word, (__mmask8)round_lanes(count));
 }
 
-/* line_test on AVX-512 F. */
-AVX_TARGET_512 static inline bool line_test_avx512(const uint8_t *line, uint64_t h2,
-                                                   unsigned hashes)
+/* Non-zero when one of the key's k counters in the line `data` is 0. */
+AVX_TARGET_512 static inline unsigned avx512_line_zeros(__m512i data, uint64_t h2,
+                                                        unsigned hashes)
 {
-    __m512i data = _mm512_loadu_si512((const void *)line);
     unsigned zeros = avx512_round_zeros(data, h2, round_length(hashes, 0));
     for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
         h2 = bk_mix64(h2);
         zeros |= avx512_round_zeros(data, h2, round_length(hashes, done));
     }
-    return zeros == 0;
+    return zeros;
+}
+
+/* line_test on AVX-512 F, any k. */
+AVX_TARGET_512 BK_NOINLINE static bool line_test_avx512_rounds(const uint8_t *line, uint64_t h2,
+                                                               unsigned hashes)
+{
+    return avx512_line_zeros(_mm512_loadu_si512((const void *)line), h2, hashes) == 0;
+}
+
+/* line_test on AVX-512 F: k <= 7 (every design from 2% down to 0.1%
+ * FPR but one) in straight code, larger k out of line, so that the
+ * one-key query holds few instructions and no saved registers. */
+AVX_TARGET_512 static inline bool line_test_avx512(const uint8_t *line, uint64_t h2,
+                                                   unsigned hashes)
+{
+    if (hashes > ROUND_POSITIONS)
+        return line_test_avx512_rounds(line, h2, hashes);
+    return avx512_round_zeros(_mm512_loadu_si512((const void *)line), h2, hashes) == 0;
+}
+
+/* The one-key query's form of it: `first_lanes` = round_lanes(min(k, 7)),
+ * kept in the filter, saves computing the mask per call. */
+AVX_TARGET_512 static inline bool line_test_avx512_lanes(const uint8_t *line, uint64_t h2,
+                                                         unsigned hashes, __mmask8 first_lanes)
+{
+    if (hashes > ROUND_POSITIONS)
+        return line_test_avx512_rounds(line, h2, hashes);
+    return avx512_lane_zeros(_mm512_loadu_si512((const void *)line), h2, first_lanes) == 0;
 }
 
 /* The AVX2 lanes of the round's positions: the low 32 bits of slices
@@ -638,17 +705,152 @@ AVX_TARGET_2 static inline unsigned avx2_round_zeros(__m256i low, __m256i high, 
     return (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(zero)) & avx2_round_lanes[count];
 }
 
-/* line_test on AVX2. */
-AVX_TARGET_2 static inline bool line_test_avx2(const uint8_t *line, uint64_t h2, unsigned hashes)
+/* Non-zero when one of the key's k counters in the line (`low`, `high`
+ * halves) is 0. */
+AVX_TARGET_2 static inline unsigned avx2_line_zeros(__m256i low, __m256i high, uint64_t h2,
+                                                    unsigned hashes)
 {
-    __m256i low = _mm256_loadu_si256((const void *)line);
-    __m256i high = _mm256_loadu_si256((const void *)(line + 32));
     unsigned zeros = avx2_round_zeros(low, high, h2, round_length(hashes, 0));
     for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
         h2 = bk_mix64(h2);
         zeros |= avx2_round_zeros(low, high, h2, round_length(hashes, done));
     }
-    return zeros == 0;
+    return zeros;
+}
+
+/* line_test on AVX2. */
+AVX_TARGET_2 static inline bool line_test_avx2(const uint8_t *line, uint64_t h2, unsigned hashes)
+{
+    return avx2_line_zeros(_mm256_loadu_si256((const void *)line),
+                           _mm256_loadu_si256((const void *)(line + 32)), h2, hashes) == 0;
+}
+
+/*
+ * The add on the whole line (AVX-512 BW and AVX2).  Row 4c of
+ * bk_blocked_one_hot (the 512-bit block with only bit 4c set) is counter c
+ * plus one, so the sum of the rows of the key's k counters -- 64-bit lane
+ * adds, one aligned row load each, all before the line arrives -- holds in
+ * nibble c how many of its probes name counter c.  With k <= 15 no nibble
+ * of that sum exceeds 15, so the rows add without a carry between
+ * nibbles.  The line then takes one load, a saturating add of every nibble
+ * (the low and the high nibbles of each byte apart, as bytes: a sum of at
+ * most 30, clamped to 15 by an unsigned byte minimum) and one store: the
+ * same counters as k increments one at a time, each stopping at 15.
+ * Larger k takes the portable add.
+ */
+#define VECTOR_ADD_MAX_HASHES 15u
+#define AVX_TARGET_512BW __attribute__((target("avx2,avx512f,avx512bw")))
+
+/* The row of slice i of `word`: its counter's one-hot 512 bits. */
+static inline const void *slice_one_hot(uint64_t word, unsigned i)
+{
+    unsigned position = (unsigned)(word >> (BK_BLOCKED_POSITION_BITS * i)) &
+                        (BK_BLOCKED_BLOCK_BITS - 1);
+    return bk_blocked_one_hot[position & ~3u];
+}
+
+/* The sum of the rows of `count` (1..7) slices of `word`, lanes by lanes
+ * (a 64-byte row as one AVX-512 or two AVX2 vectors: ROW_ADD). */
+#define ROUND_ROWS(ROW_ADD, sum, word, count)                           \
+    do {                                                                \
+        switch (count) {                                                \
+        case 7: ROW_ADD(sum, slice_one_hot(word, 6)); /* fallthrough */ \
+        case 6: ROW_ADD(sum, slice_one_hot(word, 5)); /* fallthrough */ \
+        case 5: ROW_ADD(sum, slice_one_hot(word, 4)); /* fallthrough */ \
+        case 4: ROW_ADD(sum, slice_one_hot(word, 3)); /* fallthrough */ \
+        case 3: ROW_ADD(sum, slice_one_hot(word, 2)); /* fallthrough */ \
+        case 2: ROW_ADD(sum, slice_one_hot(word, 1)); /* fallthrough */ \
+        default: ROW_ADD(sum, slice_one_hot(word, 0));                  \
+        }                                                               \
+    } while (0)
+
+#define AVX512_ROW_ADD(sum, row) ((sum) = _mm512_add_epi64((sum), _mm512_load_si512(row)))
+
+/* The key's increments, nibble c for counter c (k <= 15). */
+AVX_TARGET_512BW static inline __m512i avx512_increments(uint64_t h2, unsigned hashes)
+{
+    __m512i sum = _mm512_setzero_si512();
+    ROUND_ROWS(AVX512_ROW_ADD, sum, h2, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        h2 = bk_mix64(h2);
+        ROUND_ROWS(AVX512_ROW_ADD, sum, h2, round_length(hashes, done));
+    }
+    return sum;
+}
+
+/* Every nibble of `line` plus its nibble of `increments`, clamped to 15. */
+AVX_TARGET_512BW static inline __m512i avx512_saturating_add(__m512i line, __m512i increments)
+{
+    const __m512i low = _mm512_set1_epi8(0x0f);
+    __m512i even = _mm512_add_epi8(_mm512_and_si512(line, low),
+                                   _mm512_and_si512(increments, low));
+    __m512i odd = _mm512_add_epi8(_mm512_and_si512(_mm512_srli_epi64(line, 4), low),
+                                  _mm512_and_si512(_mm512_srli_epi64(increments, 4), low));
+    return _mm512_or_si512(_mm512_min_epu8(even, low),
+                           _mm512_slli_epi64(_mm512_min_epu8(odd, low), 4));
+}
+
+/* line_increment on AVX-512 BW (k <= 15); *fresh (when not NULL) gets
+ * whether one of the counters was 0. */
+AVX_TARGET_512BW static inline void line_increment_avx512(uint8_t *line, uint64_t h2,
+                                                          unsigned hashes, bool *fresh)
+{
+    __m512i increments = avx512_increments(h2, hashes);
+    __m512i data = _mm512_loadu_si512((const void *)line);
+    if (fresh != NULL)
+        *fresh = avx512_line_zeros(data, h2, hashes) != 0;
+    _mm512_storeu_si512((void *)line, avx512_saturating_add(data, increments));
+}
+
+/* The same for k <= 7 (one round) in straight code: the one-key add of
+ * the common designs holds few instructions and no saved registers. */
+AVX_TARGET_512BW static inline void line_increment_avx512_one_round(uint8_t *line, uint64_t h2,
+                                                                    unsigned hashes, bool *fresh)
+{
+    __m512i increments = _mm512_setzero_si512();
+    ROUND_ROWS(AVX512_ROW_ADD, increments, h2, hashes);
+    __m512i data = _mm512_loadu_si512((const void *)line);
+    if (fresh != NULL)
+        *fresh = avx512_round_zeros(data, h2, hashes) != 0;
+    _mm512_storeu_si512((void *)line, avx512_saturating_add(data, increments));
+}
+
+#define AVX2_ROW_ADD(sum, row)                                                \
+    do {                                                                      \
+        const __m256i *halves = (const __m256i *)(row);                       \
+        (sum)[0] = _mm256_add_epi64((sum)[0], _mm256_load_si256(halves));     \
+        (sum)[1] = _mm256_add_epi64((sum)[1], _mm256_load_si256(halves + 1)); \
+    } while (0)
+
+/* Every nibble of `half` plus its nibble of `increments`, clamped to 15. */
+AVX_TARGET_2 static inline __m256i avx2_saturating_add(__m256i half, __m256i increments)
+{
+    const __m256i low = _mm256_set1_epi8(0x0f);
+    __m256i even = _mm256_add_epi8(_mm256_and_si256(half, low),
+                                   _mm256_and_si256(increments, low));
+    __m256i odd = _mm256_add_epi8(_mm256_and_si256(_mm256_srli_epi64(half, 4), low),
+                                  _mm256_and_si256(_mm256_srli_epi64(increments, 4), low));
+    return _mm256_or_si256(_mm256_min_epu8(even, low),
+                           _mm256_slli_epi64(_mm256_min_epu8(odd, low), 4));
+}
+
+/* line_increment on AVX2 (k <= 15), as line_increment_avx512. */
+AVX_TARGET_2 static inline void line_increment_avx2(uint8_t *line, uint64_t h2, unsigned hashes,
+                                                    bool *fresh)
+{
+    __m256i sum[2] = { _mm256_setzero_si256(), _mm256_setzero_si256() };
+    uint64_t word = h2;
+    ROUND_ROWS(AVX2_ROW_ADD, sum, word, round_length(hashes, 0));
+    for (unsigned done = ROUND_POSITIONS; done < hashes; done += ROUND_POSITIONS) {
+        word = bk_mix64(word);
+        ROUND_ROWS(AVX2_ROW_ADD, sum, word, round_length(hashes, done));
+    }
+    __m256i low = _mm256_loadu_si256((const void *)line);
+    __m256i high = _mm256_loadu_si256((const void *)(line + 32));
+    if (fresh != NULL)
+        *fresh = avx2_line_zeros(low, high, h2, hashes) != 0;
+    _mm256_storeu_si256((void *)line, avx2_saturating_add(low, sum[0]));
+    _mm256_storeu_si256((void *)(line + 32), avx2_saturating_add(high, sum[1]));
 }
 #endif
 
@@ -691,15 +893,19 @@ static inline void classic_prefetch(const bk_counting *filter, bk_hash hash)
 /* One key                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static inline bool increment_counters(bk_counting *filter, bk_hash hash)
+/* What every add does after its counters: the key count, and *was_new
+ * (when not NULL) from whether a counter was 0. */
+static inline bk_status finish_add(bk_counting *filter, bool fresh, bool *was_new)
 {
-    if (filter->layout == BK_COUNTING_BLOCKED)
-        return line_increment(line_of(filter, hash), hash.h2, filter->hashes);
-    return classic_increment(filter, hash);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    if (was_new != NULL)
+        *was_new = fresh;
+    return BK_OK;
 }
 
-/* The one-key queries, one per layout and path, each out of line so that
- * ops_contains_hash reaches it by one tail jump through filter->query. */
+/* The one-key queries and adds, one per layout and path, each out of line
+ * so that the ops below reach it by one tail jump through filter->query or
+ * filter->add. */
 static BK_NOINLINE bool query_classic(const bk_counting *filter, bk_hash hash)
 {
     return classic_test(filter, hash);
@@ -710,30 +916,187 @@ static BK_NOINLINE bool query_portable(const bk_counting *filter, bk_hash hash)
     return line_test(line_of(filter, hash), hash.h2, filter->hashes);
 }
 
+static BK_NOINLINE bk_status add_classic(bk_counting *filter, bk_hash hash, bool *was_new)
+{
+    return finish_add(filter, classic_increment(filter, hash), was_new);
+}
+
+static BK_NOINLINE bk_status add_portable(bk_counting *filter, bk_hash hash, bool *was_new)
+{
+    return finish_add(filter, line_increment(line_of(filter, hash), hash.h2, filter->hashes),
+                      was_new);
+}
+
 #ifdef COUNTING_HAVE_X86_PATHS
 AVX_TARGET_512 BK_NOINLINE static bool query_avx512(const bk_counting *filter, bk_hash hash)
 {
-    return line_test_avx512(line_of(filter, hash), hash.h2, filter->hashes);
+    return line_test_avx512_lanes(line_of(filter, hash), hash.h2, filter->hashes,
+                                  filter->first_lanes);
 }
 
 AVX_TARGET_2 BK_NOINLINE static bool query_avx2(const bk_counting *filter, bk_hash hash)
 {
     return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);
 }
+
+AVX_TARGET_512BW BK_NOINLINE static bk_status add_avx512(bk_counting *filter, bk_hash hash,
+                                                         bool *was_new)
+{
+    if (filter->hashes <= ROUND_POSITIONS)
+        line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    else
+        line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
+
+AVX_TARGET_2 BK_NOINLINE static bk_status add_avx2(bk_counting *filter, bk_hash hash,
+                                                   bool *was_new)
+{
+    line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
 #endif
 
-/* filter->query from the layout and the path. */
-static void choose_query(bk_counting *filter)
+/* An integer key's query and add hashed with the filter's algorithm
+ * (bk_hash_u64), then filter->query or filter->add. */
+static bool query_u64_hashed(const bk_counting *filter, uint64_t key)
+{
+    return filter->query(filter, bk_hash_u64(&filter->hasher, key));
+}
+
+static bk_status add_u64_hashed(bk_counting *filter, uint64_t key, bool *was_new)
+{
+    return filter->add(filter, bk_hash_u64(&filter->hasher, key), was_new);
+}
+
+/*
+ * The same for a BK_HASH_MIX64 or BK_HASH_XXH3 filter of the blocked
+ * layout: one function per hash and path with the hash of the key's 8
+ * bytes inlined (bk_mix64_of_u64, bk_xxh3_128_of_u64: what bk_hash_u64
+ * computes for that algorithm), so that a one-key call is the handle's
+ * jump, this kind's jump and straight code with no frame.  The byte-key
+ * calls of 8-byte keys come here too (ops_contains_key).
+ */
+#define U64_PORTABLE_FUNCTIONS(NAME, HASH)                                                    \
+    static BK_NOINLINE bool query_##NAME##_portable(const bk_counting *filter, uint64_t key)  \
+    {                                                                                         \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                        \
+        return line_test(line_of(filter, hash), hash.h2, filter->hashes);                     \
+    }                                                                                         \
+    static BK_NOINLINE bk_status add_##NAME##_portable(bk_counting *filter, uint64_t key,     \
+                                                       bool *was_new)                         \
+    {                                                                                         \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                        \
+        return finish_add(                                                                    \
+            filter, line_increment(line_of(filter, hash), hash.h2, filter->hashes), was_new); \
+    }
+
+#define U64_X86_FUNCTIONS(NAME, HASH)                                                        \
+    AVX_TARGET_512 BK_NOINLINE static bool query_##NAME##_avx512(const bk_counting *filter,  \
+                                                                 uint64_t key)               \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        return line_test_avx512_lanes(line_of(filter, hash), hash.h2, filter->hashes,        \
+                                      filter->first_lanes);                                  \
+    }                                                                                        \
+    AVX_TARGET_2 BK_NOINLINE static bool query_##NAME##_avx2(const bk_counting *filter,      \
+                                                             uint64_t key)                   \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);               \
+    }                                                                                        \
+    AVX_TARGET_512BW BK_NOINLINE static bk_status add_##NAME##_avx512(                       \
+        bk_counting *filter, uint64_t key, bool *was_new)                                    \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        if (filter->hashes > ROUND_POSITIONS)                                                \
+            return add_avx512(filter, hash, was_new);                                        \
+        line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes,      \
+                                        was_new);                                            \
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);                       \
+        return BK_OK;                                                                        \
+    }                                                                                        \
+    AVX_TARGET_2 BK_NOINLINE static bk_status add_##NAME##_avx2(bk_counting *filter,         \
+                                                                uint64_t key, bool *was_new) \
+    {                                                                                        \
+        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
+        line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);        \
+        filter->keys_added = bk_saturating_add(filter->keys_added, 1);                       \
+        return BK_OK;                                                                        \
+    }
+
+/* One hash's integer-key functions, by bk_counting_path. */
+typedef struct u64_functions {
+    bool (*query[3])(const bk_counting *filter, uint64_t key);
+    bk_status (*add[3])(bk_counting *filter, uint64_t key, bool *was_new);
+} u64_functions;
+
+U64_PORTABLE_FUNCTIONS(mix64, bk_mix64_of_u64)
+U64_PORTABLE_FUNCTIONS(xxh3, bk_xxh3_128_of_u64)
+#ifdef COUNTING_HAVE_X86_PATHS
+U64_X86_FUNCTIONS(mix64, bk_mix64_of_u64)
+U64_X86_FUNCTIONS(xxh3, bk_xxh3_128_of_u64)
+#define U64_FUNCTIONS(NAME)                                                      \
+    {                                                                            \
+        { query_##NAME##_portable, query_##NAME##_avx2, query_##NAME##_avx512 }, \
+        {                                                                        \
+            add_##NAME##_portable, add_##NAME##_avx2, add_##NAME##_avx512        \
+        }                                                                        \
+    }
+#else
+#define U64_FUNCTIONS(NAME)                                                            \
+    {                                                                                  \
+        { query_##NAME##_portable, query_##NAME##_portable, query_##NAME##_portable }, \
+        {                                                                              \
+            add_##NAME##_portable, add_##NAME##_portable, add_##NAME##_portable        \
+        }                                                                              \
+    }
+#endif
+static const u64_functions mix64_functions = U64_FUNCTIONS(mix64);
+static const u64_functions xxh3_functions = U64_FUNCTIONS(xxh3);
+
+/* filter->query_u64 and add_u64 (after query and add are chosen): the
+ * functions of the filter's hash and path, the add's portable one where
+ * k rules the vector add out. */
+static void choose_u64_paths(bk_counting *filter)
+{
+    filter->query_u64 = query_u64_hashed;
+    filter->add_u64 = add_u64_hashed;
+    const u64_functions *functions = filter->hasher.algorithm == BK_HASH_MIX64 ? &mix64_functions
+                                     : filter->hasher.algorithm == BK_HASH_XXH3 ? &xxh3_functions
+                                                                                : NULL;
+    if (functions == NULL || filter->layout != BK_COUNTING_BLOCKED)
+        return;
+    filter->query_u64 = functions->query[filter->path];
+    filter->add_u64 =
+        functions->add[filter->add == add_portable ? BK_COUNTING_PATH_PORTABLE : filter->path];
+}
+
+/* filter->query and filter->add (and their integer-key forms) from the
+ * layout, the path, k and the hash algorithm. */
+static void choose_one_key_paths(bk_counting *filter)
 {
     filter->query = query_portable;
-    if (filter->layout == BK_COUNTING_CLASSIC)
+    filter->add = add_portable;
+    if (filter->layout == BK_COUNTING_CLASSIC) {
         filter->query = query_classic;
+        filter->add = add_classic;
+    }
 #ifdef COUNTING_HAVE_X86_PATHS
     else if (filter->path == BK_COUNTING_PATH_AVX512)
         filter->query = query_avx512;
     else if (filter->path == BK_COUNTING_PATH_AVX2)
         filter->query = query_avx2;
+    if (filter->layout == BK_COUNTING_BLOCKED && filter->hashes <= VECTOR_ADD_MAX_HASHES) {
+        if (filter->path == BK_COUNTING_PATH_AVX512)
+            filter->add = add_avx512;
+        else if (filter->path == BK_COUNTING_PATH_AVX2)
+            filter->add = add_avx2;
+    }
 #endif
+    choose_u64_paths(filter);
 }
 
 static unsigned min_counter(const bk_counting *filter, bk_hash hash)
@@ -784,11 +1147,32 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     bk_counting *filter = object;
     if (filter->borrowed)
         return BK_EIMMUTABLE;
-    bool fresh = increment_counters(filter, hash);
-    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
-    if (was_new != NULL)
-        *was_new = fresh;
-    return BK_OK;
+    return filter->add(filter, hash, was_new);
+}
+
+static BK_NOINLINE bk_status add_key_hashed(bk_counting *filter, const void *key, size_t len,
+                                            bool *was_new)
+{
+    return filter->add(filter, bk_hash_inline(&filter->hasher, key, len), was_new);
+}
+
+/* As ops_contains_key. */
+static bk_status ops_add_key(void *object, const void *key, size_t len, bool *was_new)
+{
+    bk_counting *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    if (len == sizeof(uint64_t))
+        return filter->add_u64(filter, bk_load_le64(key), was_new);
+    return add_key_hashed(filter, key, len, was_new);
+}
+
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_counting *filter = object;
+    if (filter->borrowed)
+        return BK_EIMMUTABLE;
+    return filter->add_u64(filter, key, was_new);
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
@@ -810,10 +1194,26 @@ static bool ops_contains_hash(const void *filter, bk_hash hash)
     return ((const bk_counting *)filter)->query(filter, hash);
 }
 
+static BK_NOINLINE bool contains_key_hashed(const bk_counting *filter, const void *key,
+                                            size_t len)
+{
+    return filter->query(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+/* An 8-byte key is its little-endian integer (bk_hash_u64 hashes those
+ * bytes): the integer-key functions take it, by a jump with no frame. */
 static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_counting *filter = object;
-    return filter->query(filter, bk_hash_inline(&filter->hasher, key, len));
+    if (len == sizeof(uint64_t))
+        return filter->query_u64(filter, bk_load_le64(key));
+    return contains_key_hashed(filter, key, len);
+}
+
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const bk_counting *filter = object;
+    return filter->query_u64(filter, key);
 }
 
 static bk_status ops_count_hash(const void *filter, bk_hash hash, uint64_t *count)
@@ -1121,7 +1521,7 @@ bk_status bk_counting_set_path(bk_filter *handle, bk_counting_path path)
     if (!path_available(path))
         return BK_EUNSUPPORTED;
     filter->path = path;
-    choose_query(filter);
+    choose_one_key_paths(filter);
     return BK_OK;
 }
 
@@ -1324,6 +1724,9 @@ const bk_kind_ops bk_counting_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .add_key = ops_add_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,

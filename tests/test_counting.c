@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "bloomkit.h"
+#include "bloomkit/hash_inline.h"
 #include "filter.h"
 #include "bloom.h" /* bk_bloom_* of the classic filter the counting one exports */
 #include "counting_path.h"
@@ -707,6 +708,108 @@ static void test_simd_paths_match_portable(void **state)
         print_message("no SIMD path on this CPU: only the portable one ran\n");
 }
 
+/* The filter of test_simd_adds_match_portable on `path` (false when this
+ * CPU has not got it): 16 lines, k probes, hashing with `algorithm`. */
+static bool path_filter(unsigned k, bk_hash_algorithm algorithm, bk_counting_path path,
+                        bk_filter **out)
+{
+    bk_params p = { .capacity = 1000,
+                    .bits = 16 * 128 * BK_COUNTING_COUNTER_BITS,
+                    .hashes = k,
+                    .hash_algorithm = algorithm };
+    assert_int_equal(bk_filter_create(BK_KIND_COUNTING, &p, out), BK_OK);
+    if (bk_counting_set_path(*out, path) == BK_OK)
+        return true;
+    bk_filter_free(*out);
+    return false;
+}
+
+/* Key i of test_simd_adds_match_portable (keys repeat: DISTINCT of them). */
+static uint64_t path_key(unsigned i, unsigned distinct)
+{
+    uint64_t seed = 77 + i % distinct;
+    return next_random(&seed);
+}
+
+/* One add of `key` to f in form 0 (from its hash), 1 (integer key) or 2
+ * (its 8 little-endian bytes). */
+static bk_status add_in_form(bk_filter *f, int form, uint64_t key, bool *was_new)
+{
+    uint8_t bytes[8];
+    for (unsigned b = 0; b < 8; b++)
+        bytes[b] = (uint8_t)(key >> (8 * b));
+    if (form == 0)
+        return bk_filter_add_hash(f, bk_hash_u64(bk_filter_hasher(f), key), was_new);
+    return form == 1 ? bk_filter_add_u64(f, key, was_new)
+                     : bk_filter_add(f, bytes, sizeof bytes, was_new);
+}
+
+/* The AVX2 and AVX-512 adds (the whole line at once) leave exactly the
+ * portable add's counters and say the same was_new, one key per call from
+ * a hash, from an integer key and from its 8 bytes (the hash inlined, for
+ * MIX64 and XXH3), k from 1 to 16 (16: the portable add on every path),
+ * from empty lines to saturated counters: keys repeat, and 16 lines of 128
+ * counters take 4,000 adds of up to 16 probes.  Every path's integer-key
+ * and 8-byte-key queries then agree with the portable query of the key's
+ * hash. */
+static void test_simd_adds_match_portable(void **state)
+{
+    (void)state;
+    enum { ADDS = 4000, DISTINCT = 1500 };
+    static const bk_hash_algorithm algorithms[] = { BK_HASH_MIX64, BK_HASH_XXH3 };
+    unsigned simd_paths_run = 0;
+    for (unsigned k = 1; k <= 16; k++) {
+        for (size_t a = 0; a < sizeof algorithms / sizeof algorithms[0]; a++) {
+            bk_filter *reference;
+            assert_true(path_filter(k, algorithms[a], BK_COUNTING_PATH_PORTABLE, &reference));
+            static bool reference_new[ADDS];
+            for (unsigned i = 0; i < ADDS; i++)
+                assert_int_equal(
+                    add_in_form(reference, 0, path_key(i, DISTINCT), &reference_new[i]), BK_OK);
+            uint64_t reference_size;
+            uint8_t *reference_bytes = payload_of(reference, &reference_size);
+            bk_stats stats;
+            bk_filter_stats(reference, &stats);
+            if (k >= 4)
+                assert_true(stats.saturated_counters > 0);
+            for (int path = BK_COUNTING_PATH_PORTABLE; path <= BK_COUNTING_PATH_AVX512; path++) {
+                for (int form = 0; form <= 2; form++) {
+                    bk_filter *f;
+                    if (!path_filter(k, algorithms[a], (bk_counting_path)path, &f))
+                        continue;
+                    simd_paths_run += path != BK_COUNTING_PATH_PORTABLE;
+                    for (unsigned i = 0; i < ADDS; i++) {
+                        bool fresh = !reference_new[i];
+                        bool *asked = i % 3 == 2 ? NULL : &fresh; /* every third: not asked */
+                        assert_int_equal(add_in_form(f, form, path_key(i, DISTINCT), asked),
+                                         BK_OK);
+                        if (asked != NULL)
+                            assert_int_equal(fresh, reference_new[i]);
+                    }
+                    assert_unchanged(f, reference_bytes, reference_size);
+                    for (unsigned q = 0; q < 2 * DISTINCT; q++) {
+                        uint64_t key = path_key(q, 2 * DISTINCT);
+                        uint8_t bytes[8];
+                        for (unsigned b = 0; b < 8; b++)
+                            bytes[b] = (uint8_t)(key >> (8 * b));
+                        bk_hash hash = bk_hash_u64(bk_filter_hasher(reference), key);
+                        bk_hash of_bytes = bk_filter_hash(reference, bytes, sizeof bytes);
+                        assert_true(hash.h1 == of_bytes.h1 && hash.h2 == of_bytes.h2);
+                        bool expected = bk_filter_contains_hash(reference, hash);
+                        assert_int_equal(bk_filter_contains_u64(f, key), expected);
+                        assert_int_equal(bk_filter_contains(f, bytes, sizeof bytes), expected);
+                    }
+                    bk_filter_free(f);
+                }
+            }
+            free(reference_bytes);
+            bk_filter_free(reference);
+        }
+    }
+    if (simd_paths_run == 0)
+        print_message("no SIMD path on this CPU: only the portable one ran\n");
+}
+
 /* bk_counting_set_path's refusals. */
 static void test_set_path_errors(void **state)
 {
@@ -1231,6 +1334,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_batch_matches_single),
         CLASSIC_TEST(test_batch_matches_single),
         cmocka_unit_test(test_simd_paths_match_portable),
+        cmocka_unit_test(test_simd_adds_match_portable),
         cmocka_unit_test(test_set_path_errors),
         cmocka_unit_test(test_bad_input),
         CLASSIC_TEST(test_bad_input),
