@@ -48,9 +48,10 @@ static void usage(FILE *out)
           "  --help            this text\n"
           "Environment: BLOOMKIT_NO_HUGEPAGE=1 turns off the huge page hint\n"
           "everywhere; BLOOMKIT_PORTABLE=1 forces the portable (non-SIMD) paths.\n"
-          "After each block, a one-key table times bloom, blocked, sbbf and fuse8\n"
-          "one key per call and through the inline views built at -O2 and at\n"
-          "-march=native, beside the peers this build has (the header's peers line).\n"
+          "After each block, a one-key table times bloom, blocked, sbbf, counting\n"
+          "and fuse8 one key per call and through the inline views built at -O2\n"
+          "and at -march=native (kinds that have one), beside the peers this build\n"
+          "has (the header's peers line).\n"
           "Peers are compiled in from checkouts named when configuring:\n"
           "  cmake -DBLOOMKIT_PEER_ROCKSDB=DIR -DBLOOMKIT_PEER_FASTFILTER_CPP=DIR\n"
           "        -DBLOOMKIT_PEER_XOR_SINGLEHEADER=DIR ...   (docs/PERFORMANCE.md)\n",
