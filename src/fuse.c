@@ -334,13 +334,6 @@ static ALWAYS_INLINE bool contains_u64_kind(const bk_fuse *filter, uint64_t key,
     return contains_kind(filter, hash, kind);
 }
 
-/* Whether a filter's integer keys take the unmixed_mix64 copies: a first
- * attempt's rule and the integer-key hash. */
-static bool is_unmixed_mix64(const bk_fuse *filter)
-{
-    return !filter->mixed && filter->hasher.algorithm == BK_HASH_MIX64;
-}
-
 /* The integer-key query of a filter of the unmixed rule whose hash is
  * MIX64 (unmixed_mix64) or XXH3 (unmixed_xxh3), the case fixed when the
  * handle wraps the object (contains_u64_for), so nothing is tested per
@@ -362,15 +355,17 @@ static ALWAYS_INLINE bool contains_u64_unmixed_xxh3(const bk_fuse *filter, uint6
 typedef bool (*contains_u64_fn)(const void *filter, uint64_t key);
 
 /* The contains_u64 copy for a filter: one of the two above, or the
- * general one (the other hashes, the mixed rule). */
+ * general one (the mixed rule, the other hashes). */
 static contains_u64_fn contains_u64_choice(const bk_fuse *filter, contains_u64_fn unmixed_mix64,
                                            contains_u64_fn unmixed_xxh3, contains_u64_fn general)
 {
-    if (is_unmixed_mix64(filter))
-        return unmixed_mix64;
-    if (!filter->mixed && filter->hasher.algorithm == BK_HASH_XXH3)
-        return unmixed_xxh3;
-    return general;
+    if (filter->mixed)
+        return general;
+    switch (filter->hasher.algorithm) {
+    case BK_HASH_MIX64: return unmixed_mix64;
+    case BK_HASH_XXH3: return unmixed_xxh3;
+    default: return general;
+    }
 }
 
 /* A chunk: hash and prefetch every key's slots, then compare. */
@@ -441,7 +436,8 @@ bk_status bk_fuse_view(const bk_filter *handle, struct bk_fuse_view *view)
     view->hash_algorithm = filter->hasher.algorithm;
     view->hash_seed = filter->hasher.seed;
     view->mixed = filter->mixed;
-    view->mix64_fuse8 = filter->kind == BK_KIND_FUSE8 && is_unmixed_mix64(filter);
+    view->mix64_fuse8 = filter->kind == BK_KIND_FUSE8 && !filter->mixed &&
+                        filter->hasher.algorithm == BK_HASH_MIX64;
     return BK_OK;
 }
 
