@@ -23,9 +23,10 @@ struct bk_filter {
     void *object;
     const bk_hasher *hasher; /* the object's hasher (it never moves): read once */
     /* The integer-key calls' functions and their first arguments, chosen
-     * once in bk_filter_wrap: the kind's contains_u64 / add_u64 with the
-     * object, or (a kind without them) this file's hash-then-_hash-op
-     * functions with the handle; so a call is one indirect jump. */
+     * once in bk_filter_wrap: the kind's contains_u64 (the copy its
+     * contains_u64_for picks for the object) / add_u64 with the object,
+     * or (a kind without them) this file's hash-then-_hash-op functions
+     * with the handle; so a call is one indirect jump. */
     bool (*contains_u64)(const void *target, uint64_t key);
     const void *contains_u64_target;
     bk_status (*add_u64)(void *target, uint64_t key, bool *was_new);
@@ -456,8 +457,11 @@ static bk_status add_u64_by_hash(void *handle, uint64_t key, bool *was_new)
 static void choose_one_key_calls(bk_filter *filter)
 {
     const bk_kind_ops *ops = filter->ops;
-    filter->contains_u64 = ops->contains_u64 != NULL ? ops->contains_u64 : contains_u64_by_hash;
-    filter->contains_u64_target = ops->contains_u64 != NULL ? filter->object : filter;
+    bool (*contains_u64)(const void *, uint64_t) = ops->contains_u64;
+    if (ops->contains_u64_for != NULL)
+        contains_u64 = ops->contains_u64_for(filter->object);
+    filter->contains_u64 = contains_u64 != NULL ? contains_u64 : contains_u64_by_hash;
+    filter->contains_u64_target = contains_u64 != NULL ? filter->object : filter;
     filter->add_u64 = ops->add_u64 != NULL ? ops->add_u64 : add_u64_by_hash;
     filter->add_u64_target = ops->add_u64 != NULL ? filter->object : filter;
     filter->contains_key = ops->contains_key != NULL ? ops->contains_key : contains_key_by_hash;

@@ -87,6 +87,11 @@ typedef struct bk_kind_ops {
      * armed.  Without them the handle hashes and calls the _hash ops. */
     bool (*contains_u64)(const void *filter, uint64_t key);
     bk_status (*add_u64)(void *filter, uint64_t key, bool *was_new);
+    /* Optional: the contains_u64 function for this object, asked once when
+     * the handle wraps it, so that a kind may answer with a copy
+     * specialised for what the object fixes (its hash algorithm, its
+     * rules) and test none of it per key; NULL: contains_u64 for all. */
+    bool (*(*contains_u64_for)(const void *filter))(const void *filter, uint64_t key);
 
     bk_status (*union_with)(void *dst, const void *src);
     bk_status (*intersect_with)(void *dst, const void *src);

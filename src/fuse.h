@@ -20,12 +20,16 @@ typedef struct fuse_geometry {
     uint64_t slots;                /* s */
 } fuse_geometry;
 
+/* The object is 64-byte aligned (fuse_object_alloc) and begins with what a
+ * one-key query reads: fingerprints, geometry, seed and mix64_key, 56
+ * bytes, one cache line. */
 typedef struct bk_fuse {
-    void *fingerprints; /* s entries of 1 or 2 bytes, 64-byte aligned */
+    _Alignas(64) void *fingerprints; /* s entries of 1 or 2 bytes, 64-byte aligned */
     fuse_geometry geometry;
-    uint64_t seed; /* of the attempt that peeled */
-    bool mixed;    /* the hash rule (bk_fuse_query_hash): false for a first attempt */
-    uint64_t keys; /* distinct hashes stored */
+    uint64_t seed;      /* of the attempt that peeled */
+    uint64_t mix64_key; /* bk_fuse_mix64_key(hasher.seed) */
+    bool mixed;         /* the hash rule (bk_fuse_query_hash): false for a first attempt */
+    uint64_t keys;      /* distinct hashes stored */
     bk_kind kind;
     unsigned fingerprint_bits;
     unsigned attempts; /* peeling attempts the build took (1 when the first peeled) */

@@ -479,10 +479,13 @@ static void test_bad_input_rejected(void **state)
                      BK_ERANGE);
 }
 
-/* The generic handle: static, immutable, no set algebra. */
-/* The integer-key op (bk_filter_contains_u64's) answers as the query of the
- * key's 8 little-endian bytes, for every hash algorithm and both hash
- * rules (small sets, whose first attempt fails now and then, give both). */
+/* The integer-key op (bk_filter_contains_u64's), the copy the kind chooses
+ * for the object (contains_u64_for: a specialised one for MIX64 and XXH3
+ * filters of the unmixed rule), and the view's integer-key and 8-byte
+ * queries all answer as the query of the key's 8 little-endian bytes, for
+ * every hash algorithm and both hash rules (small sets, whose first
+ * attempt fails now and then, give both).  The object is 64-byte aligned
+ * (its query fields in one line). */
 static void test_integer_key_op(void **state)
 {
     (void)state;
@@ -515,13 +518,30 @@ static void test_integer_key_op(void **state)
                                  BK_OK);
                 const bk_fuse *object = object_of(f);
                 seen[object->mixed] = true;
+                assert_int_equal((uintptr_t)object % 64, 0);
+                bool (*chosen)(const void *, uint64_t) = ops->contains_u64_for(object);
+                bk_hash_algorithm algorithm = algorithms[a].hash_algorithm;
+                bool specialised = !object->mixed &&
+                                   (algorithm == BK_HASH_MIX64 || algorithm == BK_HASH_XXH3);
+                assert_int_equal(chosen != ops->contains_u64, specialised);
+                struct bk_fuse_view view;
+                bool has_view = bk_fuse_view(f, &view) == BK_OK;
+                assert_int_equal(has_view, algorithm != BK_HASH_SIPHASH);
+                bool straight = all_kinds[k] == BK_KIND_FUSE8 && !object->mixed &&
+                                algorithm == BK_HASH_MIX64;
+                assert_int_equal(has_view && view.mix64_fuse8, straight);
                 for (size_t i = 0; i < SET + PROBES; i++) {
                     uint8_t le[8];
                     bk_store_le64(le, values[i]);
                     bool expected = bk_filter_contains(f, le, 8);
                     assert_true(i >= SET || expected);
                     assert_int_equal(ops->contains_u64(object, values[i]), expected);
+                    assert_int_equal(chosen(object, values[i]), expected);
                     assert_int_equal(bk_filter_contains_u64(f, values[i]), expected);
+                    if (has_view) {
+                        assert_int_equal(bk_fuse_view_contains_u64(&view, values[i]), expected);
+                        assert_int_equal(bk_fuse_view_contains(&view, le, 8), expected);
+                    }
                 }
                 bk_filter_free(f);
             }
@@ -530,6 +550,20 @@ static void test_integer_key_op(void **state)
     }
 }
 
+/* bk_fuse_mix64_h1 from bk_fuse_mix64_key(seed) is the MIX64 hash's h1
+ * under seed, for seeds and values across the 64 bits. */
+static void test_mix64_h1_from_key(void **state)
+{
+    (void)state;
+    for (uint64_t i = 0; i < 20000; i++) {
+        uint64_t seed = i < 64 ? (uint64_t)1 << i : bk_mix64(i);
+        uint64_t value = i % 3 == 0 ? i : bk_mix64(~i);
+        assert_true(bk_fuse_mix64_h1(value, bk_fuse_mix64_key(seed)) ==
+                    bk_mix64_of_u64(value, seed).h1);
+    }
+}
+
+/* The generic handle: static, immutable, no set algebra. */
 static void test_generic_handle(void **state)
 {
     (void)state;
@@ -1008,6 +1042,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_input_rejected),
         cmocka_unit_test(test_generic_handle),
         cmocka_unit_test(test_integer_key_op),
+        cmocka_unit_test(test_mix64_h1_from_key),
         cmocka_unit_test(test_design_and_targets),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_format_hooks_round_trip),

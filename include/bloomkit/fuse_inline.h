@@ -15,7 +15,12 @@
  *             hits += bk_fuse_view_contains(&view, &ids[i], sizeof ids[i]);
  *
  * bk_fuse_view_contains_hash takes the key's 128-bit hash (bk_filter_hash,
- * or bk_hash_inline of bloomkit/hash_inline.h) instead of its bytes.
+ * or bk_hash_inline of bloomkit/hash_inline.h) instead of its bytes, and
+ * bk_fuse_view_contains_u64 an integer key (bk_filter_contains_u64's).
+ * An integer key (or any 8-byte key) of a fuse8 filter hashed with MIX64
+ * whose first attempt peeled -- what bloomkit builds for integer keys --
+ * takes one test of the view (mix64_fuse8) to a straight path: the
+ * mixer's h1, one add, the slots, three loads.
  *
  * The view serves the inline hashes, XXH3 (the default), XXH64 and MIX64:
  * bk_fuse_view returns BK_EUNSUPPORTED for a filter keyed with
@@ -68,10 +73,12 @@ struct bk_fuse_view {
     uint32_t segment_length;   /* fuse: L, a power of two; xor8: s/3 */
     uint32_t segment_mask;     /* fuse: L - 1; xor8: 0 */
     uint64_t attempt_seed;     /* the seed of the attempt that peeled */
+    uint64_t mix64_key;        /* bk_fuse_mix64_key(hash_seed) */
     bk_kind kind;
     bk_hash_algorithm hash_algorithm; /* XXH3, XXH64 or MIX64 */
     uint64_t hash_seed;
-    bool mixed; /* the hash rule (bk_fuse_query_hash) */
+    bool mixed;       /* the hash rule (bk_fuse_query_hash) */
+    bool mix64_fuse8; /* fuse8, MIX64, unmixed: an integer key's straight path */
 };
 
 /* Fills *view from a filter of any of the four static kinds.  BK_EINVAL if
@@ -96,6 +103,25 @@ static BK_ALWAYS_INLINE uint64_t bk_fuse_query_hash(bk_hash hash, uint64_t seed,
     if (!mixed)
         return hash.h1 + seed;
     return bk_mix64((hash.h1 ^ bk_fuse_rotl64(hash.h2, 32)) + seed);
+}
+
+/* BK_HASH_MIX64's seed as the mixer's first step takes it, computed once
+ * per filter: the step is value ^ (seed ^ BK_MIX64_H1_OFFSET)
+ * (bk_mix64_of_u64). */
+static BK_ALWAYS_INLINE uint64_t bk_fuse_mix64_key(uint64_t hash_seed)
+{
+    return hash_seed ^ BK_MIX64_H1_OFFSET;
+}
+
+/* h1 of BK_HASH_MIX64's hash of the integer key `value`, given
+ * bk_fuse_mix64_key(seed): bk_mix64_of_u64(value, seed).h1 exactly.  The
+ * mixer gets value ^ mix64_key with the seed BK_MIX64_H1_OFFSET, whose xor
+ * with the same constant folds to nothing, so the first step is one xor;
+ * h2 is dead and not computed.  This and the unmixed rule's add are what a
+ * fuse query spends on an integer key before its slots: two multiplies. */
+static BK_ALWAYS_INLINE uint64_t bk_fuse_mix64_h1(uint64_t value, uint64_t mix64_key)
+{
+    return bk_mix64_of_u64(value ^ mix64_key, BK_MIX64_H1_OFFSET).h1;
 }
 
 /* The fingerprint of a 64-bit hash (8 bits, 16 for fuse16). */
@@ -174,19 +200,45 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const struct bk_fuse_vie
                                  bk_fuse_query_hash(hash, view->attempt_seed, view->mixed));
 }
 
+/* The query of the integer key `value` for a view of mix64_fuse8: the
+ * mixer's h1, the unmixed rule, fuse8's slots; nothing left to test. */
+static BK_ALWAYS_INLINE bool bk_fuse_view_mix64_fuse8(const struct bk_fuse_view *view,
+                                                      uint64_t value)
+{
+    return bk_fuse_view_test(view, bk_fuse_mix64_h1(value, view->mix64_key) + view->attempt_seed,
+                             BK_KIND_FUSE8);
+}
+
 /* bk_filter_contains(filter, key, len), inline; key may be NULL when len is
- * 0.  The rule is tested before the key is hashed, so the unmixed rule's
- * copy computes h1 alone (h2's arithmetic is dead there); that copy, the
- * rule of every filter whose first attempt peeled, is the straight path. */
+ * 0.  An 8-byte key of a mix64_fuse8 view (the integer-key filter) takes
+ * one test of the view to its straight path.  Otherwise the rule is tested
+ * before the key is hashed, so the unmixed rule's copy computes h1 alone
+ * (h2's arithmetic is dead there); that copy, the rule of every filter
+ * whose first attempt peeled, is the likely path. */
 static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const struct bk_fuse_view *view,
                                                    const void *key, size_t len)
 {
+    if (__builtin_expect(len == 8 && view->mix64_fuse8, 1))
+        return bk_fuse_view_mix64_fuse8(view, bk_xxh64_read(key));
     if (__builtin_expect(!view->mixed, 1))
         return bk_fuse_view_test_any(
             view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed).h1 +
                       view->attempt_seed);
     return bk_fuse_view_contains_hash(
         view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
+}
+
+/* bk_filter_contains_u64(filter, value), inline: the query of the key's 8
+ * little-endian bytes. */
+static BK_ALWAYS_INLINE bool bk_fuse_view_contains_u64(const struct bk_fuse_view *view,
+                                                       uint64_t value)
+{
+    if (__builtin_expect(view->mix64_fuse8, 1))
+        return bk_fuse_view_mix64_fuse8(view, value);
+    uint8_t bytes[8];
+    for (unsigned i = 0; i < 8; i++)
+        bytes[i] = (uint8_t)(value >> (8 * i));
+    return bk_fuse_view_contains(view, bytes, sizeof bytes);
 }
 
 BK_API_END
