@@ -210,20 +210,23 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_mix64_fuse8(const struct bk_fuse_view 
 }
 
 /* bk_filter_contains(filter, key, len), inline; key may be NULL when len is
- * 0.  An 8-byte key of a mix64_fuse8 view (the integer-key filter) takes
- * one test of the view to its straight path.  Otherwise the rule is tested
- * before the key is hashed, so the unmixed rule's copy computes h1 alone
- * (h2's arithmetic is dead there); that copy, the rule of every filter
- * whose first attempt peeled, is the likely path. */
+ * 0.  The rule is tested before the key is hashed, so the unmixed rule's
+ * copy computes h1 alone (h2's arithmetic is dead there); that copy, the
+ * rule of every filter whose first attempt peeled, is the likely path.
+ * Inside it an 8-byte key of a mix64_fuse8 view (the integer-key filter)
+ * takes one more test to its straight path.  That test first and marked
+ * likely moved the default hash's (XXH3's) path out of line: 6.0 against
+ * 5.4 ns per 8-byte key at 10^6 keys; here both keep their speed. */
 static BK_ALWAYS_INLINE bool bk_fuse_view_contains(const struct bk_fuse_view *view,
                                                    const void *key, size_t len)
 {
-    if (__builtin_expect(len == 8 && view->mix64_fuse8, 1))
-        return bk_fuse_view_mix64_fuse8(view, bk_xxh64_read(key));
-    if (__builtin_expect(!view->mixed, 1))
+    if (__builtin_expect(!view->mixed, 1)) {
+        if (len == 8 && view->mix64_fuse8)
+            return bk_fuse_view_mix64_fuse8(view, bk_xxh64_read(key));
         return bk_fuse_view_test_any(
             view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed).h1 +
                       view->attempt_seed);
+    }
     return bk_fuse_view_contains_hash(
         view, bk_hash_unkeyed(view->hash_algorithm, key, len, view->hash_seed));
 }
@@ -236,8 +239,12 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_u64(const struct bk_fuse_view
     if (__builtin_expect(view->mix64_fuse8, 1))
         return bk_fuse_view_mix64_fuse8(view, value);
     uint8_t bytes[8];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(bytes, &value, sizeof bytes);
+#else
     for (unsigned i = 0; i < 8; i++)
         bytes[i] = (uint8_t)(value >> (8 * i));
+#endif
     return bk_fuse_view_contains(view, bytes, sizeof bytes);
 }
 
