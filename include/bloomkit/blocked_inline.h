@@ -381,12 +381,7 @@ static BK_ALWAYS_INLINE bool bk_blocked_view_contains_u64(const struct bk_blocke
     if (__builtin_expect(view->mix64_one_round, 1))
         return bk_blocked_view_one_round(view, bk_mix64_of_u64(value, view->hash_seed));
     uint8_t bytes[8];
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(bytes, &value, sizeof bytes);
-#else
-    for (unsigned i = 0; i < 8; i++)
-        bytes[i] = (uint8_t)(value >> (8 * i));
-#endif
+    bk_u64_write_le(bytes, value);
     return bk_blocked_view_contains(view, bytes, sizeof bytes);
 }
 

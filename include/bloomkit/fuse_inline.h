@@ -239,12 +239,7 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_u64(const struct bk_fuse_view
     if (__builtin_expect(view->mix64_fuse8, 1))
         return bk_fuse_view_mix64_fuse8(view, value);
     uint8_t bytes[8];
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(bytes, &value, sizeof bytes);
-#else
-    for (unsigned i = 0; i < 8; i++)
-        bytes[i] = (uint8_t)(value >> (8 * i));
-#endif
+    bk_u64_write_le(bytes, value);
     return bk_fuse_view_contains(view, bytes, sizeof bytes);
 }
 

@@ -127,8 +127,7 @@ static BK_ALWAYS_INLINE bk_hash bk_hash_u64(const bk_hasher *hasher, uint64_t va
         return out;
     }
     uint8_t bytes[8];
-    for (unsigned i = 0; i < 8; i++)
-        bytes[i] = (uint8_t)(value >> (8 * i));
+    bk_u64_write_le(bytes, value);
     return bk_hash_key(hasher, bytes, sizeof bytes);
 }
 
