@@ -75,12 +75,12 @@ for data in "$work"/*.dat; do
     sorted=${data%.dat}.sorted
     sort -n "$data" > "$sorted"
     if awk '$2 != "NaN" { found = 1 } END { exit !found }' "$sorted"; then
-        left="$left'$sorted' using 1:2 with linespoints title '$kind', "
+        left="$left'$sorted' using 1:2 with linespoints title '$kind' noenhanced, "
     elif [ "$kind" = libbloom ]; then
         left="$left'$sorted' using 1:3 with linespoints dt 2 title 'libbloom (one key per call)', "
     fi
     if awk '$3 != "NaN" { found = 1 } END { exit !found }' "$sorted"; then
-        right="$right'$sorted' using 1:3 with linespoints title '$kind', "
+        right="$right'$sorted' using 1:3 with linespoints title '$kind' noenhanced, "
     fi
 done
 if [ -n "$reference" ]; then
