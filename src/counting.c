@@ -893,14 +893,19 @@ static inline void classic_prefetch(const bk_counting *filter, bk_hash hash)
 /* One key                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* What every add does after its counters: the key count, and *was_new
- * (when not NULL) from whether a counter was 0. */
-static inline bk_status finish_add(bk_counting *filter, bool fresh, bool *was_new)
+/* What every add does after its counters: the key count. */
+static inline bk_status count_added(bk_counting *filter)
 {
     filter->keys_added = bk_saturating_add(filter->keys_added, 1);
+    return BK_OK;
+}
+
+/* The same, and *was_new (when not NULL) from whether a counter was 0. */
+static inline bk_status finish_add(bk_counting *filter, bool fresh, bool *was_new)
+{
     if (was_new != NULL)
         *was_new = fresh;
-    return BK_OK;
+    return count_added(filter);
 }
 
 /* The one-key queries and adds, one per layout and path, each out of line
@@ -939,23 +944,42 @@ AVX_TARGET_2 BK_NOINLINE static bool query_avx2(const bk_counting *filter, bk_ha
     return line_test_avx2(line_of(filter, hash), hash.h2, filter->hashes);
 }
 
+/* The vector adds (the vector increments write *was_new themselves): k <= 7
+ * in straight code, larger k out of line, so that the one-key add holds
+ * few instructions and no saved registers. */
+AVX_TARGET_512BW BK_NOINLINE static bk_status add_avx512_rounds(bk_counting *filter,
+                                                                bk_hash hash, bool *was_new)
+{
+    line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    return count_added(filter);
+}
+
+AVX_TARGET_512BW static inline bk_status add_on_line_avx512(bk_counting *filter, bk_hash hash,
+                                                            bool *was_new)
+{
+    if (filter->hashes > ROUND_POSITIONS)
+        return add_avx512_rounds(filter, hash, was_new);
+    line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    return count_added(filter);
+}
+
+AVX_TARGET_2 static inline bk_status add_on_line_avx2(bk_counting *filter, bk_hash hash,
+                                                      bool *was_new)
+{
+    line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);
+    return count_added(filter);
+}
+
 AVX_TARGET_512BW BK_NOINLINE static bk_status add_avx512(bk_counting *filter, bk_hash hash,
                                                          bool *was_new)
 {
-    if (filter->hashes <= ROUND_POSITIONS)
-        line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes, was_new);
-    else
-        line_increment_avx512(line_of(filter, hash), hash.h2, filter->hashes, was_new);
-    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
-    return BK_OK;
+    return add_on_line_avx512(filter, hash, was_new);
 }
 
 AVX_TARGET_2 BK_NOINLINE static bk_status add_avx2(bk_counting *filter, bk_hash hash,
                                                    bool *was_new)
 {
-    line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);
-    filter->keys_added = bk_saturating_add(filter->keys_added, 1);
-    return BK_OK;
+    return add_on_line_avx2(filter, hash, was_new);
 }
 #endif
 
@@ -1010,21 +1034,12 @@ static bk_status add_u64_hashed(bk_counting *filter, uint64_t key, bool *was_new
     AVX_TARGET_512BW BK_NOINLINE static bk_status add_##NAME##_avx512(                       \
         bk_counting *filter, uint64_t key, bool *was_new)                                    \
     {                                                                                        \
-        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
-        if (filter->hashes > ROUND_POSITIONS)                                                \
-            return add_avx512(filter, hash, was_new);                                        \
-        line_increment_avx512_one_round(line_of(filter, hash), hash.h2, filter->hashes,      \
-                                        was_new);                                            \
-        filter->keys_added = bk_saturating_add(filter->keys_added, 1);                       \
-        return BK_OK;                                                                        \
+        return add_on_line_avx512(filter, HASH(key, filter->hasher.seed), was_new);          \
     }                                                                                        \
     AVX_TARGET_2 BK_NOINLINE static bk_status add_##NAME##_avx2(bk_counting *filter,         \
                                                                 uint64_t key, bool *was_new) \
     {                                                                                        \
-        bk_hash hash = HASH(key, filter->hasher.seed);                                       \
-        line_increment_avx2(line_of(filter, hash), hash.h2, filter->hashes, was_new);        \
-        filter->keys_added = bk_saturating_add(filter->keys_added, 1);                       \
-        return BK_OK;                                                                        \
+        return add_on_line_avx2(filter, HASH(key, filter->hasher.seed), was_new);            \
     }
 
 /* One hash's integer-key functions, by bk_counting_path. */
