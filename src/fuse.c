@@ -82,8 +82,12 @@
  * A first attempt whose unmixed hashes tell fewer keys apart than the mixed
  * ones (caller hashes that differ in h2 only) gives way to the retries.
  * The fingerprint is the low w bits of hash ^ (hash >> 32).  Attempt seeds
- * are mix64(hash seed + attempt * golden ratio): deterministic, so the same
- * keys and hash seed give the same filter byte for byte.
+ * are mix64(hash seed + attempt * golden ratio), except a MIX64 filter's
+ * first, which is 0: MIX64's h1 already has the hash seed in it, and the
+ * add it saves sits on an integer key's query path (0.3 ns of a 5 ns
+ * query at 10^6 keys, docs/PERFORMANCE.md; files whose MIX64 first
+ * attempt had a seed are queried with it).  Deterministic either way: the
+ * same keys and hash seed give the same filter byte for byte.
  *
  * Key order and duplicates.  Each attempt first groups its 64-bit hashes by
  * their top bits (one counting pass, one scatter: about 8 keys a bucket),
@@ -335,14 +339,14 @@ static ALWAYS_INLINE bool contains_u64_kind(const bk_fuse *filter, uint64_t key,
 }
 
 /* The integer-key query of a filter of the unmixed rule whose hash is
- * MIX64 (unmixed_mix64) or XXH3 (unmixed_xxh3), the case fixed when the
- * handle wraps the object (contains_u64_for), so nothing is tested per
- * key: the hash's h1, the seed's add, the kind's slots and loads. */
-static ALWAYS_INLINE bool contains_u64_unmixed_mix64(const bk_fuse *filter, uint64_t key,
-                                                     bk_kind kind)
+ * MIX64 with the attempt seed 0 that builds give it (unseeded_mix64), or
+ * XXH3 (unmixed_xxh3), the case fixed when the handle wraps the object
+ * (contains_u64_for), so nothing is tested per key: the hash's h1 (plus
+ * the seed for XXH3), the kind's slots and loads. */
+static ALWAYS_INLINE bool contains_u64_unseeded_mix64(const bk_fuse *filter, uint64_t key,
+                                                      bk_kind kind)
 {
-    return contains_query_hash(filter, bk_fuse_mix64_h1(key, filter->mix64_key) + filter->seed,
-                               kind);
+    return contains_query_hash(filter, bk_fuse_mix64_h1(key, filter->mix64_key), kind);
 }
 
 static ALWAYS_INLINE bool contains_u64_unmixed_xxh3(const bk_fuse *filter, uint64_t key,
@@ -355,14 +359,15 @@ static ALWAYS_INLINE bool contains_u64_unmixed_xxh3(const bk_fuse *filter, uint6
 typedef bool (*contains_u64_fn)(const void *filter, uint64_t key);
 
 /* The contains_u64 copy for a filter: one of the two above, or the
- * general one (the mixed rule, the other hashes). */
-static contains_u64_fn contains_u64_choice(const bk_fuse *filter, contains_u64_fn unmixed_mix64,
+ * general one (the mixed rule, the other hashes, and MIX64 files written
+ * when a first attempt's seed was not 0). */
+static contains_u64_fn contains_u64_choice(const bk_fuse *filter, contains_u64_fn unseeded_mix64,
                                            contains_u64_fn unmixed_xxh3, contains_u64_fn general)
 {
     if (filter->mixed)
         return general;
     switch (filter->hasher.algorithm) {
-    case BK_HASH_MIX64: return unmixed_mix64;
+    case BK_HASH_MIX64: return filter->seed == 0 ? unseeded_mix64 : general;
     case BK_HASH_XXH3: return unmixed_xxh3;
     default: return general;
     }
@@ -437,7 +442,7 @@ bk_status bk_fuse_view(const bk_filter *handle, struct bk_fuse_view *view)
     view->hash_seed = filter->hasher.seed;
     view->mixed = filter->mixed;
     view->mix64_fuse8 = filter->kind == BK_KIND_FUSE8 && !filter->mixed &&
-                        filter->hasher.algorithm == BK_HASH_MIX64;
+                        filter->hasher.algorithm == BK_HASH_MIX64 && filter->seed == 0;
     return BK_OK;
 }
 
@@ -824,9 +829,15 @@ static void assign_any(bk_kind kind, const fuse_geometry *g, const build_scratch
     }
 }
 
-static uint64_t attempt_seed(uint64_t base_seed, unsigned attempt)
+/* The seed of attempt `attempt` (1, 2, ...) for a filter of `hasher`.  A
+ * MIX64 filter's first attempt takes 0: its h1 already has the hash seed
+ * in it (the mixer's first xor), and an add of 0 is one step fewer on an
+ * integer key's query path (contains_u64_unseeded_mix64). */
+static uint64_t attempt_seed(const bk_hasher *hasher, unsigned attempt)
 {
-    return bk_mix64(base_seed + (uint64_t)attempt * BK_FUSE_GOLDEN_64);
+    if (attempt == 1 && hasher->algorithm == BK_HASH_MIX64)
+        return 0;
+    return bk_mix64(hasher->seed + (uint64_t)attempt * BK_FUSE_GOLDEN_64);
 }
 
 /* An object, 64-byte aligned (bk_fuse's query fields in one line), freed
@@ -866,11 +877,11 @@ static size_t distinct_hashes(build_scratch *s, const bk_hash *hashes, size_t co
  * unmixed distinct hashes again.
  */
 static bool unmixed_tells_apart(build_scratch *s, const bk_hash *hashes, size_t count,
-                                uint64_t base_seed, size_t unique)
+                                const bk_hasher *hasher, size_t unique)
 {
-    if (distinct_hashes(s, hashes, count, attempt_seed(base_seed, 2), true) != unique)
+    if (distinct_hashes(s, hashes, count, attempt_seed(hasher, 2), true) != unique)
         return false;
-    distinct_hashes(s, hashes, count, attempt_seed(base_seed, 1), false);
+    distinct_hashes(s, hashes, count, attempt_seed(hasher, 1), false);
     return true;
 }
 
@@ -894,7 +905,7 @@ static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_
     fuse_geometry *g = &filter->geometry;
     bool sizing = true; /* no attempt completed yet: the geometry follows this one */
     for (unsigned attempt = 1; attempt <= BK_FUSE_MAX_ATTEMPTS; attempt++) {
-        uint64_t seed = attempt_seed(filter->hasher.seed, attempt);
+        uint64_t seed = attempt_seed(&filter->hasher, attempt);
         bool mixed = attempt > 1;
         bucket_hashes(hashes, count, seed, mixed, s->bucket_bits, s->bucket_end, s->sorted);
         size_t keys = count;
@@ -909,7 +920,7 @@ static bk_status build_with_scratch(bk_fuse *filter, build_scratch *s, const bk_
             /* The peel stack overwrote the hashes: put them back first. */
             size_t unique = distinct_hashes(s, hashes, count, seed, mixed);
             if (unique != keys && !mixed &&
-                !unmixed_tells_apart(s, hashes, count, filter->hasher.seed, unique))
+                !unmixed_tells_apart(s, hashes, count, &filter->hasher, unique))
                 continue;
             if (unique != keys) {
                 keys = unique;
@@ -1224,7 +1235,7 @@ static bk_status read_kind(bk_kind kind, const uint8_t *params, size_t params_si
     }                                                                                           \
     static bool contains_u64_mix64_##suffix(const void *f, uint64_t key)                        \
     {                                                                                           \
-        return contains_u64_unmixed_mix64(f, key, KIND);                                        \
+        return contains_u64_unseeded_mix64(f, key, KIND);                                       \
     }                                                                                           \
     static bool contains_u64_xxh3_##suffix(const void *f, uint64_t key)                         \
     {                                                                                           \

@@ -28,6 +28,7 @@
 #include "bloomkit/fuse_inline.h"
 #include "endian.h"
 #include "filter.h"
+#include "format.h"
 #include "fuse.h"
 #include "hash.h"
 #include "roundtrip.h"
@@ -521,6 +522,8 @@ static void test_integer_key_op(void **state)
                 assert_int_equal((uintptr_t)object % 64, 0);
                 bool (*chosen)(const void *, uint64_t) = ops->contains_u64_for(object);
                 bk_hash_algorithm algorithm = algorithms[a].hash_algorithm;
+                if (algorithm == BK_HASH_MIX64 && !object->mixed)
+                    assert_true(object->seed == 0); /* a MIX64 first attempt's seed */
                 bool specialised = !object->mixed &&
                                    (algorithm == BK_HASH_MIX64 || algorithm == BK_HASH_XXH3);
                 assert_int_equal(chosen != ops->contains_u64, specialised);
@@ -561,6 +564,60 @@ static void test_mix64_h1_from_key(void **state)
         assert_true(bk_fuse_mix64_h1(value, bk_fuse_mix64_key(seed)) ==
                     bk_mix64_of_u64(value, seed).h1);
     }
+}
+
+/* A MIX64 filter whose first attempt had a seed (as files written before
+ * that seed was 0 have): every query path adds it.  The file of a fresh
+ * build, its attempt seed rewritten and the checksum recomputed, takes the
+ * general integer-key copy and the view's general path, and all answer as
+ * the library's byte-key query. */
+static void test_mix64_seeded_first_attempt(void **state)
+{
+    (void)state;
+    enum { KEYS = 500, PROBES = 3000 };
+    uint8_t bytes[KEYS][8];
+    bk_key keys[KEYS];
+    for (size_t i = 0; i < KEYS; i++) {
+        bk_store_le64(bytes[i], bk_mix64(i + 77));
+        keys[i].data = bytes[i];
+        keys[i].len = 8;
+    }
+    bk_params params = { .hash_algorithm = BK_HASH_MIX64, .seed = 11 };
+    bk_filter *built = NULL;
+    assert_int_equal(bk_filter_build(BK_KIND_FUSE8, &params, keys, KEYS, &built), BK_OK);
+    assert_false(object_of(built)->mixed);
+    assert_true(object_of(built)->seed == 0);
+    size_t size;
+    uint8_t *file = bk_rt_serialize(built, &size);
+    const uint64_t attempt_seed = 0x0123456789abcdefULL;
+    bk_store_le64(file + BK_FORMAT_PARAMS_OFFSET + 8, attempt_seed); /* the block's `seed` */
+    bk_store_le64(file + BK_FORMAT_OFFSET_CHECKSUM, bk_format_checksum(file, size));
+    bk_filter *seeded = NULL;
+    assert_int_equal(bk_filter_deserialize(file, size, NULL, &seeded), BK_OK);
+    const bk_fuse *object = object_of(seeded);
+    assert_true(object->seed == attempt_seed && !object->mixed);
+    const bk_kind_ops *ops = bk_kind_ops_for(BK_KIND_FUSE8);
+    assert_true(ops->contains_u64_for(object) == ops->contains_u64);
+    struct bk_fuse_view view;
+    assert_int_equal(bk_fuse_view(seeded, &view), BK_OK);
+    assert_false(view.mix64_fuse8);
+    size_t hits = 0;
+    for (uint64_t i = 0; i < PROBES; i++) {
+        uint64_t value = bk_mix64(i + 77); /* the first KEYS were built in */
+        uint8_t le[8];
+        bk_store_le64(le, value);
+        bk_hash hash = bk_filter_hash(seeded, le, 8);
+        bool expected = bk_fuse_view_test(&view, hash.h1 + attempt_seed, BK_KIND_FUSE8);
+        assert_int_equal(bk_filter_contains(seeded, le, 8), expected);
+        assert_int_equal(bk_filter_contains_u64(seeded, value), expected);
+        assert_int_equal(bk_fuse_view_contains_u64(&view, value), expected);
+        assert_int_equal(bk_fuse_view_contains(&view, le, 8), expected);
+        hits += expected;
+    }
+    assert_true(hits < PROBES / 10); /* another seed: the keys' slots moved */
+    bk_filter_free(seeded);
+    bk_filter_free(built);
+    free(file);
 }
 
 /* The generic handle: static, immutable, no set algebra. */
@@ -879,20 +936,22 @@ typedef struct golden {
     size_t keys;    /* "golden:0" .. "golden:<keys-1>" ... */
     size_t repeats; /* ... then "golden:0" .. "golden:<repeats-1>" again */
     size_t probes;  /* "golden:0" .. "golden:<probes-1>" recorded */
-    bool unmixed;   /* hash rule 1, which today's build writes (and rebuilds
-                       byte for byte); else rule 0, every file written
-                       before the rule existed (read and written back) */
+    bool unmixed;   /* hash rule 1, which today's build writes; else rule 0,
+                       every file written before the rule existed */
+    bool rebuilds;  /* today's build makes the same bytes from the keys
+                       (else the file is read and written back only) */
 } golden;
 
 static const golden goldens[] = {
-    { "xor8-xxh3.bkf", BK_KIND_XOR8, { .seed = 0 }, 300, 0, 3000, false },
-    { "fuse8-xxh3-duplicates.bkf", BK_KIND_FUSE8, { .seed = 7 }, 1000, 100, 5000, false },
+    { "xor8-xxh3.bkf", BK_KIND_XOR8, { .seed = 0 }, 300, 0, 3000, false, false },
+    { "fuse8-xxh3-duplicates.bkf", BK_KIND_FUSE8, { .seed = 7 }, 1000, 100, 5000, false, false },
     { "fuse16-siphash.bkf",
       BK_KIND_FUSE16,
       { .hash_algorithm = BK_HASH_SIPHASH, .secret_key = golden_secret },
       200,
       0,
       2000,
+      false,
       false },
     { "fuse8_4-xxh64.bkf",
       BK_KIND_FUSE8_4,
@@ -900,23 +959,42 @@ static const golden goldens[] = {
       500,
       0,
       3000,
+      false,
       false },
-    { "fuse8-empty.bkf", BK_KIND_FUSE8, { .seed = 0 }, 0, 0, 1000, false },
-    { "xor8-xxh3-unmixed.bkf", BK_KIND_XOR8, { .seed = 0 }, 300, 0, 3000, true },
-    { "fuse8-xxh3-duplicates-unmixed.bkf", BK_KIND_FUSE8, { .seed = 7 }, 1000, 100, 5000, true },
+    { "fuse8-empty.bkf", BK_KIND_FUSE8, { .seed = 0 }, 0, 0, 1000, false, false },
+    { "xor8-xxh3-unmixed.bkf", BK_KIND_XOR8, { .seed = 0 }, 300, 0, 3000, true, true },
+    { "fuse8-xxh3-duplicates-unmixed.bkf",
+      BK_KIND_FUSE8,
+      { .seed = 7 },
+      1000,
+      100,
+      5000,
+      true,
+      true },
+    /* written when a MIX64 first attempt still had a seed */
     { "fuse16-mix64-unmixed.bkf",
       BK_KIND_FUSE16,
       { .hash_algorithm = BK_HASH_MIX64, .seed = 5 },
       200,
       0,
       2000,
-      true },
+      true,
+      false },
     { "fuse8_4-xxh64-unmixed.bkf",
       BK_KIND_FUSE8_4,
       { .hash_algorithm = BK_HASH_XXH64, .seed = 42 },
       500,
       0,
       3000,
+      true,
+      true },
+    { "fuse8-mix64-unseeded.bkf",
+      BK_KIND_FUSE8,
+      { .hash_algorithm = BK_HASH_MIX64, .seed = 5 },
+      300,
+      0,
+      3000,
+      true,
       true },
 };
 
@@ -941,11 +1019,12 @@ static bk_filter *golden_build(const golden *g)
     return filter;
 }
 
-/* Writes the files of today's rule (the others stay as they were written). */
+/* Writes the files today's build makes (the others stay as they were
+ * written). */
 static int write_golden(const char *dir)
 {
     for (size_t g = 0; g < GOLDEN_COUNT; g++) {
-        if (!goldens[g].unmixed)
+        if (!goldens[g].rebuilds)
             continue;
         bk_filter *filter = golden_build(&goldens[g]);
         int failed = bk_golden_save(filter, dir, goldens[g].name, goldens[g].probes);
@@ -956,7 +1035,9 @@ static int write_golden(const char *dir)
     return 0;
 }
 
-/* The answers of the inline view (when the hash has one) are the library's. */
+/* The answers of the inline view (when the hash has one) are the library's,
+ * for the probe strings and for the integer keys 0 .. probes - 1 (whose
+ * library answers through the integer-key call and the 8 bytes agree). */
 static void assert_view_answers_alike(const bk_filter *filter, size_t probes)
 {
     struct bk_fuse_view view;
@@ -967,6 +1048,11 @@ static void assert_view_answers_alike(const bk_filter *filter, size_t probes)
         int len = snprintf(key, sizeof key, "golden:%zu", i);
         assert_int_equal(bk_fuse_view_contains(&view, key, (size_t)len),
                          bk_golden_probe(filter, i));
+        uint8_t le[8];
+        bk_store_le64(le, i);
+        bool expected = bk_filter_contains(filter, le, 8);
+        assert_int_equal(bk_filter_contains_u64(filter, i), expected);
+        assert_int_equal(bk_fuse_view_contains_u64(&view, i), expected);
     }
 }
 
@@ -1016,7 +1102,7 @@ static void test_golden_files(void **state)
             bk_rt_assert_serializes_to(loaded[c], bytes, size);
             bk_filter_free(loaded[c]);
         }
-        if (g->unmixed) {
+        if (g->rebuilds) {
             bk_filter *rebuilt = golden_build(g);
             bk_rt_assert_serializes_to(rebuilt, bytes, size);
             bk_filter_free(rebuilt);
@@ -1043,6 +1129,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_generic_handle),
         cmocka_unit_test(test_integer_key_op),
         cmocka_unit_test(test_mix64_h1_from_key),
+        cmocka_unit_test(test_mix64_seeded_first_attempt),
         cmocka_unit_test(test_design_and_targets),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_format_hooks_round_trip),

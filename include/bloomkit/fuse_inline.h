@@ -20,7 +20,7 @@
  * An integer key (or any 8-byte key) of a fuse8 filter hashed with MIX64
  * whose first attempt peeled -- what bloomkit builds for integer keys --
  * takes one test of the view (mix64_fuse8) to a straight path: the
- * mixer's h1, one add, the slots, three loads.
+ * mixer's h1 (that first attempt's seed is 0), the slots, three loads.
  *
  * The view serves the inline hashes, XXH3 (the default), XXH64 and MIX64:
  * bk_fuse_view returns BK_EUNSUPPORTED for a filter keyed with
@@ -78,7 +78,8 @@ struct bk_fuse_view {
     bk_hash_algorithm hash_algorithm; /* XXH3, XXH64 or MIX64 */
     uint64_t hash_seed;
     bool mixed;       /* the hash rule (bk_fuse_query_hash) */
-    bool mix64_fuse8; /* fuse8, MIX64, unmixed: an integer key's straight path */
+    bool mix64_fuse8; /* fuse8, MIX64, unmixed, attempt seed 0: an integer
+                         key's straight path */
 };
 
 /* Fills *view from a filter of any of the four static kinds.  BK_EINVAL if
@@ -201,12 +202,12 @@ static BK_ALWAYS_INLINE bool bk_fuse_view_contains_hash(const struct bk_fuse_vie
 }
 
 /* The query of the integer key `value` for a view of mix64_fuse8: the
- * mixer's h1, the unmixed rule, fuse8's slots; nothing left to test. */
+ * mixer's h1 is the query hash (the unmixed rule with attempt seed 0),
+ * then fuse8's slots; nothing left to test. */
 static BK_ALWAYS_INLINE bool bk_fuse_view_mix64_fuse8(const struct bk_fuse_view *view,
                                                       uint64_t value)
 {
-    return bk_fuse_view_test(view, bk_fuse_mix64_h1(value, view->mix64_key) + view->attempt_seed,
-                             BK_KIND_FUSE8);
+    return bk_fuse_view_test(view, bk_fuse_mix64_h1(value, view->mix64_key), BK_KIND_FUSE8);
 }
 
 /* bk_filter_contains(filter, key, len), inline; key may be NULL when len is
