@@ -81,9 +81,14 @@
  *   - FPR at most p while no generation holds more than its capacity
  *     ceil(n S / L) (above).
  *
- * Costs: an add probes the key's line (or every live generation of the
- * ring, to report was_new) and sets k bits in one generation; a query
- * reads one line (cells) or up to g generations (rings).
+ * Costs: an add reads and sets the key's k cells in one walk of its line
+ * (the cells' AND, before the set, reports was_new), or on the ring probes
+ * every live generation and sets k bits in one; a query reads one line
+ * (cells) or up to g generations (rings).  An add is about 260
+ * instructions with MIX64 keys, k = 7: a one-key add cannot overlap the
+ * next one's line miss much further than the core's reorder window
+ * reaches, so its instruction count is its speed once the filter leaves
+ * the cache (docs/PERFORMANCE.md).
  *
  * Measured (gcc 12 -O2, XXH3 seed 0; W = 100,000, g = 4, p = 0.01;
  * 1,000,000 keys "user:%u" streamed through, then 1,000,000 keys
@@ -469,27 +474,44 @@ static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
     return cells_and_portable(line, hash.h2, filter->hashes, filter->cell_bits);
 }
 
-/* Sets the key's bit of generation `slot` in its k cells (the walk of
- * cells_and). */
-static void cell_set(bk_window *filter, bk_hash hash, unsigned slot)
+/* The add's probe and set in one walk of the key's k cells (the walk of
+ * cells_and, the cell width c a constant where this is inlined): returns
+ * the AND of the cells as they were (bit j: generation j held all of the
+ * key's bits before the add, as cell_probe_mask answers) and sets the
+ * key's bit of generation `slot` in each.  Each word is read once per
+ * cell, for the probe and the set together. */
+static BK_ALWAYS_INLINE unsigned cells_probe_and_set(uint64_t *line, uint64_t h2, unsigned k,
+                                                     unsigned slot, const unsigned c)
 {
-    const unsigned c = filter->cell_bits, width = c == 2 ? 8 : 7;
+    const unsigned width = c == 2 ? 8 : 7; /* log2 of the cells a line */
     const unsigned per_word_log = width - 3;
-    uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
-    uint64_t state = hash.h2, stream = state;
-    unsigned left = 64 / width;
-    for (unsigned i = 0; i < filter->hashes; i++) {
-        if (left == 0) {
-            state = bk_mix64(state);
-            stream = state;
-            left = 64 / width;
+    uint64_t state = h2, stream = state, all = ~(uint64_t)0;
+    unsigned first = k < 64 / width ? k : 64 / width;
+    for (unsigned i = 0; i < k;) {
+        for (unsigned j = 0; j < first; j++, i++) {
+            unsigned cell = (unsigned)stream & ((1u << width) - 1);
+            stream >>= width;
+            uint64_t *word = &line[cell >> per_word_log];
+            unsigned shift = (cell & ((1u << per_word_log) - 1)) * c;
+            uint64_t value = *word;
+            all &= value >> shift;
+            *word = value | (uint64_t)1 << (shift + slot);
         }
-        unsigned cell = (unsigned)stream & ((1u << width) - 1);
-        stream >>= width;
-        left--;
-        line[cell >> per_word_log] |= (uint64_t)1
-                                      << ((cell & ((1u << per_word_log) - 1)) * c + slot);
+        if (i == k)
+            break;
+        state = bk_mix64(state);
+        stream = state;
+        first = k - i < 64 / width ? k - i : 64 / width;
     }
+    return (unsigned)all & ((1u << c) - 1);
+}
+
+static unsigned cell_probe_and_set(bk_window *filter, bk_hash hash, unsigned slot)
+{
+    uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+    if (filter->cell_bits == 4)
+        return cells_probe_and_set(line, hash.h2, filter->hashes, slot, 4);
+    return cells_probe_and_set(line, hash.h2, filter->hashes, slot, 2);
 }
 
 /* Records the epoch of the clock (after it was set): its first clock and
@@ -501,14 +523,10 @@ static void note_epoch(bk_window *filter)
     filter->current_slot = (unsigned)(epoch % filter->generation_count);
 }
 
-/* Moves the clock to `clock` (>= the latest), clearing the slots of the
- * epochs it passes: at most g of them. */
-static void advance_to(bk_window *filter, uint64_t clock)
+/* Moves the clock to `clock` (>= the latest) in a new epoch, or the first
+ * event's, clearing the slots of the epochs it passes: at most g of them. */
+static BK_NOINLINE void advance_to_new_epoch(bk_window *filter, uint64_t clock)
 {
-    if (filter->started && clock - filter->epoch_start < filter->span) {
-        filter->clock = clock; /* the same epoch: nothing to clear */
-        return;
-    }
     uint64_t epoch = clock / filter->span;
     uint64_t g = filter->generation_count;
     uint64_t first = filter->started ? filter->clock / filter->span + 1 : epoch;
@@ -531,6 +549,16 @@ static void advance_to(bk_window *filter, uint64_t clock)
     note_epoch(filter);
     if (filter->layout == LAYOUT_CELLS)
         filter->live_slots = live_slots_at(filter, epoch);
+}
+
+/* Moves the clock to `clock` (>= the latest): within the epoch nothing to
+ * clear (once per S events the slow path). */
+static inline void advance_to(bk_window *filter, uint64_t clock)
+{
+    if (__builtin_expect(filter->started && clock - filter->epoch_start < filter->span, 1))
+        filter->clock = clock;
+    else
+        advance_to_new_epoch(filter, clock);
 }
 
 static bool contains_at_clock(const bk_window *filter, bk_hash hash, uint64_t clock)
@@ -560,9 +588,8 @@ static void add_at_clock(bk_window *filter, bk_hash hash, uint64_t clock, bool *
         present = contains_at_clock(filter, hash, clock);
         bk_bloom_add_hash(filter->generations[slot], bk_level_hash(hash, slot), NULL);
     } else {
-        unsigned held = cell_probe_mask(filter, hash);
+        unsigned held = cell_probe_and_set(filter, hash, slot);
         present = (held & filter->live_slots) != 0;
-        cell_set(filter, hash, slot);
         filter->slot_keys[slot] += !((held >> slot) & 1);
     }
     if (!present)
@@ -607,6 +634,19 @@ static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const bk_window *filter = object;
     return contains_now(filter, bk_hash_inline(&filter->hasher, key, len));
+}
+
+/* The integer-key calls: the hash inline (bk_hash_u64), then as above. */
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const bk_window *filter = object;
+    return contains_now(filter, bk_hash_u64(&filter->hasher, key));
+}
+
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_window *filter = object;
+    return ops_add_hash(filter, bk_hash_u64(&filter->hasher, key), was_new);
 }
 
 /* Only a time window has a clock the caller sets. */
@@ -1209,6 +1249,8 @@ const bk_kind_ops bk_window_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .stats = ops_stats,
