@@ -153,13 +153,6 @@ typedef enum { BK_BLOCKED_PORTABLE, BK_BLOCKED_AVX2, BK_BLOCKED_AVX512 } bk_bloc
 bk_status bk_blocked_set_path(bk_blocked *filter, bk_blocked_path_id path);
 bool bk_blocked_uses_simd(const bk_blocked *filter);
 
-/* Prefetch distance of the batch loops, in keys: enough lines in flight to
- * cover a memory latency at a few ns of work per key (Little's law: lines
- * in flight = latency / time per line, about 40 on the hosts measured).
- * Queries use BK_LINE_RING_SIZE = 64 (src/prefetch.h), adds 32: 8 and 16
- * were slower, 64 no better. */
-#define BK_ADD_PREFETCH_DISTANCE 32u
-
 /* A key's block, for the query batches' ring of src/prefetch.h: the
  * block's address is computed once per key, not twice. */
 static inline const void *bk_blocked_line_of(const void *filter, const bk_hash *hash)

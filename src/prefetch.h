@@ -1,6 +1,6 @@
 /*
  * src/prefetch.h -- the pipeline of the one-line kinds' query batches
- * (internal; blocked and sbbf).
+ * (internal; blocked, sbbf and window), and their adds' prefetch distance.
  *
  * A batch query of a filter far bigger than the caches costs about one
  * overlapped memory read per key if the line of key i + D is requested
@@ -47,6 +47,12 @@
 #include "hash.h" /* bk_hash, BK_ALWAYS_INLINE */
 
 #define BK_LINE_RING_SIZE 64u
+
+/* The batch adds of the one-line kinds (blocked, counting, window) request
+ * the line of the key this many keys ahead, for writing: enough lines in
+ * flight to cover a memory latency at a few ns of work per key (Little's
+ * law, as above).  8 and 16 were slower, 64 no better. */
+#define BK_ADD_PREFETCH_DISTANCE 32u
 
 typedef const void *(*bk_line_of_fn)(const void *filter, const bk_hash *hash);
 typedef bool (*bk_line_probe_fn)(const void *context, const void *line, const bk_hash *hash);

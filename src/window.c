@@ -111,6 +111,7 @@
 #include "hash.h"
 #include "level_hash.h"
 #include "memory.h"
+#include "prefetch.h"
 
 #define EMPTY_EPOCH UINT64_MAX
 /* The latest clock value an event may have: 2^64 - 1 is refused (a time
@@ -463,15 +464,25 @@ static BK_NOINLINE unsigned cells_and_portable(const uint64_t *line, uint64_t h2
     return cell_bits == 2 ? cells_and(line, h2, k, 2) : cells_and(line, h2, k, 4);
 }
 
-/* Bit j set: generation j holds all of the key's bits. */
-static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
+/* The key's line (LAYOUT_CELLS). */
+static inline const uint64_t *cells_line(const bk_window *filter, uint64_t h1)
 {
-    const uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+    return filter->words + bk_reduce(h1, filter->lines) * LINE_WORDS;
+}
+
+/* Bit j set: generation j holds all of the key's bits in its line. */
+static inline unsigned line_cells_mask(const bk_window *filter, const uint64_t *line, uint64_t h2)
+{
 #ifdef BK_HAVE_AVX2_SOURCES
     if (filter->avx2_cells)
-        return bk_window_cells4_mask_avx2(line, hash.h2, filter->hashes);
+        return bk_window_cells4_mask_avx2(line, h2, filter->hashes);
 #endif
-    return cells_and_portable(line, hash.h2, filter->hashes, filter->cell_bits);
+    return cells_and_portable(line, h2, filter->hashes, filter->cell_bits);
+}
+
+static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
+{
+    return line_cells_mask(filter, cells_line(filter, hash.h1), hash.h2);
 }
 
 /* The add's probe and set in one walk of the key's k cells (the walk of
@@ -508,7 +519,7 @@ static BK_ALWAYS_INLINE unsigned cells_probe_and_set(uint64_t *line, uint64_t h2
 
 static unsigned cell_probe_and_set(bk_window *filter, bk_hash hash, unsigned slot)
 {
-    uint64_t *line = filter->words + bk_reduce(hash.h1, filter->lines) * LINE_WORDS;
+    uint64_t *line = (uint64_t *)cells_line(filter, hash.h1);
     if (filter->cell_bits == 4)
         return cells_probe_and_set(line, hash.h2, filter->hashes, slot, 4);
     return cells_probe_and_set(line, hash.h2, filter->hashes, slot, 2);
@@ -664,13 +675,19 @@ static bk_status ops_advance_clock(void *object, uint64_t now)
 }
 
 /* Adds in order, stopping at the first error with *new_count counting the
- * keys reported new before it. */
-static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
+ * keys reported new before it.  On the cell layout the line of the key
+ * BK_ADD_PREFETCH_DISTANCE ahead is requested (for writing) before each
+ * add, so the lines of a batch arrive together rather than one by one. */
+static bk_status ops_add_hash_batch(void *object, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
+    bk_window *filter = object;
+    bool cells = filter->layout == LAYOUT_CELLS;
     size_t fresh = 0;
     bk_status status = BK_OK;
     for (size_t i = 0; i < count && status == BK_OK; i++) {
+        if (cells && i + BK_ADD_PREFETCH_DISTANCE < count)
+            __builtin_prefetch(cells_line(filter, hashes[i + BK_ADD_PREFETCH_DISTANCE].h1), 1);
         bool was_new = false;
         status = ops_add_hash(filter, hashes[i], &was_new);
         fresh += status == BK_OK && was_new;
@@ -679,10 +696,27 @@ static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t 
     return status;
 }
 
+/* The cell layout's batch: the blocked kinds' ring of line requests
+ * (src/prefetch.h), each key tested against its line at the latest
+ * clock. */
+static const void *cells_line_of(const void *object, const bk_hash *hash)
+{
+    return cells_line(object, hash->h1);
+}
+
+static bool cells_line_probe(const void *context, const void *line, const bk_hash *hash)
+{
+    const bk_window *filter = context;
+    return (line_cells_mask(filter, line, hash->h2) & filter->live_slots) != 0;
+}
+
 static size_t ops_contains_hash_batch(const void *object, const bk_hash *hashes, size_t count,
                                       bool *results)
 {
     const bk_window *filter = object;
+    if (filter->layout == LAYOUT_CELLS)
+        return bk_line_ring_probe(filter, hashes, count, results, cells_line_of,
+                                  cells_line_probe, filter);
     size_t present = 0;
     for (size_t i = 0; i < count; i++) {
         bool found = contains_now(filter, hashes[i]);
