@@ -429,7 +429,8 @@ static bool time_queries(kind_duel *d, bk_filter *filter, peer_subject *p, const
 }
 
 /* Peer j's same_bits check against bloomkit's filter of the present keys
- * (bench_peer.same_bits); false when the bits differ (d->note). */
+ * (bench_peer.same_bits): d->same_bits[j], which report_peer prints;
+ * false when the bits differ. */
 static bool check_same_bits(kind_duel *d, size_t j, const bk_filter *filter, const duel_keys *k)
 {
     bench_view view;
@@ -441,9 +442,6 @@ static bool check_same_bits(kind_duel *d, size_t j, const bk_filter *filter, con
         return true;
     int same = d->peer[j]->same_bits(k->present->bytes, width, k->present->count, words, bytes);
     d->same_bits[j] = same < 0 ? BITS_NOT_CHECKED : same ? BITS_SAME : BITS_DIFFER;
-    if (same == 0)
-        snprintf(d->note, sizeof d->note, "%s's bits DIFFER from %s's", d->peer[j]->name,
-                 d->kind_name);
     return same != 0;
 }
 

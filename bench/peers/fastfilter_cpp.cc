@@ -30,9 +30,11 @@
  * `fpr` asked for is not used.  The first peer's keys as bench/peers.h
  * says (an 8-byte key is its value, a longer one its XXH3_64bits, a
  * libxxhash call).  XXH64 is compiled into the second peer's loops
- * (XXH_INLINE_ALL, below), as bloomkit's sbbf inlines its own.  Without
- * AVX2 at compile time the class does not exist and create() answers
- * NULL.
+ * (XXH_INLINE_ALL, below, and the loops flattened: gcc would otherwise
+ * call xxhash.h's finishing step once per key), as bloomkit's sbbf
+ * compiles its own into its query, so neither side pays a call for the
+ * hash.  Without AVX2 at compile time the class does not exist and
+ * create() answers NULL.
  */
 #include <climits>
 #include <cstring>
@@ -90,7 +92,9 @@ typedef SimdBlockFilterFixed<> mixer_filter;
 typedef SimdBlockFilterFixed<KeyIsHash> parquet_filter;
 
 /* One peer's calls: Filter holds the keys as key_of makes them.  Each loop
- * is written twice so that an 8-byte key's width is a constant in one. */
+ * is written twice so that an 8-byte key's width is a constant in one, and
+ * is flattened: everything it calls is compiled into it (the first peer's
+ * XXH3_64bits, a library call, stays a call). */
 template <typename Filter, uint64_t (*key_of)(const uint8_t *, size_t, size_t)>
 struct sbbf_calls {
     /* A filter of max(1, bits / 24) blocks, or NULL. */
@@ -107,7 +111,8 @@ struct sbbf_calls {
 
     static void *create(uint64_t n, double) { return make(n); }
 
-    static void add(void *filter, const uint8_t *keys, size_t width, size_t count)
+    __attribute__((flatten)) static void add(void *filter, const uint8_t *keys, size_t width,
+                                             size_t count)
     {
         Filter *sbbf = static_cast<Filter *>(filter);
         if (width == 8)
@@ -118,7 +123,8 @@ struct sbbf_calls {
                 sbbf->Add(key_of(keys, width, i));
     }
 
-    static uint64_t hits(const void *filter, const uint8_t *keys, size_t width, size_t count)
+    __attribute__((flatten)) static uint64_t hits(const void *filter, const uint8_t *keys,
+                                                  size_t width, size_t count)
     {
         const Filter *sbbf = static_cast<const Filter *>(filter);
         uint64_t found = 0;
