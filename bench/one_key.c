@@ -79,8 +79,8 @@ static const bench_peer *const peers[] = {
     &bench_peer_rocksdb,
 #endif
 #ifdef BENCH_HAVE_PEER_FASTFILTER_CPP
-    &bench_peer_fastfilter_cpp,
-    &bench_peer_fastfilter_cpp_xxh64,
+    &bench_peer_fastfilter_cpp,       /* its own hash */
+    &bench_peer_fastfilter_cpp_xxh64, /* Parquet's: sbbf's function */
 #endif
 #ifdef BENCH_HAVE_PEER_XOR_SINGLEHEADER
     &bench_peer_xor_singleheader,
@@ -274,7 +274,12 @@ static uint64_t peer_adds(void *timed, const key_set *keys, size_t start, size_t
 /* ---------------------------------------------------------------- rounds */
 
 /* The outcome of a peer's bench_peer.same_bits check. */
-typedef enum bits_check { BITS_NOT_ASKED = 0, BITS_NOT_CHECKED, BITS_SAME, BITS_DIFFER } bits_check;
+typedef enum bits_check {
+    BITS_NOT_ASKED = 0,
+    BITS_NOT_CHECKED,
+    BITS_SAME,
+    BITS_DIFFER
+} bits_check;
 
 /* What one kind's rounds share. */
 typedef struct kind_duel {
@@ -601,8 +606,10 @@ static void report_peer(const kind_duel *d, size_t j, const duel_keys *k, FILE *
            (double)d->peer_bytes[j] * 8 / n, FIGURE(of_peer[j].fpr) * 100, checks[check],
            check == BITS_SAME || check == BITS_DIFFER ? d->kind_name : "");
     csv_figure(csv, k, peer->name, "insert_single_ns", FIGURE(of_peer[j].insert));
-    csv_figure(csv, k, peer->name, "pos_raw_ns", FIGURE(of_peer[j].query[SIDE_PRESENT][PEER_ONE]));
-    csv_figure(csv, k, peer->name, "neg_raw_ns", FIGURE(of_peer[j].query[SIDE_ABSENT][PEER_ONE]));
+    csv_figure(csv, k, peer->name, "pos_raw_ns",
+               FIGURE(of_peer[j].query[SIDE_PRESENT][PEER_ONE]));
+    csv_figure(csv, k, peer->name, "neg_raw_ns",
+               FIGURE(of_peer[j].query[SIDE_ABSENT][PEER_ONE]));
     csv_figure(csv, k, peer->name, "pos_batch_ns",
                FIGURE(of_peer[j].query[SIDE_PRESENT][PEER_BATCH]));
     csv_figure(csv, k, peer->name, "neg_batch_ns",

@@ -29,8 +29,8 @@
  * fastfilter_cpp mix with their own seeded mixers; a key of another width
  * (and every RocksDB key, as RocksDB hashes every key) goes through
  * libxxhash's XXH3_64bits first.  fastfilter_cpp_xxh64 takes XXH64 of
- * the key bytes, whatever their width.  The loops live in the adapter, so the
- * peer's one-key call is inlined into them as in its users' code.
+ * the key bytes, whatever their width.  The loops live in the adapter, so
+ * the peer's one-key call is inlined into them as in its users' code.
  */
 #ifndef BENCH_PEERS_H
 #define BENCH_PEERS_H
