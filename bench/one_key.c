@@ -1,15 +1,19 @@
 /*
  * bench/one_key.c -- one key per call, side by side: after each block
  * (key type, n) of the main tables, bloomkit's one-key library calls and
- * inline views beside the fastest peer of the same design (bench/peers.h),
- * in the same rounds of the same process.
+ * inline views beside the fastest peers of the same design
+ * (bench/peers.h), in the same rounds of the same process.
  *
- *   kind     peer (when built)                    bloomkit forms
+ *   kind     peers (when built)                   bloomkit forms
  *   bloom    -                                    call, views, packed batch
  *   blocked  rocksdb FastLocalBloomImpl           (the other kinds meet
  *   sbbf     fastfilter_cpp SimdBlockFilterFixed   libbloom in the main
- *   fuse8    xor_singleheader binary_fuse8         table, as before)
+ *            fastfilter_cpp_xxh64 (XXH64 keys)     table, as before)
+ *   fuse8    xor_singleheader binary_fuse8
  *   counting -                                    call, packed batch (no view)
+ *
+ * A kind with several peers gets its four form rows once per peer, each
+ * beside the same bloomkit figures (timed once per round).
  *
  * Forms, in ns per key, present (+) and absent (-) keys:
  *
@@ -27,11 +31,23 @@
  * ratio = peer ns / bloomkit ns: above 1, bloomkit is faster.
  *
  * Rounds.  Each of --reps rounds builds, for each kind in turn, a fresh
- * bloomkit filter and a fresh peer filter (in alternating order), timing
- * the inserts, then times every query form of both over the same keys,
- * then frees both; each figure is the median over the rounds of a pass's
- * median slice (bench.h).  A present key any form reports absent, or
- * bloomkit forms that disagree, fail the row (exit status 1).
+ * bloomkit filter and a fresh filter of each peer (the order rotating from
+ * round to round), timing the inserts, then times every query form of
+ * each over the same keys, then frees them; each figure is the median over
+ * the rounds of a pass's median slice (bench.h).  A present key any form
+ * reports absent, or bloomkit forms that disagree, fail the row (exit
+ * status 1).  In its first round a kind's peer that computes bloomkit's
+ * own function (bench_peer.same_bits: fastfilter_cpp_xxh64 against sbbf)
+ * is built once more with bloomkit's block count from the same keys, and
+ * its bits must equal bloomkit's, or the row fails; the line under the
+ * rows says "same bits as sbbf".
+ *
+ * CSV: under the kind's name, bloomkit's figures (pos_onekey_<form>_ns,
+ * neg_..., onekey_insert_ns) and the ratios to its first peer
+ * (pos_peer_<form>_ratio, neg_..., peer_insert_ratio); a further peer's
+ * ratios carry its name instead of "peer" (pos_fastfilter_cpp_xxh64_call_ratio,
+ * fastfilter_cpp_xxh64_insert_ratio).  Each peer's own figures under its
+ * name (insert_single_ns, pos_raw_ns, pos_batch_ns, bits_per_key, fpr).
  *
  * Keys.  bloomkit's calls take the key bytes, or for 8-byte keys the
  * integer-key calls where the library has them (bk_key_hits below); every
@@ -63,13 +79,16 @@ static const bench_peer *const peers[] = {
     &bench_peer_rocksdb,
 #endif
 #ifdef BENCH_HAVE_PEER_FASTFILTER_CPP
-    &bench_peer_fastfilter_cpp,
+    &bench_peer_fastfilter_cpp,       /* its own hash */
+    &bench_peer_fastfilter_cpp_xxh64, /* Parquet's: sbbf's function */
 #endif
 #ifdef BENCH_HAVE_PEER_XOR_SINGLEHEADER
     &bench_peer_xor_singleheader,
 #endif
     NULL
 };
+/* At most this many peers meet one kind (all of them, at worst). */
+#define MAX_KIND_PEERS (sizeof peers / sizeof peers[0])
 
 /* The kinds of the table, in order. */
 static const char *const table_kinds[] = { "bloom", "blocked", "sbbf", "fuse8", "counting" };
@@ -88,12 +107,19 @@ static const char *const ours_form_metrics[OURS_FORMS] = { "call", "view_o2", "v
                                                            "packed_batch" };
 typedef enum peer_form { PEER_ONE = 0, PEER_BATCH, PEER_FORMS } peer_form;
 
-/* One round's figures of one kind and its peer. */
+/* One round's figures of one peer. */
+typedef struct peer_figures {
+    double insert;
+    double query[SIDES][PEER_FORMS];
+    double fpr;
+} peer_figures;
+
+/* One round's figures of one kind and its peers. */
 typedef struct round_figures {
-    double bk_insert, peer_insert;
+    double bk_insert;
     double bk_query[SIDES][OURS_FORMS];
-    double peer_query[SIDES][PEER_FORMS];
-    double bk_fpr, peer_fpr;
+    double bk_fpr;
+    peer_figures of_peer[MAX_KIND_PEERS];
 } round_figures;
 _Static_assert(sizeof(round_figures) % sizeof(double) == 0, "round_figures: doubles only");
 
@@ -247,14 +273,25 @@ static uint64_t peer_adds(void *timed, const key_set *keys, size_t start, size_t
 
 /* ---------------------------------------------------------------- rounds */
 
+/* The outcome of a peer's bench_peer.same_bits check. */
+typedef enum bits_check {
+    BITS_NOT_ASKED = 0,
+    BITS_NOT_CHECKED,
+    BITS_SAME,
+    BITS_DIFFER
+} bits_check;
+
 /* What one kind's rounds share. */
 typedef struct kind_duel {
     const char *kind_name;
     bk_kind kind;
-    const bench_peer *peer; /* or NULL */
+    const bench_peer *peer[MAX_KIND_PEERS]; /* its peers, peer_count of them */
+    size_t peer_count;
+    bool peer_out[MAX_KIND_PEERS]; /* it refused a filter: left out of later rounds */
+    bits_check same_bits[MAX_KIND_PEERS];
     round_figures rounds[MAX_REPS];
     int done;
-    uint64_t bk_bytes, peer_bytes;
+    uint64_t bk_bytes, peer_bytes[MAX_KIND_PEERS];
     bool failed; /* a bloomkit filter not built, false negatives, forms disagreeing */
     char note[160];
 } kind_duel;
@@ -333,8 +370,34 @@ static bool time_bk_form(keys_loop loop, void *timed, const key_set *keys, doubl
     return agrees;
 }
 
-/* Every query form of both filters on both sides; false when a present key
- * was missed or bloomkit's forms disagree (d->note says which). */
+/* Every query form of each peer's filter on one side's keys (false: a
+ * present key missed, d->note says whose). */
+static bool time_peer_queries(kind_duel *d, peer_subject *p, const key_set *keys, side s,
+                              round_figures *fig)
+{
+    bool wrong = false;
+    for (size_t j = 0; j < d->peer_count; j++) {
+        if (p[j].filter == NULL)
+            continue;
+        peer_figures *pf = &fig->of_peer[j];
+        uint64_t found = 0;
+        pf->query[s][PEER_ONE] = time_loop(peer_hits, &p[j], keys, &found);
+        pf->query[s][PEER_BATCH] = pf->query[s][PEER_ONE];
+        if (p[j].peer->batch_hits != NULL)
+            pf->query[s][PEER_BATCH] = time_loop(peer_batch_hits, &p[j], keys, NULL);
+        if (s == SIDE_PRESENT && found != keys->count) {
+            snprintf(d->note, sizeof d->note, "FALSE NEGATIVES (%s)", p[j].peer->name);
+            wrong = true;
+        }
+        if (s == SIDE_ABSENT)
+            pf->fpr = (double)found / (double)keys->count;
+    }
+    return !wrong;
+}
+
+/* Every query form of bloomkit's and the peers' filters on both sides;
+ * false when a present key was missed or bloomkit's forms disagree
+ * (d->note says which). */
 static bool time_queries(kind_duel *d, bk_filter *filter, peer_subject *p, const duel_keys *k,
                          round_figures *fig)
 {
@@ -365,57 +428,76 @@ static bool time_queries(kind_duel *d, bk_filter *filter, peer_subject *p, const
         }
         if (s == SIDE_ABSENT)
             fig->bk_fpr = (double)hits / (double)sides[s]->count;
-        if (p->filter == NULL)
-            continue;
-        uint64_t peer_found = 0;
-        fig->peer_query[s][PEER_ONE] = time_loop(peer_hits, p, sides[s], &peer_found);
-        fig->peer_query[s][PEER_BATCH] = fig->peer_query[s][PEER_ONE];
-        if (p->peer->batch_hits != NULL)
-            fig->peer_query[s][PEER_BATCH] = time_loop(peer_batch_hits, p, sides[s], NULL);
-        if (s == SIDE_PRESENT && peer_found != sides[s]->count) {
-            snprintf(d->note, sizeof d->note, "FALSE NEGATIVES (%s)", p->peer->name);
-            wrong = true;
-        }
-        if (s == SIDE_ABSENT)
-            fig->peer_fpr = (double)peer_found / (double)sides[s]->count;
+        wrong |= !time_peer_queries(d, p, sides[s], (side)s, fig);
     }
     return !wrong;
 }
 
-/* One round of one kind: fresh filters (alternating which is built first),
- * every form, both freed.  False when the round failed (d->note). */
+/* Peer j's same_bits check against bloomkit's filter of the present keys
+ * (bench_peer.same_bits): d->same_bits[j], which report_peer prints;
+ * false when the bits differ. */
+static bool check_same_bits(kind_duel *d, size_t j, const bk_filter *filter, const duel_keys *k)
+{
+    bench_view view;
+    const void *words;
+    uint64_t bytes;
+    size_t width = key_type_bytes(k->present->type);
+    d->same_bits[j] = BITS_NOT_CHECKED;
+    if (!bench_view_init(filter, width, &view) || !bench_view_bit_array(&view, &words, &bytes))
+        return true;
+    int same = d->peer[j]->same_bits(k->present->bytes, width, k->present->count, words, bytes);
+    d->same_bits[j] = same < 0 ? BITS_NOT_CHECKED : same ? BITS_SAME : BITS_DIFFER;
+    return same != 0;
+}
+
+/* One round of one kind: fresh filters (the first built rotating from
+ * round to round), every form, all freed; in the first round, the bits
+ * checks.  False when the round failed (d->note). */
 static bool duel_round(kind_duel *d, int round, const options *opts, const duel_keys *k)
 {
     round_figures *fig = &d->rounds[d->done];
     for (size_t i = 0; i < sizeof *fig / sizeof(double); i++)
         ((double *)fig)[i] = NAN;
-    peer_subject p = { .peer = d->peer, .filter = NULL };
+    peer_subject p[MAX_KIND_PEERS] = { { 0 } };
     bk_filter *filter = NULL;
-    for (int turn = 0; turn < 2; turn++) {
-        if ((turn + round) % 2 == 0)
+    size_t builders = 1 + d->peer_count; /* bloomkit, then the peers */
+    for (size_t turn = 0; turn < builders; turn++) {
+        size_t who = (turn + (size_t)round) % builders;
+        if (who == 0) {
             filter = bk_build(d, opts, k, &fig->bk_insert);
-        else if (d->peer != NULL)
-            p.filter = peer_build(d->peer, opts, k, &fig->peer_insert);
-    }
-    if (d->peer != NULL && p.filter == NULL) { /* not a fault of ours: its columns stay empty */
-        snprintf(d->note, sizeof d->note, "%s refused n=%zu (or no memory)", d->peer->name,
-                 k->present->count);
-        d->peer = NULL;
+            continue;
+        }
+        size_t j = who - 1;
+        if (d->peer_out[j])
+            continue;
+        p[j].peer = d->peer[j];
+        p[j].filter = peer_build(d->peer[j], opts, k, &fig->of_peer[j].insert);
+        if (p[j].filter == NULL) { /* not a fault of ours: its columns stay empty */
+            snprintf(d->note, sizeof d->note, "%s refused n=%zu (or no memory)",
+                     d->peer[j]->name, k->present->count);
+            d->peer_out[j] = true;
+        }
     }
     if (filter == NULL) {
         snprintf(d->note, sizeof d->note, "bloomkit's %s was not built", d->kind_name);
         d->failed = true;
     } else {
-        d->failed = !time_queries(d, filter, &p, k, fig);
+        d->failed = !time_queries(d, filter, p, k, fig);
+        for (size_t j = 0; round == 0 && j < d->peer_count; j++)
+            if (d->peer[j]->same_bits != NULL && !check_same_bits(d, j, filter, k))
+                d->failed = true;
         bk_stats stats;
         bk_filter_stats(filter, &stats);
         d->bk_bytes = stats.bytes;
-        d->peer_bytes = p.filter != NULL ? d->peer->bytes(p.filter) : d->peer_bytes;
+        for (size_t j = 0; j < d->peer_count; j++)
+            if (p[j].filter != NULL)
+                d->peer_bytes[j] = d->peer[j]->bytes(p[j].filter);
         d->done++;
     }
     bk_filter_free(filter);
-    if (p.filter != NULL)
-        d->peer->free(p.filter);
+    for (size_t j = 0; j < d->peer_count; j++)
+        if (p[j].filter != NULL)
+            d->peer[j]->free(p[j].filter);
     return !d->failed;
 }
 
@@ -455,80 +537,122 @@ static void csv_figure(FILE *csv, const duel_keys *k, const char *name, const ch
                 name, metric, value);
 }
 
-/* The kind's lines: one per bloomkit form beside the peer's matching form. */
-static void report_duel(const kind_duel *d, const duel_keys *k, FILE *csv)
+/* bloomkit's medians of one kind. */
+typedef struct bk_medians {
+    double insert;
+    double query[SIDES][OURS_FORMS];
+} bk_medians;
+
+/* The kind's four form rows, bloomkit's forms beside peer j's matching
+ * ones (j == d->peer_count: no peer), and the ratios' CSV rows: the first
+ * peer's named "peer", a further one's by its name. */
+static void report_rows(const kind_duel *d, size_t j, const bk_medians *bk, const duel_keys *k,
+                        FILE *csv)
 {
-    double peer_insert = FIGURE(peer_insert);
-    double bk_insert = FIGURE(bk_insert);
-    double peer_ns[SIDES][PEER_FORMS], bk_ns[SIDES][OURS_FORMS];
-    for (int s = 0; s < SIDES; s++) {
+    const bench_peer *peer = j < d->peer_count ? d->peer[j] : NULL;
+    double peer_insert = peer != NULL ? FIGURE(of_peer[j].insert) : NAN;
+    double peer_ns[SIDES][PEER_FORMS];
+    for (int s = 0; s < SIDES; s++)
         for (int f = 0; f < PEER_FORMS; f++)
-            peer_ns[s][f] = FIGURE(peer_query[s][f]);
-        for (int f = 0; f < OURS_FORMS; f++)
-            bk_ns[s][f] = FIGURE(bk_query[s][f]);
-    }
-    const char *peer_name = d->peer != NULL ? d->peer->name : "-";
+            peer_ns[s][f] = peer != NULL ? FIGURE(of_peer[j].query[s][f]) : NAN;
+    const char *ratio_tag = j == 0 || peer == NULL ? "peer" : peer->name;
+    char metric[96];
     for (int f = 0; f < OURS_FORMS; f++) {
         peer_form pf = f == OURS_BATCH ? PEER_BATCH : PEER_ONE;
-        char peer_form_name[48] = "-";
-        if (d->peer != NULL)
-            snprintf(peer_form_name, sizeof peer_form_name, "%s",
-                     pf == PEER_ONE        ? "one key"
-                     : d->peer->batch_name ? d->peer->batch_name
-                                           : "loop");
-        double ins = f == OURS_CALL ? bk_insert : NAN;
+        const char *peer_form_name = peer == NULL       ? "-"
+                                     : pf == PEER_ONE   ? "one key"
+                                     : peer->batch_name ? peer->batch_name
+                                                        : "loop";
+        double ins = f == OURS_CALL ? bk->insert : NAN;
         double pins = f == OURS_CALL ? peer_insert : NAN;
         printf("%-8s %-9s", d->kind_name, ours_form_names[f]);
         print_ns(ins);
-        print_ns(bk_ns[SIDE_PRESENT][f]);
-        print_ns(bk_ns[SIDE_ABSENT][f]);
+        print_ns(bk->query[SIDE_PRESENT][f]);
+        print_ns(bk->query[SIDE_ABSENT][f]);
         if (peers[0] != NULL) { /* the peer columns, when this build has a peer */
-            printf("  %-16s %-12s", peer_name, peer_form_name);
+            printf("  %-20s %-12s", peer != NULL ? peer->name : "-", peer_form_name);
             print_ns(pins);
             print_ns(peer_ns[SIDE_PRESENT][pf]);
             print_ns(peer_ns[SIDE_ABSENT][pf]);
             print_ratio(pins, ins);
-            print_ratio(peer_ns[SIDE_PRESENT][pf], bk_ns[SIDE_PRESENT][f]);
-            print_ratio(peer_ns[SIDE_ABSENT][pf], bk_ns[SIDE_ABSENT][f]);
+            print_ratio(peer_ns[SIDE_PRESENT][pf], bk->query[SIDE_PRESENT][f]);
+            print_ratio(peer_ns[SIDE_ABSENT][pf], bk->query[SIDE_ABSENT][f]);
         }
         printf("\n");
-        char metric[64];
         for (int s = 0; s < SIDES; s++) {
-            snprintf(metric, sizeof metric, "%s_onekey_%s_ns", s == SIDE_PRESENT ? "pos" : "neg",
-                     ours_form_metrics[f]);
-            csv_figure(csv, k, d->kind_name, metric, bk_ns[s][f]);
-            snprintf(metric, sizeof metric, "%s_peer_%s_ratio",
-                     s == SIDE_PRESENT ? "pos" : "neg", ours_form_metrics[f]);
-            csv_figure(csv, k, d->kind_name, metric, peer_ns[s][pf] / bk_ns[s][f]);
+            snprintf(metric, sizeof metric, "%s_%s_%s_ratio", s == SIDE_PRESENT ? "pos" : "neg",
+                     ratio_tag, ours_form_metrics[f]);
+            csv_figure(csv, k, d->kind_name, metric, peer_ns[s][pf] / bk->query[s][f]);
         }
     }
-    csv_figure(csv, k, d->kind_name, "onekey_insert_ns", bk_insert);
-    csv_figure(csv, k, d->kind_name, "peer_insert_ratio", peer_insert / bk_insert);
+    snprintf(metric, sizeof metric, "%s_insert_ratio", ratio_tag);
+    csv_figure(csv, k, d->kind_name, metric, peer_insert / bk->insert);
+}
+
+/* Peer j's figures after the rows: size, FPR, its bits check; and its
+ * own CSV rows. */
+static void report_peer(const kind_duel *d, size_t j, const duel_keys *k, FILE *csv)
+{
+    const bench_peer *peer = d->peer[j];
+    if (d->peer_bytes[j] == 0)
+        return;
     double n = (double)k->present->count;
-    printf("%-8s %.2f bits/key, FPR %.3f%%", d->kind_name, (double)d->bk_bytes * 8 / n,
-           FIGURE(bk_fpr) * 100);
-    if (d->peer != NULL && d->peer_bytes != 0) {
-        printf("; %s %s: %.2f bits/key, FPR %.3f%%", d->peer->name, d->peer->filter,
-               (double)d->peer_bytes * 8 / n, FIGURE(peer_fpr) * 100);
-        csv_figure(csv, k, d->peer->name, "insert_single_ns", peer_insert);
-        csv_figure(csv, k, d->peer->name, "pos_raw_ns", peer_ns[SIDE_PRESENT][PEER_ONE]);
-        csv_figure(csv, k, d->peer->name, "neg_raw_ns", peer_ns[SIDE_ABSENT][PEER_ONE]);
-        csv_figure(csv, k, d->peer->name, "pos_batch_ns", peer_ns[SIDE_PRESENT][PEER_BATCH]);
-        csv_figure(csv, k, d->peer->name, "neg_batch_ns", peer_ns[SIDE_ABSENT][PEER_BATCH]);
-        csv_figure(csv, k, d->peer->name, "bits_per_key", (double)d->peer_bytes * 8 / n);
-        csv_figure(csv, k, d->peer->name, "fpr", FIGURE(peer_fpr));
-    }
+    static const char *const checks[] = { [BITS_NOT_ASKED] = "",
+                                          [BITS_NOT_CHECKED] = ", bits not compared",
+                                          [BITS_SAME] = ", same bits as ",
+                                          [BITS_DIFFER] = ", BITS DIFFER from " };
+    bits_check check = d->same_bits[j];
+    printf("; %s %s: %.2f bits/key, FPR %.3f%%%s%s", peer->name, peer->filter,
+           (double)d->peer_bytes[j] * 8 / n, FIGURE(of_peer[j].fpr) * 100, checks[check],
+           check == BITS_SAME || check == BITS_DIFFER ? d->kind_name : "");
+    csv_figure(csv, k, peer->name, "insert_single_ns", FIGURE(of_peer[j].insert));
+    csv_figure(csv, k, peer->name, "pos_raw_ns",
+               FIGURE(of_peer[j].query[SIDE_PRESENT][PEER_ONE]));
+    csv_figure(csv, k, peer->name, "neg_raw_ns",
+               FIGURE(of_peer[j].query[SIDE_ABSENT][PEER_ONE]));
+    csv_figure(csv, k, peer->name, "pos_batch_ns",
+               FIGURE(of_peer[j].query[SIDE_PRESENT][PEER_BATCH]));
+    csv_figure(csv, k, peer->name, "neg_batch_ns",
+               FIGURE(of_peer[j].query[SIDE_ABSENT][PEER_BATCH]));
+    csv_figure(csv, k, peer->name, "bits_per_key", (double)d->peer_bytes[j] * 8 / n);
+    csv_figure(csv, k, peer->name, "fpr", FIGURE(of_peer[j].fpr));
+}
+
+/* The kind's lines: its form rows beside each peer in turn (bloomkit's
+ * figures repeated), then one line of sizes, FPRs and the note. */
+static void report_duel(const kind_duel *d, const duel_keys *k, FILE *csv)
+{
+    bk_medians bk = { .insert = FIGURE(bk_insert) };
+    char metric[64];
+    for (int s = 0; s < SIDES; s++)
+        for (int f = 0; f < OURS_FORMS; f++) {
+            bk.query[s][f] = FIGURE(bk_query[s][f]);
+            snprintf(metric, sizeof metric, "%s_onekey_%s_ns", s == SIDE_PRESENT ? "pos" : "neg",
+                     ours_form_metrics[f]);
+            csv_figure(csv, k, d->kind_name, metric, bk.query[s][f]);
+        }
+    csv_figure(csv, k, d->kind_name, "onekey_insert_ns", bk.insert);
+    size_t j = 0;
+    do
+        report_rows(d, j, &bk, k, csv);
+    while (++j < d->peer_count);
+    printf("%-8s %.2f bits/key, FPR %.3f%%", d->kind_name,
+           (double)d->bk_bytes * 8 / (double)k->present->count, FIGURE(bk_fpr) * 100);
+    for (j = 0; j < d->peer_count; j++)
+        report_peer(d, j, k, csv);
     printf("%s%s\n", d->note[0] ? "; " : "", d->note);
 }
 
 /* ------------------------------------------------------------------ entry */
 
-static const bench_peer *peer_against(const char *kind_name)
+/* A duel of the kind against every peer of the build that meets it. */
+static kind_duel new_duel(const char *kind_name, bk_kind kind)
 {
+    kind_duel d = { .kind_name = kind_name, .kind = kind };
     for (size_t i = 0; peers[i] != NULL; i++)
         if (strcmp(peers[i]->against, kind_name) == 0)
-            return peers[i];
-    return NULL;
+            d.peer[d.peer_count++] = peers[i];
+    return d;
 }
 
 /* True when the run's subjects include the kind (not a :4k variant). */
@@ -569,9 +693,7 @@ int one_key_block(const bench_run *run, const key_set *present, const key_set *s
         if (!subject_has(run->subjects, run->subject_count, table_kinds[i]) ||
             bk_kind_from_name(table_kinds[i], &kind) != BK_OK)
             continue;
-        duels[count++] = (kind_duel){ .kind_name = table_kinds[i],
-                                      .kind = kind,
-                                      .peer = peer_against(table_kinds[i]) };
+        duels[count++] = new_duel(table_kinds[i], kind);
     }
     if (count == 0)
         return 0;
@@ -591,7 +713,7 @@ int one_key_block(const bench_run *run, const key_set *present, const key_set *s
            BENCH_NATIVE_FLAGS[0] ? BENCH_NATIVE_FLAGS : "no flags");
     printf("%-8s %-9s %7s %7s %7s", "kind", "form", "ins", "+", "-");
     if (peers[0] != NULL)
-        printf("  %-16s %-12s %7s %7s %7s %6s %6s %6s", "peer", "form", "ins", "+", "-", "r ins",
+        printf("  %-20s %-12s %7s %7s %7s %6s %6s %6s", "peer", "form", "ins", "+", "-", "r ins",
                "r +", "r -");
     printf("\n");
     for (size_t i = 0; i < count; i++)

@@ -2,10 +2,17 @@
  * bench/peers.h -- the fastest filters of other projects, beside bloomkit's
  * kind of the same design (bench/one_key.c times them in the same rounds):
  *
- *   peer               its filter                        against
- *   xor_singleheader   binary_fuse8 (binaryfusefilter.h)  fuse8
- *   fastfilter_cpp     SimdBlockFilterFixed (AVX2)        sbbf
- *   rocksdb            FastLocalBloomImpl (bloom_impl.h)  blocked
+ *   peer                  its filter                          against
+ *   xor_singleheader      binary_fuse8 (binaryfusefilter.h)    fuse8
+ *   fastfilter_cpp        SimdBlockFilterFixed (AVX2)          sbbf
+ *   fastfilter_cpp_xxh64  the same, hashing with XXH64         sbbf
+ *   rocksdb               FastLocalBloomImpl (bloom_impl.h)    blocked
+ *
+ * A kind may have several peers; bench/one_key.c times them all.
+ * fastfilter_cpp_xxh64 is the one peer computing bloomkit's own function
+ * (Parquet's filter, XXH64 of the key bytes with seed 0, for every key
+ * width): the same work, so the gap to it is bloomkit's code, and
+ * same_bits checks that its bits are sbbf's.
  *
  * None of their code is in bloomkit.  They are header-only, so an adapter
  * of ours (bench/peers/<name>.c or .cc) includes the peer's header from the
@@ -21,8 +28,9 @@
  * 8-byte key is its uint64 value, which xor_singleheader and
  * fastfilter_cpp mix with their own seeded mixers; a key of another width
  * (and every RocksDB key, as RocksDB hashes every key) goes through
- * libxxhash's XXH3_64bits first.  The loops live in the adapter, so the
- * peer's one-key call is inlined into them as in its users' code.
+ * libxxhash's XXH3_64bits first.  fastfilter_cpp_xxh64 takes XXH64 of
+ * the key bytes, whatever their width.  The loops live in the adapter, so
+ * the peer's one-key call is inlined into them as in its users' code.
  */
 #ifndef BENCH_PEERS_H
 #define BENCH_PEERS_H
@@ -62,12 +70,20 @@ typedef struct bench_peer {
     uint64_t (*batch_hits)(const void *filter, const uint8_t *keys, size_t width, size_t count);
     uint64_t (*bytes)(const void *filter);
     void (*free)(void *filter);
+    /* Peers computing bloomkit's function only (else NULL): builds a
+     * filter of exactly `bytes` bytes (bloomkit's size) from the `count`
+     * keys and compares its bits with `bits`, bloomkit's filter of the
+     * same keys.  1: the same, 0: they differ, -1: not checked (a size the
+     * peer cannot make, no memory). */
+    int (*same_bits)(const uint8_t *keys, size_t width, size_t count, const void *bits,
+                     uint64_t bytes);
 } bench_peer;
 
 /* The adapters this build has (each defined only when its path was given
  * to CMake). */
 extern const bench_peer bench_peer_xor_singleheader;
 extern const bench_peer bench_peer_fastfilter_cpp;
+extern const bench_peer bench_peer_fastfilter_cpp_xxh64;
 extern const bench_peer bench_peer_rocksdb;
 
 #ifdef __cplusplus
