@@ -471,7 +471,8 @@ static inline const uint64_t *cells_line(const bk_window *filter, uint64_t h1)
 }
 
 /* Bit j set: generation j holds all of the key's bits in its line. */
-static inline unsigned line_cells_mask(const bk_window *filter, const uint64_t *line, uint64_t h2)
+static inline unsigned line_cells_mask(const bk_window *filter, const uint64_t *line,
+                                       uint64_t h2)
 {
 #ifdef BK_HAVE_AVX2_SOURCES
     if (filter->avx2_cells)
