@@ -9,6 +9,7 @@
 #include "views.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu.h"
 
@@ -42,19 +43,39 @@
      : (key_bytes) == 16 ? hits(view, keys, count, 16)          \
                          : hits(view, keys, count, 0))
 
+/* 8-byte keys are integer ids: their native-order value is the
+ * little-endian bytes' integer on little-endian hosts, where the loops
+ * give it to the view's integer-key call (bk_<kind>_view_contains_u64),
+ * as bench/one_key.c gives it to bk_filter_contains_u64. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BENCH_VIEW_U64_KEYS 1
+#else
+#define BENCH_VIEW_U64_KEYS 0
+#endif
+
 /* The two loops of one view type, as external functions:
  *   key_hits(view, keys, count): `contains` on each key, the width a
  *     constant through WITH_CONSTANT_WIDTH (the loop itself is
- *     key_hits##_loop);
+ *     key_hits##_loop), or `contains_u64` on an 8-byte key's value;
  *   hash_hits(view, hashes, count): `contains_hash` on each hash.
  * The view is copied to a local, so the compiler keeps its fields in
  * registers. */
-#define DEFINE_VIEW_LOOPS(key_hits, hash_hits, member, view_type, contains, contains_hash)      \
+#define DEFINE_VIEW_LOOPS(key_hits, hash_hits, member, view_type, contains, contains_u64,       \
+                          contains_hash)                                                        \
     static BK_ALWAYS_INLINE uint64_t key_hits##_loop(const view_type *view, const bk_key *keys, \
                                                      size_t count, size_t key_bytes)            \
     {                                                                                           \
         const view_type local = *view;                                                          \
         uint64_t hits = 0;                                                                      \
+        if (key_bytes == 8 && BENCH_VIEW_U64_KEYS && count != 0) {                              \
+            const uint8_t *packed = keys[0].data;                                               \
+            for (size_t i = 0; i < count; i++) {                                                \
+                uint64_t value;                                                                 \
+                memcpy(&value, packed + i * 8, 8);                                              \
+                hits += contains_u64(&local, value);                                            \
+            }                                                                                   \
+            return hits;                                                                        \
+        }                                                                                       \
         if (key_bytes != 0 && count != 0) {                                                     \
             const uint8_t *packed = keys[0].data;                                               \
             for (size_t i = 0; i < count; i++)                                                  \
@@ -87,22 +108,32 @@ static BK_ALWAYS_INLINE bool sbbf_contains_hash(const struct bk_sbbf_view *view,
 }
 
 DEFINE_VIEW_LOOPS(SBBF_HITS, SBBF_HASH_HITS, sbbf, struct bk_sbbf_view, bk_sbbf_view_contains,
-                  sbbf_contains_hash)
+                  bk_sbbf_view_contains_u64, sbbf_contains_hash)
 #endif
 
 #ifdef BLOOM_HITS
+/* The classic view has no integer-key call: the value's bytes (little-
+ * endian where BENCH_VIEW_U64_KEYS uses this). */
+static BK_ALWAYS_INLINE bool bloom_contains_u64(const struct bk_bloom_view *view, uint64_t value)
+{
+    uint8_t bytes[8];
+    memcpy(bytes, &value, 8);
+    return bk_bloom_view_contains(view, bytes, 8);
+}
+
 DEFINE_VIEW_LOOPS(BLOOM_HITS, BLOOM_HASH_HITS, bloom, struct bk_bloom_view,
-                  bk_bloom_view_contains, bk_bloom_view_contains_hash)
+                  bk_bloom_view_contains, bloom_contains_u64, bk_bloom_view_contains_hash)
 #endif
 
 #ifdef BLOCKED_HITS
 DEFINE_VIEW_LOOPS(BLOCKED_HITS, BLOCKED_HASH_HITS, blocked, struct bk_blocked_view,
-                  bk_blocked_view_contains, bk_blocked_view_contains_hash)
+                  bk_blocked_view_contains, bk_blocked_view_contains_u64,
+                  bk_blocked_view_contains_hash)
 #endif
 
 #ifdef BENCH_VIEWS_BASELINE
 DEFINE_VIEW_LOOPS(bench_fuse_hits, bench_fuse_hash_hits, fuse, struct bk_fuse_view,
-                  bk_fuse_view_contains, bk_fuse_view_contains_hash)
+                  bk_fuse_view_contains, bk_fuse_view_contains_u64, bk_fuse_view_contains_hash)
 
 /* A kind's two loops in the compiled copy this CPU runs, as a program
  * built for its own machine would: the bk_cpu() flags are false under

@@ -5,9 +5,11 @@
  * loop, from the key (`+view -view` columns) and from its precomputed hash
  * (`+hview -hview`).
  *
- * The key loop is the one a caller with fixed-width keys writes: the key
- * length is a constant at the call (8 for int64 keys, 16 for str16), so
- * the compiler keeps only the hash's code for that length.  The sbbf loops
+ * The key loop is the one a caller with fixed-width keys writes: an 8-byte
+ * key is an integer id, given as its value to the view's integer-key call
+ * (bk_<kind>_view_contains_u64; on little-endian hosts, where that value's
+ * bytes are the key's), and a 16-byte key's length is a constant at the
+ * call, so the compiler keeps only the hash's code for that length.  The sbbf loops
  * are compiled twice (bench/views.c for the baseline, and with -mavx2 on
  * x86-64 through bench/views_avx2.c) and the run takes the AVX2 copy when
  * the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a program built
