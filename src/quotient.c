@@ -180,9 +180,10 @@ typedef struct walk_ops {
     uint64_t (*end_bound)(const quotient *f, uint64_t position);
     void (*run_of)(const quotient *f, uint64_t x, uint64_t *start, uint64_t *end);
     /* The query and the count of a fingerprint (0: absent), and the query
-     * from a key's bytes, the hash inlined. */
+     * from a key's bytes and from an integer key, the hash inlined. */
     bool (*contains)(const quotient *f, uint64_t fingerprint);
     bool (*contains_key)(const quotient *f, const void *key, size_t len);
+    bool (*contains_u64)(const quotient *f, uint64_t key);
     uint64_t (*count_of)(const quotient *f, uint64_t fingerprint);
     /* Adds a fingerprint not stored yet when everything the insert moves
      * lies in its home block; false, changing nothing, otherwise. */
@@ -636,6 +637,10 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
     {                                                                                           \
         return contains_##SUFFIX(f, fingerprint_of(f, bk_hash_inline(&f->hasher, key, len)));   \
     }                                                                                           \
+    ATTRIBUTE static bool contains_u64_##SUFFIX(const quotient *f, uint64_t key)                \
+    {                                                                                           \
+        return contains_##SUFFIX(f, fingerprint_of(f, bk_hash_u64(&f->hasher, key)));           \
+    }                                                                                           \
     /* The count: the run found as the query finds it, then parsed. */                          \
     ATTRIBUTE static uint64_t count_of_##SUFFIX(const quotient *f, uint64_t fingerprint)        \
     {                                                                                           \
@@ -719,10 +724,10 @@ static inline int window_holds(const quotient *f, const uint8_t *remainders, uns
         bk_store_le64(block + 8, ends);                                                         \
         return true;                                                                            \
     }                                                                                           \
-    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX,    end_bound_##SUFFIX,        \
-                                            run_of_##SUFFIX,         contains_##SUFFIX,         \
-                                            contains_key_##SUFFIX,   count_of_##SUFFIX,         \
-                                            insert_in_block_##SUFFIX };
+    static const walk_ops walk_##SUFFIX = { select_from_##SUFFIX,  end_bound_##SUFFIX,          \
+                                            run_of_##SUFFIX,       contains_##SUFFIX,           \
+                                            contains_key_##SUFFIX, contains_u64_##SUFFIX,       \
+                                            count_of_##SUFFIX,     insert_in_block_##SUFFIX };
 
 DEFINE_WALK(portable, , bk_rank64_portable, bk_select64_portable)
 #ifdef BK_QUOTIENT_HAVE_BMI2
@@ -1622,6 +1627,14 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
     return insert(f, fingerprint_of(f, hash), 1, was_new);
 }
 
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    quotient *f = object;
+    if (f->read_only)
+        return BK_EIMMUTABLE;
+    return insert(f, fingerprint_of(f, bk_hash_u64(&f->hasher, key)), 1, was_new);
+}
+
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
     const quotient *f = object;
@@ -1662,6 +1675,12 @@ static bool ops_contains_key(const void *object, const void *key, size_t len)
 {
     const quotient *f = object;
     return f->walk->contains_key(f, key, len);
+}
+
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const quotient *f = object;
+    return f->walk->contains_u64(f, key);
 }
 
 static bk_status ops_remove_hash(void *object, bk_hash hash)
@@ -1734,6 +1753,8 @@ const bk_kind_ops bk_quotient_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,
