@@ -739,6 +739,19 @@ static bool ops_contains_key(const void *filter, const void *key, size_t len)
     return bk_bloom_contains(filter, key, len);
 }
 
+/* The integer-key calls: the hash inline (bk_hash_u64), then as above. */
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const bk_bloom *filter = object;
+    return bk_bloom_contains_hash(filter, bk_hash_u64(&filter->hasher, key));
+}
+
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_bloom *filter = object;
+    return bk_bloom_add_hash(filter, bk_hash_u64(&filter->hasher, key), was_new);
+}
+
 static bk_status ops_add_hash_batch(void *filter, const bk_hash *hashes, size_t count,
                                     size_t *new_count)
 {
@@ -792,6 +805,8 @@ const bk_kind_ops bk_bloom_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .union_with = ops_union,

@@ -728,6 +728,19 @@ static bool ops_contains_key(const void *object, const void *key, size_t len)
     return is_stored(filter, locate(filter, bk_hash_inline(&filter->hasher, key, len)));
 }
 
+/* The integer-key calls: the hash inline (bk_hash_u64), then as above. */
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const bk_cuckoo *filter = object;
+    return is_stored(filter, locate(filter, bk_hash_u64(&filter->hasher, key)));
+}
+
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_cuckoo *filter = object;
+    return ops_add_hash(filter, bk_hash_u64(&filter->hasher, key), was_new);
+}
+
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
 {
     const bk_cuckoo *filter = object;
@@ -992,6 +1005,8 @@ const bk_kind_ops bk_cuckoo_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .remove_hash = ops_remove_hash,
     .count_hash = ops_count_hash,
     .add_hash_batch = ops_add_hash_batch,

@@ -541,6 +541,19 @@ static bool ops_contains_key(const void *object, const void *key, size_t len)
     return chain_contains(filter, bk_hash_inline(&filter->hasher, key, len));
 }
 
+/* The integer-key calls: the hash inline (bk_hash_u64), then as above. */
+static bool ops_contains_u64(const void *object, uint64_t key)
+{
+    const bk_scalable *filter = object;
+    return chain_contains(filter, bk_hash_u64(&filter->hasher, key));
+}
+
+static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
+{
+    bk_scalable *filter = object;
+    return ops_add_hash(filter, bk_hash_u64(&filter->hasher, key), was_new);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Batches                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -1049,6 +1062,8 @@ const bk_kind_ops bk_scalable_ops = {
     .add_hash = ops_add_hash,
     .contains_hash = ops_contains_hash,
     .contains_key = ops_contains_key,
+    .contains_u64 = ops_contains_u64,
+    .add_u64 = ops_add_u64,
     .add_hash_batch = ops_add_hash_batch,
     .contains_hash_batch = ops_contains_hash_batch,
     .stats = ops_stats,
