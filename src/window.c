@@ -427,12 +427,17 @@ static void clear_cell_slots(bk_window *filter, unsigned slots)
 /* LAYOUT_CELLS probes.  The key's line is bk_reduce(h1, lines); its k cells
  * are b-bit slices of h2 (b = log2 of the cells per line: 8 or 7), low
  * bits first, then of bk_mix64(h2), bk_mix64(bk_mix64(h2)), ... when h2
- * runs out.  cells_and returns the AND of the k cells in `line`: bit j is
- * set when generation j holds all of the key's bits.  Inlined with a
- * constant width, so each width gets straight code; the cells one 64-bit
- * value gives are read without a branch between them. */
-static inline __attribute__((always_inline)) unsigned
-cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
+ * runs out.  cells_walk returns the AND of the k cells in `line` as it
+ * read them: bit j is set when generation j holds all of the key's bits;
+ * with `set` it also sets the key's bit of generation `slot` in each cell
+ * (an add: each word read once per cell, for the probe and the set).
+ * Inlined with the width and `set` constants, so each use gets straight
+ * code; the cells one 64-bit value gives are read without a branch
+ * between them. */
+static inline __attribute__((always_inline)) unsigned cells_walk(uint64_t *line, uint64_t h2,
+                                                                 unsigned k,
+                                                                 const unsigned cell_bits,
+                                                                 const bool set, unsigned slot)
 {
     const unsigned width = cell_bits == 2 ? 8 : 7; /* log2 of the cells a line */
     const unsigned per_word_log = width - 3;       /* log2(64 / c): cells a word */
@@ -442,14 +447,27 @@ cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bit
         for (unsigned j = 0; j < first; j++, i++) {
             unsigned cell = (unsigned)stream & ((1u << width) - 1);
             stream >>= width;
-            all &= line[cell >> per_word_log] >>
-                   ((cell & ((1u << per_word_log) - 1)) * cell_bits);
+            uint64_t *word = &line[cell >> per_word_log];
+            unsigned shift = (cell & ((1u << per_word_log) - 1)) * cell_bits;
+            uint64_t value = *word;
+            all &= value >> shift;
+            if (set)
+                *word = value | (uint64_t)1 << (shift + slot);
         }
+        if (i == k)
+            break;
         state = bk_mix64(state);
         stream = state;
         first = k - i < 64 / width ? k - i : 64 / width;
     }
     return (unsigned)all & ((1u << cell_bits) - 1);
+}
+
+/* The query's walk: nothing is written through `line`. */
+static inline __attribute__((always_inline)) unsigned
+cells_and(const uint64_t *line, uint64_t h2, unsigned k, const unsigned cell_bits)
+{
+    return cells_walk((uint64_t *)line, h2, k, cell_bits, false, 0);
 }
 
 unsigned bk_window_cells4_mask_portable(const uint64_t *line, uint64_t h2, unsigned hashes)
@@ -486,44 +504,14 @@ static inline unsigned cell_probe_mask(const bk_window *filter, bk_hash hash)
     return line_cells_mask(filter, cells_line(filter, hash.h1), hash.h2);
 }
 
-/* The add's probe and set in one walk of the key's k cells (the walk of
- * cells_and, the cell width c a constant where this is inlined): returns
- * the AND of the cells as they were (bit j: generation j held all of the
- * key's bits before the add, as cell_probe_mask answers) and sets the
- * key's bit of generation `slot` in each.  Each word is read once per
- * cell, for the probe and the set together. */
-static BK_ALWAYS_INLINE unsigned cells_probe_and_set(uint64_t *line, uint64_t h2, unsigned k,
-                                                     unsigned slot, const unsigned c)
-{
-    const unsigned width = c == 2 ? 8 : 7; /* log2 of the cells a line */
-    const unsigned per_word_log = width - 3;
-    uint64_t state = h2, stream = state, all = ~(uint64_t)0;
-    unsigned first = k < 64 / width ? k : 64 / width;
-    for (unsigned i = 0; i < k;) {
-        for (unsigned j = 0; j < first; j++, i++) {
-            unsigned cell = (unsigned)stream & ((1u << width) - 1);
-            stream >>= width;
-            uint64_t *word = &line[cell >> per_word_log];
-            unsigned shift = (cell & ((1u << per_word_log) - 1)) * c;
-            uint64_t value = *word;
-            all &= value >> shift;
-            *word = value | (uint64_t)1 << (shift + slot);
-        }
-        if (i == k)
-            break;
-        state = bk_mix64(state);
-        stream = state;
-        first = k - i < 64 / width ? k - i : 64 / width;
-    }
-    return (unsigned)all & ((1u << c) - 1);
-}
-
+/* The add's probe and set (cells_walk): the cells' AND before the add, as
+ * cell_probe_mask answers. */
 static unsigned cell_probe_and_set(bk_window *filter, bk_hash hash, unsigned slot)
 {
     uint64_t *line = (uint64_t *)cells_line(filter, hash.h1);
     if (filter->cell_bits == 4)
-        return cells_probe_and_set(line, hash.h2, filter->hashes, slot, 4);
-    return cells_probe_and_set(line, hash.h2, filter->hashes, slot, 2);
+        return cells_walk(line, hash.h2, filter->hashes, 4, true, slot);
+    return cells_walk(line, hash.h2, filter->hashes, 2, true, slot);
 }
 
 /* Records the epoch of the clock (after it was set): its first clock and
