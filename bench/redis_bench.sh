@@ -34,7 +34,10 @@
 # again on a table of bloomkit's reserved filter's size, one cache line
 # per item: the "1-line" floor and ceiling, the most a filter that reads
 # one line per item can reach on 4 KiB pages (the table's; a filter on
-# 2 MiB pages walks the page tables less and can pass it).
+# 2 MiB pages walks the page tables less and can pass it); and on a table
+# three times that size, two lines per item: the "2-line" floor, the most
+# a two-link chain (a grown BF or CF: the reserved link and one of twice
+# its size, each read once per item) can reach.
 #
 # Each module has its server, all started at once (server on CPU 0); a
 # command's runs on the modules follow each other, the order reversed
@@ -157,9 +160,10 @@ single() {
 
 # speed ORDER CAPACITY ROUND: every command, each run by the modules of
 # ORDER one after the other.  The floor module runs its command of the same
-# shape twice: on a key without a table (recorded under the row's name) and
-# on one with a table of bloomkit's reserved filter's size (the row's name
-# and "@line").
+# shape three times: on a key without a table (recorded under the row's
+# name), on one with a table of bloomkit's reserved filter's size (the
+# row's name and "@line") and on one three times that size with two lines
+# per item ("@2lines").
 speed() {
     order="$1" cap="$2" seed=$(($3 * 100))
     for m in $order; do
@@ -171,7 +175,9 @@ speed() {
     if [ -n "$floor" ]; then
         cli floor FLOOR.RESERVE f >/dev/null
         for key in bf cf; do
-            cli floor FLOOR.RESERVE "$key" BYTES "$(cli bloomkit MEMORY USAGE "$key")" >/dev/null
+            bytes="$(cli bloomkit MEMORY USAGE "$key")"
+            cli floor FLOOR.RESERVE "$key" BYTES "$bytes" >/dev/null
+            cli floor FLOOR.RESERVE "${key}2" BYTES "$((3 * bytes))" LINES 2 >/dev/null
         done
     fi
     for cmd in BF.ADD BF.EXISTS CF.ADD CF.EXISTS; do
@@ -181,6 +187,7 @@ speed() {
             if [ "$m" = floor ]; then
                 single floor "$cap" "FLOOR.${cmd#??.}" f "$seed" "$cmd"
                 single floor "$cap" "FLOOR.${cmd#??.}" "$key" "$seed" "$cmd@line"
+                single floor "$cap" "FLOOR.${cmd#??.}" "${key}2" "$seed" "$cmd@2lines"
             else
                 single "$m" "$cap" "$cmd" "$key" "$seed" "$cmd"
             fi
@@ -269,15 +276,16 @@ echo "ratio = bloomkit / redisbloom; floor = the floor module's command of the r
 echo "(FLOOR.ADD, FLOOR.EXISTS; EXISTS(redis): Redis's EXISTS), run beside it, ceiling ="
 echo "floor / redisbloom: the most any module's ratio can be; 1-line floor: the same with"
 echo "one cache line per item in a table of bloomkit's reserved size, 1-line ceiling ="
-echo "1-line floor / redisbloom: the most a filter touching one line per item on 4 KiB pages reaches"
-echo "capacity   measurement               bloomkit     redisbloom   ratio  floor        ceiling  1-line floor 1-line ceiling"
-cut -d' ' -f2-3 "$results" | grep -v '@line' | awk '!seen[$0]++' | while read -r c k; do
+echo "1-line floor / redisbloom: the most a filter touching one line per item on 4 KiB pages reaches;"
+echo "2-line: the same with two lines per item in a table three times that size (a two-link chain)"
+echo "capacity   measurement               bloomkit     redisbloom   ratio  floor        ceiling  1-line floor 1-line ceiling 2-line floor 2-line ceiling"
+cut -d' ' -f2-3 "$results" | grep -v '@' | awk '!seen[$0]++' | while read -r c k; do
     b="$(median bloomkit "$c" "$k")" r="$(median redisbloom "$c" "$k")" f="$(median floor "$c" "$k")"
     case "$k" in
-    *-usec/call) l="$(median floor "$c" "${k%-usec/call}@line-usec/call")" ;;
-    *) l="$(median floor "$c" "$k@line")" ;;
+    *-usec/call) l="$(median floor "$c" "${k%-usec/call}@line-usec/call")" l2="$(median floor "$c" "${k%-usec/call}@2lines-usec/call")" ;;
+    *) l="$(median floor "$c" "$k@line")" l2="$(median floor "$c" "$k@2lines")" ;;
     esac
-    ratio="$(quotient "$b" "$r")" ceiling="" line_ceiling=""
-    case "$k" in *usec/call) ;; *) ceiling="$(quotient "$f" "$r")" line_ceiling="$(quotient "$l" "$r")" ;; esac
-    printf '%-10s %-25s %-12s %-12s %-6s %-12s %-8s %-12s %s\n' "$c" "$k" "$b" "$r" "${ratio:--}" "$f" "${ceiling:--}" "$l" "${line_ceiling:--}"
+    ratio="$(quotient "$b" "$r")" ceiling="" line_ceiling="" line2_ceiling=""
+    case "$k" in *usec/call) ;; *) ceiling="$(quotient "$f" "$r")" line_ceiling="$(quotient "$l" "$r")" line2_ceiling="$(quotient "$l2" "$r")" ;; esac
+    printf '%-10s %-25s %-12s %-12s %-6s %-12s %-8s %-12s %-14s %-12s %s\n' "$c" "$k" "$b" "$r" "${ratio:--}" "$f" "${ceiling:--}" "$l" "${line_ceiling:--}" "$l2" "${line2_ceiling:--}"
 done

@@ -9,10 +9,11 @@
  * commands with the filter taken out: the same module API calls, in the
  * same order, and no work between them.
  *
- *     FLOOR.RESERVE key [BYTES n]
+ *     FLOOR.RESERVE key [BYTES n [LINES k]]
  *                              a value of the module's type ("bk-floor-":
  *                              a counter, and with BYTES a table of n / 64
- *                              zeroed cache lines), OK
+ *                              zeroed cache lines, k = 1..4 of them read or
+ *                              set per item, 1 by default), OK
  *     FLOOR.ADD key item       OpenKey(READ|WRITE), ModuleTypeGetType (a
  *                              missing key is created, as BF.ADD does),
  *                              ModuleTypeGetValue, StringPtrLen(item), the
@@ -28,17 +29,20 @@
  * another's can be no more than this module's rate over the other's
  * (bench/redis_bench.sh prints that "ceiling" beside each ratio).
  *
- * With a table, the item also picks one of its lines (a multiply-xorshift
- * hash of its bytes, reduced by multiply-shift): EXISTS reads a word of it
- * and answers its lowest bit, ADD sets that bit.  That is the least a
- * filter can do -- one cache line per item, no hash worth the name -- so
- * the rate with a table the size of a filter is the most a filter's
- * single-item command reaches at that size.
+ * With a table, the item also picks k of its lines (a multiply-xorshift
+ * hash of its bytes, remixed for each line, reduced by multiply-shift):
+ * EXISTS reads a word of each and answers the AND of their lowest bits,
+ * ADD sets those bits.  That is the least a filter can do -- k cache lines
+ * per item, no hash worth the name -- so the rate with a table the size
+ * of a filter is the most a filter's single-item command reaches at that
+ * size: k = 1 for one filter, k = 2 for a chain of two links, each
+ * reading its own line.
  *
  * The value persists (RDB: the counter and the table's size; AOF rewrite:
  * FLOOR.RESERVE) so a server holding one can save; the table's bits are
  * not kept, and the rest of the data type is left out.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,20 +52,26 @@
 #define FLOOR_TYPE_NAME "bk-floor-" /* exactly 9 characters, as Redis requires */
 #define LINE_WORDS 8                /* 64-byte cache lines */
 
+#define MAX_LINES_PER_ITEM 4
+
 typedef struct floor_value {
     unsigned long long adds;
     uint64_t *lines; /* line_count * LINE_WORDS words, or NULL */
     uint64_t line_count;
+    unsigned lines_per_item; /* k, 1..MAX_LINES_PER_ITEM */
 } floor_value;
 
 static RedisModuleType *floor_type;
 
-/* A value with a zeroed table of line_count lines (0: none); NULL when
- * memory runs out. */
-static floor_value *new_floor(uint64_t line_count)
+/* A value with a zeroed table of line_count lines (0: none), k of them per
+ * item; NULL when memory runs out. */
+static floor_value *new_floor(uint64_t line_count, unsigned lines_per_item)
 {
     floor_value *value = calloc(1, sizeof *value);
-    if (value == NULL || line_count == 0)
+    if (value == NULL)
+        return NULL;
+    value->lines_per_item = lines_per_item;
+    if (line_count == 0)
         return value;
     size_t line_bytes = LINE_WORDS * sizeof(uint64_t);
     if (line_count > SIZE_MAX / line_bytes ||
@@ -74,17 +84,24 @@ static floor_value *new_floor(uint64_t line_count)
     return value;
 }
 
-/* The first word of the line the item picks in the value's table. */
-static uint64_t *item_word(const floor_value *value, RedisModuleString *item)
+/* The hash of the item's bytes. */
+static uint64_t item_hash(RedisModuleString *item)
 {
     size_t len;
     const unsigned char *bytes = (const unsigned char *)RedisModule_StringPtrLen(item, &len);
     uint64_t hash = len;
     for (size_t i = 0; i < len; i++)
         hash = (hash ^ bytes[i]) * 0x9e3779b97f4a7c15u;
-    hash ^= hash >> 29;
+    return hash ^ (hash >> 29);
+}
+
+/* The first word of the item's line `line` (0 .. k-1) in the value's table. */
+static uint64_t *item_word(const floor_value *value, uint64_t hash, unsigned line)
+{
+    uint64_t h = (hash + line * 0x9e3779b97f4a7c15u) * 0xbf58476d1ce4e5b9u;
+    h ^= h >> 31;
     __extension__ typedef unsigned __int128 u128;
-    return value->lines + (uint64_t)(((u128)hash * value->line_count) >> 64) * LINE_WORDS;
+    return value->lines + (uint64_t)(((u128)h * value->line_count) >> 64) * LINE_WORDS;
 }
 
 /* The floor value at `key`, created (without a table) when the key is
@@ -96,7 +113,7 @@ static floor_value *open_floor(RedisModuleKey *key, int create)
         return RedisModule_ModuleTypeGetValue(key);
     if (!create || RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
         return NULL;
-    floor_value *value = new_floor(0);
+    floor_value *value = new_floor(0, 1);
     if (value != NULL)
         RedisModule_ModuleTypeSetValue(key, floor_type, value);
     return value;
@@ -111,25 +128,35 @@ static void reply_bool(RedisModuleCtx *ctx, int yes)
         RedisModule_ReplyWithLongLong(ctx, yes);
 }
 
-/* FLOOR.RESERVE key [BYTES n]: OK, or an error when the key holds a value
- * or n is below 64. */
+/* Whether argv[at] is `name` and argv[at + 1] a number in [least, most]
+ * (into *number). */
+static int named_number(RedisModuleString **argv, int at, const char *name, long long least,
+                        long long most, long long *number)
+{
+    size_t len;
+    const char *word = RedisModule_StringPtrLen(argv[at], &len);
+    return len == strlen(name) && strncmp(word, name, len) == 0 &&
+           RedisModule_StringToLongLong(argv[at + 1], number) == REDISMODULE_OK &&
+           *number >= least && *number <= most;
+}
+
+/* FLOOR.RESERVE key [BYTES n [LINES k]]: OK, or an error when the key
+ * holds a value, n is below 64 or k outside 1..MAX_LINES_PER_ITEM. */
 static int floor_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
-    if (argc != 2 && argc != 4)
+    if (argc != 2 && argc != 4 && argc != 6)
         return RedisModule_WrongArity(ctx);
-    long long bytes = 0;
-    size_t word_len = 0;
-    const char *word = argc == 4 ? RedisModule_StringPtrLen(argv[2], &word_len) : NULL;
-    if (argc == 4 &&
-        (word_len != 5 || strncmp(word, "BYTES", 5) != 0 ||
-         RedisModule_StringToLongLong(argv[3], &bytes) != REDISMODULE_OK || bytes < 64))
+    long long bytes = 0, lines_per_item = 1;
+    if (argc >= 4 && !named_number(argv, 2, "BYTES", 64, LLONG_MAX, &bytes))
         return RedisModule_ReplyWithError(ctx, "ERR expected BYTES n, n >= 64");
+    if (argc == 6 && !named_number(argv, 4, "LINES", 1, MAX_LINES_PER_ITEM, &lines_per_item))
+        return RedisModule_ReplyWithError(ctx, "ERR expected LINES k, k from 1 to 4");
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1],
                                               REDISMODULE_READ | REDISMODULE_WRITE);
     floor_value *value = NULL;
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
         RedisModule_ReplyWithError(ctx, "ERR item exists");
-    } else if ((value = new_floor((uint64_t)bytes / 64)) == NULL) {
+    } else if ((value = new_floor((uint64_t)bytes / 64, (unsigned)lines_per_item)) == NULL) {
         RedisModule_ReplyWithError(ctx, "ERR out of memory");
     } else {
         RedisModule_ModuleTypeSetValue(key, floor_type, value);
@@ -156,9 +183,13 @@ static int floor_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     } else {
         int fresh = value->adds++ == 0;
         if (value->lines != NULL) {
-            uint64_t *word = item_word(value, argv[2]);
-            fresh = (*word & 1) == 0;
-            *word |= 1;
+            uint64_t hash = item_hash(argv[2]);
+            fresh = 0;
+            for (unsigned line = 0; line < value->lines_per_item; line++) {
+                uint64_t *word = item_word(value, hash, line);
+                fresh |= (*word & 1) == 0;
+                *word |= 1;
+            }
         } else {
             size_t len;
             RedisModule_StringPtrLen(argv[2], &len);
@@ -180,7 +211,10 @@ static int floor_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     floor_value *value = open_floor(key, 0);
     int yes;
     if (value != NULL && value->lines != NULL) {
-        yes = (int)(*item_word(value, argv[2]) & 1);
+        uint64_t hash = item_hash(argv[2]);
+        yes = 1;
+        for (unsigned line = 0; line < value->lines_per_item; line++)
+            yes &= (int)(*item_word(value, hash, line) & 1);
     } else {
         size_t len;
         RedisModule_StringPtrLen(argv[2], &len);
@@ -196,14 +230,20 @@ static void floor_rdb_save(RedisModuleIO *io, void *opaque)
     const floor_value *value = opaque;
     RedisModule_SaveUnsigned(io, value->adds);
     RedisModule_SaveUnsigned(io, value->line_count);
+    RedisModule_SaveUnsigned(io, value->lines_per_item);
 }
+
+/* Encoding 1 adds k to encoding 0's counter and table size. */
+#define FLOOR_ENCODING 1
 
 static void *floor_rdb_load(RedisModuleIO *io, int encver)
 {
-    (void)encver;
     uint64_t adds = RedisModule_LoadUnsigned(io);
     uint64_t line_count = RedisModule_LoadUnsigned(io);
-    floor_value *value = new_floor(line_count);
+    uint64_t lines_per_item = encver >= 1 ? RedisModule_LoadUnsigned(io) : 1;
+    if (lines_per_item < 1 || lines_per_item > MAX_LINES_PER_ITEM)
+        return NULL;
+    floor_value *value = new_floor(line_count, (unsigned)lines_per_item);
     if (value != NULL)
         value->adds = adds;
     return value;
@@ -215,8 +255,9 @@ static void floor_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *
     if (value->line_count == 0)
         RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "s", key);
     else
-        RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "scl", key, "BYTES",
-                            (long long)(value->line_count * 64));
+        RedisModule_EmitAOF(aof, "FLOOR.RESERVE", "sclcl", key, "BYTES",
+                            (long long)(value->line_count * 64), "LINES",
+                            (long long)value->lines_per_item);
 }
 
 static void floor_free(void *opaque)
@@ -243,7 +284,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     methods.rdb_save = floor_rdb_save;
     methods.aof_rewrite = floor_aof_rewrite;
     methods.free = floor_free;
-    floor_type = RedisModule_CreateDataType(ctx, FLOOR_TYPE_NAME, 0, &methods);
+    floor_type = RedisModule_CreateDataType(ctx, FLOOR_TYPE_NAME, FLOOR_ENCODING, &methods);
     if (floor_type == NULL ||
         RedisModule_CreateCommand(ctx, "floor.reserve", floor_reserve, "write deny-oom", 1, 1,
                                   1) != REDISMODULE_OK ||
