@@ -1630,9 +1630,7 @@ static bk_status ops_add_hash(void *object, bk_hash hash, bool *was_new)
 static bk_status ops_add_u64(void *object, uint64_t key, bool *was_new)
 {
     quotient *f = object;
-    if (f->read_only)
-        return BK_EIMMUTABLE;
-    return insert(f, fingerprint_of(f, bk_hash_u64(&f->hasher, key)), 1, was_new);
+    return ops_add_hash(f, bk_hash_u64(&f->hasher, key), was_new);
 }
 
 static bk_status ops_count_hash(const void *object, bk_hash hash, uint64_t *count)
