@@ -167,6 +167,53 @@ static void test_u64_calls_equal_byte_calls(void **state)
     }
 }
 
+/* A filter read from a file in place (mapped, on a little-endian host)
+ * refuses an integer-key add as it refuses a byte-key add, and changes
+ * nothing: every dynamic kind's own integer-key add checks it too. */
+static void test_u64_add_refused_by_mapped_filter(void **state)
+{
+    (void)state;
+    const uint16_t probe = 1;
+    if (*(const uint8_t *)&probe != 1)
+        return; /* a big-endian host maps a private, writable copy */
+    static uint64_t values[1000];
+    key_values(values, 1000);
+    bk_kind kinds[64];
+    size_t kind_count = bk_kind_list(kinds, 64);
+    char *dir = bk_rt_make_temp_dir();
+    char *path = bk_rt_join(dir, "mapped.bkf");
+    for (size_t k = 0; k < kind_count; k++) {
+        if (bk_kind_is_static(kinds[k]))
+            continue;
+        bk_params params = params_for(BK_HASH_MIX64, 2000);
+        bk_filter *filter = NULL, *mapped = NULL;
+        assert_int_equal(bk_filter_create(kinds[k], &params, &filter), BK_OK);
+        for (size_t i = 0; i < 500; i++)
+            assert_int_equal(bk_filter_add_u64(filter, values[i], NULL), BK_OK);
+        assert_int_equal(bk_filter_save(filter, path), BK_OK);
+        assert_int_equal(bk_filter_map(path, NULL, &mapped), BK_OK);
+        bk_stats before, after;
+        bk_filter_stats(mapped, &before);
+        bool was_new = true;
+        for (size_t i = 500; i < 1000; i++) {
+            bool expected = bk_filter_contains_u64(mapped, values[i]);
+            assert_int_equal(bk_filter_add_u64(mapped, values[i], &was_new), BK_EIMMUTABLE);
+            assert_int_equal(bk_filter_contains_u64(mapped, values[i]), expected);
+        }
+        assert_int_equal(bk_filter_add(mapped, "byte key", 8, NULL), BK_EIMMUTABLE);
+        bk_filter_stats(mapped, &after);
+        assert_int_equal(after.keys_added, before.keys_added);
+        for (size_t i = 0; i < 500; i++)
+            assert_true(bk_filter_contains_u64(mapped, values[i]));
+        bk_filter_free(mapped);
+        bk_filter_free(filter);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(rmdir(dir), 0);
+    free(path);
+    free(dir);
+}
+
 static void test_u64_calls_refuse_null(void **state)
 {
     (void)state;
@@ -499,6 +546,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_u64_calls_equal_byte_calls),
         cmocka_unit_test(test_u64_calls_refuse_null),
+        cmocka_unit_test(test_u64_add_refused_by_mapped_filter),
         cmocka_unit_test(test_hash_u64_is_hash_of_le_bytes),
         cmocka_unit_test(test_mix64_other_lengths_are_xxh3),
         cmocka_unit_test(test_mix64_h1_distinct_for_distinct_keys),
