@@ -33,8 +33,8 @@
 # redisbloom: no module's ratio can pass it.  The floor's commands run
 # again on a table of bloomkit's reserved filter's size, one cache line
 # per item: the "1-line" floor and ceiling, the most a filter that reads
-# one line per item can reach on 4 KiB pages (the table's; a filter on
-# 2 MiB pages walks the page tables less and can pass it); and on a table
+# one line per item can reach (the table sits on 2 MiB pages, the best a
+# filter can have); and on a table
 # three times that size, two lines per item: the "2-line" floor, the most
 # a two-link chain (a grown BF or CF: the reserved link and one of twice
 # its size, each read once per item) can reach.
@@ -276,7 +276,7 @@ echo "ratio = bloomkit / redisbloom; floor = the floor module's command of the r
 echo "(FLOOR.ADD, FLOOR.EXISTS; EXISTS(redis): Redis's EXISTS), run beside it, ceiling ="
 echo "floor / redisbloom: the most any module's ratio can be; 1-line floor: the same with"
 echo "one cache line per item in a table of bloomkit's reserved size, 1-line ceiling ="
-echo "1-line floor / redisbloom: the most a filter touching one line per item on 4 KiB pages reaches;"
+echo "1-line floor / redisbloom: the most a filter touching one line per item reaches (2 MiB pages);"
 echo "2-line: the same with two lines per item in a table three times that size (a two-link chain)"
 echo "capacity   measurement               bloomkit     redisbloom   ratio  floor        ceiling  1-line floor 1-line ceiling 2-line floor 2-line ceiling"
 cut -d' ' -f2-3 "$results" | grep -v '@' | awk '!seen[$0]++' | while read -r c k; do

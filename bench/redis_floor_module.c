@@ -38,19 +38,29 @@
  * size: k = 1 for one filter, k = 2 for a chain of two links, each
  * reading its own line.
  *
+ * A table of 2 MiB or more is mapped on whole, aligned 2 MiB pages
+ * (MADV_HUGEPAGE, then populated at once): the best pages a filter can
+ * have (bloomkit's get 2 MiB pages when the kernel has them free,
+ * src/memory.c), so the floor bounds a filter on any pages.  On 4 KiB
+ * pages nearly every probe of a 120 MB table would also walk the page
+ * tables, and the floor would be no bound at 10^8 items.
+ *
  * The value persists (RDB: the counter and the table's size; AOF rewrite:
  * FLOOR.RESERVE) so a server holding one can save; the table's bits are
  * not kept, and the rest of the data type is left out.
  */
+#define _GNU_SOURCE
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "rm_api.h"
 
 #define FLOOR_TYPE_NAME "bk-floor-" /* exactly 9 characters, as Redis requires */
 #define LINE_WORDS 8                /* 64-byte cache lines */
+#define HUGE_PAGE_BYTES (2u << 20)
 
 #define MAX_LINES_PER_ITEM 4
 
@@ -62,6 +72,57 @@ typedef struct floor_value {
 } floor_value;
 
 static RedisModuleType *floor_type;
+
+/* The bytes a table of `bytes` maps: whole 2 MiB pages from 2 MiB on. */
+static size_t mapped_bytes(size_t bytes)
+{
+    return (bytes + HUGE_PAGE_BYTES - 1) & ~(size_t)(HUGE_PAGE_BYTES - 1);
+}
+
+/* A zeroed table of `bytes`: aligned_alloc below 2 MiB, else whole 2 MiB
+ * pages, aligned to them (an unaligned mapping keeps its ends on 4 KiB
+ * pages), where the kernel has them; NULL when memory runs out.
+ * unmap_table() releases it. */
+static uint64_t *map_table(size_t bytes)
+{
+    if (bytes < HUGE_PAGE_BYTES) {
+        uint64_t *lines = aligned_alloc(64, bytes);
+        if (lines != NULL)
+            memset(lines, 0, bytes);
+        return lines;
+    }
+    size_t length = mapped_bytes(bytes), span = length + HUGE_PAGE_BYTES;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *block = raw + (-(uintptr_t)raw & (HUGE_PAGE_BYTES - 1));
+    if (block > raw)
+        munmap(raw, (size_t)(block - raw));
+    if (raw + span > block + length)
+        munmap(block + length, (size_t)(raw + span - (block + length)));
+    (void)madvise(block, length, MADV_HUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+    (void)madvise(block, length, MADV_POPULATE_WRITE);
+#endif
+    return (uint64_t *)(void *)block;
+}
+
+/* The bytes of the value's table. */
+static size_t table_bytes(const floor_value *value)
+{
+    return (size_t)value->line_count * LINE_WORDS * sizeof(uint64_t);
+}
+
+/* Releases a table of map_table(). */
+static void unmap_table(floor_value *value)
+{
+    if (value->lines == NULL)
+        return;
+    if (table_bytes(value) < HUGE_PAGE_BYTES)
+        free(value->lines);
+    else
+        munmap(value->lines, mapped_bytes(table_bytes(value)));
+}
 
 /* A value with a zeroed table of line_count lines (0: none), k of them per
  * item; NULL when memory runs out. */
@@ -75,11 +136,10 @@ static floor_value *new_floor(uint64_t line_count, unsigned lines_per_item)
         return value;
     size_t line_bytes = LINE_WORDS * sizeof(uint64_t);
     if (line_count > SIZE_MAX / line_bytes ||
-        (value->lines = aligned_alloc(64, line_count * line_bytes)) == NULL) {
+        (value->lines = map_table(line_count * line_bytes)) == NULL) {
         free(value);
         return NULL;
     }
-    memset(value->lines, 0, line_count * line_bytes);
     value->line_count = line_count;
     return value;
 }
@@ -263,7 +323,7 @@ static void floor_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *
 static void floor_free(void *opaque)
 {
     floor_value *value = opaque;
-    free(value->lines);
+    unmap_table(value);
     free(value);
 }
 

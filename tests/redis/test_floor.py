@@ -42,8 +42,8 @@ def without_table(c):
     check(c.value("FLOOR.EXISTS", "plain", "a") == 0, "no table: every item absent")
 
 
-def with_table(c, key, lines):
-    check(c.value("FLOOR.RESERVE", key, "BYTES", "65536", "LINES", str(lines)) == "OK",
+def with_table(c, key, lines, table_bytes=65536):
+    check(c.value("FLOOR.RESERVE", key, "BYTES", str(table_bytes), "LINES", str(lines)) == "OK",
           "FLOOR.RESERVE %s LINES %d" % (key, lines))
     expect_error(c, "ERR item exists", "FLOOR.RESERVE", key)
     added = ["item:%d" % i for i in range(20)]
@@ -51,7 +51,7 @@ def with_table(c, key, lines):
         check(c.value("FLOOR.ADD", key, item) == 1, "%s: %s new" % (key, item))
         check(c.value("FLOOR.ADD", key, item) == 0, "%s: %s again" % (key, item))
         check(c.value("FLOOR.EXISTS", key, item) == 1, "%s: %s present" % (key, item))
-    # 20 items set at most 20 * lines of 1024 lines: another item is
+    # 20 items set at most 20 * lines of 1024 or more lines: another item is
     # reported present only where all its lines were set.
     present = sum(c.value("FLOOR.EXISTS", key, "other:%d" % i) for i in range(500))
     check(present <= 50, "%s: %d of 500 items never added reported present" % (key, present))
@@ -91,6 +91,10 @@ def test():
         without_table(c)
         with_table(c, "one", 1)
         with_table(c, "pair", 2)
+        # 2 MiB and more: the table is mapped, and unmapped when the key goes
+        with_table(c, "mapped", 1, 4 << 20)
+        check(c.value("DEL", "mapped") == 1, "DEL of a mapped table")
+        check(c.value("FLOOR.EXISTS", "mapped", "item:0") == 0, "gone with its key")
     persistence(server)
 
 
