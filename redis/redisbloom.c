@@ -7,8 +7,6 @@
  */
 #include "module.h"
 
-#include "bloomkit/hash_inline.h"
-
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,7 +195,7 @@ enum { ADD_PRESENT, ADD_NEW, ADD_FAILED };
 
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
  * first error, as RedisBloom does).  ADD_CHUNK items at a time are hashed
- * once and queried as one batch (their memory requested ahead of the
+ * once (bk_hash_keys: eight at a time where it can) and queried as one batch (their memory requested ahead of the
  * probes): an item already present answers 0 without an add, and the adds
  * of the others find their lines in the cache.  The answers are those of
  * adding one item after another (an add reports a repeat within the batch
@@ -216,6 +214,7 @@ static uint64_t bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleS
         RedisModule_ReplyWithError(ctx, "ERR out of memory");
         return 0;
     }
+    bk_key keys[ADD_CHUNK];
     bk_hash hashes[ADD_CHUNK];
     bool present[ADD_CHUNK];
     size_t done = 0;
@@ -223,10 +222,9 @@ static uint64_t bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleS
     bool failed = false;
     while (done < total && !failed) {
         size_t count = total - done < ADD_CHUNK ? total - done : ADD_CHUNK;
-        for (size_t i = 0; i < count; i++) {
-            bk_key k = arg_key(argv[first + (int)(done + i)]);
-            hashes[i] = bk_hash_inline(hasher, k.data, k.len);
-        }
+        for (size_t i = 0; i < count; i++)
+            keys[i] = arg_key(argv[first + (int)(done + i)]);
+        bk_hash_keys(hasher, keys, count, hashes); /* the keys are valid: no error */
         memset(present, 0, count);
         if (count > 1)
             bk_filter_contains_hash_batch(filter, hashes, count, present);

@@ -249,6 +249,16 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len)
     return out;
 }
 
+bk_status bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, size_t count,
+                       bk_hash *hashes)
+{
+    if (hasher == NULL || (hashes == NULL && count != 0) || !bk_keys_valid(keys, count))
+        return BK_EINVAL;
+    if (count != 0)
+        bk_hash_key_array(hasher, keys, count, hashes);
+    return BK_OK;
+}
+
 bk_status bk_hash_packed(const bk_hasher *hasher, const void *keys, size_t key_len, size_t count,
                          bk_hash *hashes)
 {

@@ -5,7 +5,8 @@
  * XXH3 and XXH64 inlined from libxxhash-dev, with bk_reduce and the
  * classic filter's probe walk).  This header holds what a batch needs:
  *
- *   bk_hash_keys, bk_hash_packed_keys   a chunk of keys -> their hashes,
+ *   bk_hash_key_array,                  a chunk of keys -> their hashes,
+ *   bk_hash_packed_keys
  *                                       from bk_key descriptors or from
  *                                       keys of one width back to back
  *                                       (AVX-512: src/hash_avx512.c)
@@ -34,8 +35,8 @@ static inline bool bk_hasher_inlinable(const bk_hasher *hasher)
 }
 
 #ifdef BK_HAVE_AVX512_SOURCES
-/* bk_hash_keys for XXH3 and XXH64, eight 8- or 16-byte keys per step
- * (hash_avx512.c). */
+/* bk_hash_key_array for XXH3 and XXH64, eight keys per step where they
+ * share a width or (XXH3) a short-key branch (hash_avx512.c). */
 void bk_hash_keys_xxh3_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
 void bk_hash_keys_xxh64_avx512(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes);
 /* bk_hash_packed_keys for XXH3 and XXH64 when key_len is 8 or 16. */
@@ -50,8 +51,8 @@ void bk_hash_packed_mix64_avx512(const void *keys, size_t count, uint64_t seed, 
 /* Hashes keys[0..count) into hashes[0..count): the first step of every
  * batch call (hash a chunk, then probe it).  The algorithm is chosen once
  * per call, not once per key. */
-static inline void bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, size_t count,
-                                bk_hash *hashes)
+static inline void bk_hash_key_array(const bk_hasher *hasher, const bk_key *keys, size_t count,
+                                     bk_hash *hashes)
 {
     const uint64_t seed = hasher->seed;
     if (hasher->algorithm == BK_HASH_XXH3) {
@@ -108,7 +109,7 @@ bk_hash_packed_keys_scalar(const bk_hasher *hasher, const uint8_t *keys, size_t 
 
 /* Hashes `count` keys of `key_len` bytes stored back to back at `keys`
  * (packed: a column of fixed-width values) into hashes[0..count): what
- * bk_hash_keys gives for the same keys as bk_key descriptors. */
+ * bk_hash_key_array gives for the same keys as bk_key descriptors. */
 static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *keys,
                                        size_t key_len, size_t count, bk_hash *hashes)
 {
@@ -202,7 +203,7 @@ static inline const bk_hash *bk_source_hashes(const bk_hasher *hasher,
     if (source->hashes != NULL)
         return source->hashes + start;
     if (source->keys != NULL)
-        bk_hash_keys(hasher, source->keys + start, n, chunk);
+        bk_hash_key_array(hasher, source->keys + start, n, chunk);
     else
         bk_hash_packed_keys(hasher, source->packed + start * source->key_len, source->key_len, n,
                             chunk);

@@ -25,6 +25,15 @@
  * 16-byte keys take XXH3's 9-to-16-byte branch the same way (hash_sixteen
  * below: two 128-bit products and a byte swap, VPSHUFB).
  *
+ * Keys of other lengths in the same two branches (4 to 8 bytes, 9 to 16:
+ * names, ids with a prefix, the items of a Redis command) run the same
+ * vector code with the length taken lane by lane.  Its only two uses in
+ * each branch are read per key: 4 to 8 bytes read the key's first and last
+ * 4 bytes as v = lo32 + (hi32 << 32) and multiply by PRIME64_1 + 4 len; 9
+ * to 16 read its first and last 8 bytes and add (len - 1) << 54.  Eight
+ * such keys hashed one at a time cost a call to libxxhash each and a
+ * store-forwarding stall on its 128-bit result.
+ *
  * XXH64 (the Parquet hash, bk_hasher BK_HASH_XXH64) takes the same eight
  * keys at a time.  Below 32 bytes XXH64 skips its four-lane loop and runs
  * its tail, one step per 8-byte word w, then its final mix:
@@ -69,10 +78,11 @@ static inline void store_pairs(__m512i h1, __m512i h2, bk_hash *hashes)
     _mm512_storeu_si512((void *)(hashes + 4), _mm512_permutex2var_epi64(h1, second, h2));
 }
 
-/* hashes[0..8) of the eight words (8-byte keys read little-endian). */
-static void hash_eight(__m512i words, __m512i bitflip, bk_hash *hashes)
+/* hashes[0..8) of the eight words of keys of 4 to 8 bytes (lo32 + (hi32
+ * << 32); an 8-byte key read little-endian), factor = PRIME64_1 + 4 len
+ * lane by lane. */
+static void hash_eight(__m512i words, __m512i bitflip, __m512i factor, bk_hash *hashes)
 {
-    const __m512i factor = _mm512_set1_epi64((long long)(XXH_PRIME64_1 + 4 * 8));
     __m512i keyed = _mm512_xor_si512(words, bitflip);
     __m512i low = _mm512_mullo_epi64(keyed, factor);
     __m512i high = bk_multiply_high_x8(keyed, factor);
@@ -92,24 +102,25 @@ static inline __m512i byte_swap(__m512i x)
     return _mm512_shuffle_epi8(x, reverse);
 }
 
-/* XXH3-128 of eight 16-byte keys ("XXH3_len_9to16_128b" with len = 16),
- * words_lo / words_hi their first and second 8 bytes:
+/* XXH3-128 of eight keys of 9 to 16 bytes ("XXH3_len_9to16_128b"),
+ * words_lo / words_hi their first and last 8 bytes, len_term (len - 1) << 54
+ * lane by lane:
  *
  *     (lo, hi) = (w_lo ^ w_hi ^ flip_lo) * PRIME64_1       128-bit product
- *     lo += 15 << 54
+ *     lo += (len - 1) << 54
  *     v = w_hi ^ flip_hi;   hi += v + lo32(v) * (PRIME32_2 - 1)
  *     lo ^= bswap64(hi)
  *     (h1, h2) = lo * PRIME64_2 (128-bit), h2 += hi * PRIME64_2
  *     h1 = avalanche(h1);  h2 = avalanche(h2)                           */
 static void hash_sixteen(__m512i words_lo, __m512i words_hi, __m512i flip_lo, __m512i flip_hi,
-                         bk_hash *hashes)
+                         __m512i len_term, bk_hash *hashes)
 {
     const __m512i prime1 = _mm512_set1_epi64((long long)XXH_PRIME64_1);
     const __m512i prime2 = _mm512_set1_epi64((long long)XXH_PRIME64_2);
     __m512i mixed = _mm512_xor_si512(_mm512_xor_si512(words_lo, words_hi), flip_lo);
     __m512i low = _mm512_mullo_epi64(mixed, prime1);
     __m512i high = bk_multiply_high_x8(mixed, prime1);
-    low = _mm512_add_epi64(low, _mm512_set1_epi64((long long)((uint64_t)15 << 54)));
+    low = _mm512_add_epi64(low, len_term);
     __m512i v = _mm512_xor_si512(words_hi, flip_hi);
     high = _mm512_add_epi64(high, v);
     high = _mm512_add_epi64(high, _mm512_mul_epu32(v, _mm512_set1_epi64(XXH_PRIME32_2 - 1)));
@@ -132,23 +143,71 @@ static size_t common_width(const bk_key *keys)
     return len;
 }
 
-static inline long long word_at(const bk_key *key, size_t offset)
+/* XXH3's short-key branch of a key length: 4 to 8 bytes, 9 to 16, or
+ * another (SHORT_NONE). */
+enum { SHORT_NONE, SHORT_4TO8, SHORT_9TO16 };
+
+static inline unsigned short_branch(size_t len)
 {
-    uint64_t word; /* x86: little-endian, as XXH3 and XXH64 read it */
-    memcpy(&word, (const char *)key->data + offset, 8);
-    return (long long)word;
+    if (len >= 4 && len <= 8)
+        return SHORT_4TO8;
+    return len >= 9 && len <= 16 ? SHORT_9TO16 : SHORT_NONE;
 }
 
-/* The 8-byte word at byte `offset` of each of the eight keys, assembled
- * in registers.  Eight stores to a stack array and one 64-byte load of it
- * cannot be forwarded, and the load waits for the stores to complete.
- * A gather (VPGATHERQQ): slower than registers too. */
-static inline __m512i words_at(const bk_key *keys, size_t offset)
+/* The branch keys[0..LANES) share, or SHORT_NONE. */
+static unsigned common_short_branch(const bk_key *keys)
 {
-    __m256i low = _mm256_setr_epi64x(word_at(keys, offset), word_at(keys + 1, offset),
-                                     word_at(keys + 2, offset), word_at(keys + 3, offset));
-    __m256i high = _mm256_setr_epi64x(word_at(keys + 4, offset), word_at(keys + 5, offset),
-                                      word_at(keys + 6, offset), word_at(keys + 7, offset));
+    unsigned branch = short_branch(keys[0].len);
+    for (unsigned j = 1; j < LANES; j++)
+        if (short_branch(keys[j].len) != branch)
+            return SHORT_NONE;
+    return branch;
+}
+
+/* What a lane holds of its key.  x86 reads little-endian, as XXH3 and
+ * XXH64 do. */
+typedef uint64_t (*lane_value)(const bk_key *key);
+
+static inline uint64_t read_word(const bk_key *key, size_t offset)
+{
+    uint64_t word;
+    memcpy(&word, (const char *)key->data + offset, 8);
+    return word;
+}
+
+static inline uint32_t read_half(const bk_key *key, size_t offset)
+{
+    uint32_t half;
+    memcpy(&half, (const char *)key->data + offset, 4);
+    return half;
+}
+
+static inline uint64_t first_word(const bk_key *key) { return read_word(key, 0); }
+static inline uint64_t second_word(const bk_key *key) { return read_word(key, 8); }
+static inline uint64_t last_word(const bk_key *key) { return read_word(key, key->len - 8); }
+
+static inline uint64_t halves_4to8(const bk_key *key)
+{
+    return read_half(key, 0) + ((uint64_t)read_half(key, key->len - 4) << 32);
+}
+
+static inline uint64_t factor_4to8(const bk_key *key) { return XXH_PRIME64_1 + 4 * key->len; }
+static inline uint64_t len_term_9to16(const bk_key *key)
+{
+    return (uint64_t)(key->len - 1) << 54;
+}
+
+/* value(key) of each of the eight keys, assembled in registers.  Eight
+ * stores to a stack array and one 64-byte load of it cannot be forwarded,
+ * and the load waits for the stores to complete.  A gather (VPGATHERQQ):
+ * slower than registers too. */
+static inline __attribute__((always_inline)) __m512i lanes_of(const bk_key *keys,
+                                                              lane_value value)
+{
+    __m256i low = _mm256_setr_epi64x((long long)value(keys), (long long)value(keys + 1),
+                                     (long long)value(keys + 2), (long long)value(keys + 3));
+    __m256i high = _mm256_setr_epi64x((long long)value(keys + 4), (long long)value(keys + 5),
+                                      (long long)value(keys + 6), (long long)value(keys + 7));
     return _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
 }
 
@@ -217,18 +276,34 @@ static inline __attribute__((always_inline)) void hash_words(__m512i words_lo, _
         if (xxh64)
             hash_xxh64(words_lo, NULL, seed, hashes);
         else
-            hash_eight(words_lo, flips->bitflip, hashes);
+            hash_eight(words_lo, flips->bitflip,
+                       _mm512_set1_epi64((long long)(XXH_PRIME64_1 + 4 * 8)), hashes);
     } else {
         if (xxh64)
             hash_xxh64(words_lo, &words_hi, seed, hashes);
         else
-            hash_sixteen(words_lo, words_hi, flips->flip_lo, flips->flip_hi, hashes);
+            hash_sixteen(words_lo, words_hi, flips->flip_lo, flips->flip_hi,
+                         _mm512_set1_epi64((long long)((uint64_t)15 << 54)), hashes);
     }
 }
 
+/* XXH3-128 of eight keys of one short-key branch, their lengths lane by
+ * lane (the opening comment). */
+static void hash_xxh3_branch(const bk_key *keys, unsigned branch, const xxh3_flips *flips,
+                             bk_hash *hashes)
+{
+    if (branch == SHORT_4TO8)
+        hash_eight(lanes_of(keys, halves_4to8), flips->bitflip, lanes_of(keys, factor_4to8),
+                   hashes);
+    else
+        hash_sixteen(lanes_of(keys, first_word), lanes_of(keys, last_word), flips->flip_lo,
+                     flips->flip_hi, lanes_of(keys, len_term_9to16), hashes);
+}
+
 /* The loop of both algorithms (`xxh64` a constant where it is inlined):
- * each group of eight keys of one width is read into vectors of words and
- * hashed eight at a time; other groups one key at a time. */
+ * each group of eight keys of one width (8 or 16) is read into vectors of
+ * words and hashed eight at a time; for XXH3, so is a group of one
+ * short-key branch; other groups one key at a time. */
 static inline __attribute__((always_inline)) void
 hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool xxh64)
 {
@@ -237,12 +312,17 @@ hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool
     for (; i + LANES <= count; i += LANES) {
         size_t width = common_width(keys + i);
         if (width == 0) {
+            unsigned branch = xxh64 ? SHORT_NONE : common_short_branch(keys + i);
+            if (branch != SHORT_NONE) {
+                hash_xxh3_branch(keys + i, branch, &flips, hashes + i);
+                continue;
+            }
             for (unsigned j = 0; j < LANES; j++)
                 hashes[i + j] = one_key(&keys[i + j], seed, xxh64);
             continue;
         }
-        __m512i words_lo = words_at(keys + i, 0);
-        __m512i words_hi = width == 16 ? words_at(keys + i, 8) : words_lo;
+        __m512i words_lo = lanes_of(keys + i, first_word);
+        __m512i words_hi = width == 16 ? lanes_of(keys + i, second_word) : words_lo;
         hash_words(words_lo, words_hi, width, seed, &flips, hashes + i, xxh64);
     }
     for (; i < count; i++)

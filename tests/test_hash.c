@@ -243,10 +243,11 @@ static void test_strerror_names_every_code(void **state)
 }
 
 /* Batch hashing (bk_hash_keys, and its AVX-512 paths for 8- and 16-byte
- * keys where the CPU has one) gives exactly bk_hash_key's hash for every
- * key, for XXH3-128, XXH64 and MIX64: random keys under several seeds, in batches
- * of every length around the eight-key step, with keys of other lengths
- * mixed into some groups. */
+ * keys, and for XXH3's 4-to-8 and 9-to-16-byte branches, where the CPU has
+ * one) gives exactly bk_hash_key's hash for every key, for XXH3-128, XXH64
+ * and MIX64: random keys under several seeds, in batches of every length
+ * around the eight-key step, of one width or of lengths varying within a
+ * branch, with keys of other lengths mixed into some groups. */
 static void check_batch_hashing(bk_hash_algorithm algorithm)
 {
     enum { MAX_BATCH = 67 };
@@ -265,7 +266,10 @@ static void check_batch_hashing(bk_hash_algorithm algorithm)
                 rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
                 values[i][0] = rng ^ (rng >> 29);
                 values[i][1] = rng * 0x9e3779b97f4a7c15ULL;
-                size_t width = count % 2 == 0 ? 8 : 16; /* both vector widths */
+                size_t width = count % 4 == 0   ? 8 /* both vector widths */
+                               : count % 4 == 1 ? 16
+                               : count % 4 == 2 ? 4 + (size_t)(rng >> 32) % 5  /* 4..8 */
+                                                : 9 + (size_t)(rng >> 32) % 8; /* 9..16 */
                 keys[i] = (bk_key){ values[i], width };
                 if (count % 5 == 3 && i % 11 == 4) {  /* another length in the group */
                     size_t len = (size_t)(rng >> 60); /* 0..15 bytes */
@@ -273,7 +277,7 @@ static void check_batch_hashing(bk_hash_algorithm algorithm)
                     keys[i] = (bk_key){ text[i], len };
                 }
             }
-            bk_hash_keys(&hasher, keys, count, batch);
+            assert_int_equal(bk_hash_keys(&hasher, keys, count, batch), BK_OK);
             for (size_t i = 0; i < count; i++) {
                 bk_hash single = bk_hash_key(&hasher, keys[i].data, keys[i].len);
                 assert_int_equal(batch[i].h1, single.h1);
@@ -374,6 +378,28 @@ static void test_packed_hashing_rejects_bad_arguments(void **state)
     assert_int_equal(out[1].h2, empty.h2);
 }
 
+/* bk_hash_keys refuses what it cannot hash and then writes nothing. */
+static void test_key_hashing_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    bk_hasher hasher;
+    assert_int_equal(bk_hasher_init(&hasher, BK_HASH_XXH3, 0, NULL), BK_OK);
+    bk_key keys[2] = { { "ab", 2 }, { NULL, 3 } }; /* the second: no bytes behind it */
+    bk_hash out[2] = { { 7, 7 }, { 7, 7 } };
+    assert_int_equal(bk_hash_keys(NULL, keys, 1, out), BK_EINVAL);
+    assert_int_equal(bk_hash_keys(&hasher, NULL, 1, out), BK_EINVAL);
+    assert_int_equal(bk_hash_keys(&hasher, keys, 1, NULL), BK_EINVAL);
+    assert_int_equal(bk_hash_keys(&hasher, keys, 2, out), BK_EINVAL);
+    assert_int_equal(out[0].h1, 7);
+    assert_int_equal(out[1].h2, 7);
+    assert_int_equal(bk_hash_keys(&hasher, NULL, 0, NULL), BK_OK);
+    keys[1] = (bk_key){ NULL, 0 }; /* an empty key may have no data */
+    assert_int_equal(bk_hash_keys(&hasher, keys, 2, out), BK_OK);
+    bk_hash ab = bk_hash_key(&hasher, "ab", 2), empty = bk_hash_key(&hasher, "", 0);
+    assert_int_equal(out[0].h1, ab.h1);
+    assert_int_equal(out[1].h2, empty.h2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_batch_hashing_matches_single),
         cmocka_unit_test(test_packed_hashing_matches_single),
         cmocka_unit_test(test_packed_hashing_rejects_bad_arguments),
+        cmocka_unit_test(test_key_hashing_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
