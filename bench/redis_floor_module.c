@@ -30,7 +30,9 @@
  * (bench/redis_bench.sh prints that "ceiling" beside each ratio).
  *
  * With a table, the item also picks k of its lines (a multiply-xorshift
- * hash of its bytes, remixed for each line, reduced by multiply-shift):
+ * hash of its 8-byte words, one multiply per word -- two for a 14-byte
+ * item, cheaper than any filter's hash -- remixed for each line, reduced
+ * by multiply-shift):
  * EXISTS reads a word of each and answers the AND of their lowest bits,
  * ADD sets those bits.  That is the least a filter can do -- k cache lines
  * per item, no hash worth the name -- so the rate with a table the size
@@ -144,14 +146,22 @@ static floor_value *new_floor(uint64_t line_count, unsigned lines_per_item)
     return value;
 }
 
-/* The hash of the item's bytes. */
+/* The hash of the item's bytes, a word at a time (a byte at a time would
+ * be a chain of a multiply per byte, slower than XXH3). */
 static uint64_t item_hash(RedisModuleString *item)
 {
     size_t len;
     const unsigned char *bytes = (const unsigned char *)RedisModule_StringPtrLen(item, &len);
-    uint64_t hash = len;
-    for (size_t i = 0; i < len; i++)
-        hash = (hash ^ bytes[i]) * 0x9e3779b97f4a7c15u;
+    uint64_t hash = len, tail = 0;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + i, 8);
+        hash = (hash ^ word) * 0x9e3779b97f4a7c15u;
+    }
+    for (unsigned shift = 0; i < len; i++, shift += 8)
+        tail |= (uint64_t)bytes[i] << shift;
+    hash = (hash ^ tail) * 0x9e3779b97f4a7c15u;
     return hash ^ (hash >> 29);
 }
 
