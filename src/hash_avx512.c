@@ -27,12 +27,13 @@
  *
  * Keys of other lengths in the same two branches (4 to 8 bytes, 9 to 16:
  * names, ids with a prefix, the items of a Redis command) run the same
- * vector code with the length taken lane by lane.  Its only two uses in
- * each branch are read per key: 4 to 8 bytes read the key's first and last
- * 4 bytes as v = lo32 + (hi32 << 32) and multiply by PRIME64_1 + 4 len; 9
- * to 16 read its first and last 8 bytes and add (len - 1) << 54.  Eight
- * such keys hashed one at a time cost a call to libxxhash each and a
- * store-forwarding stall on its 128-bit result.
+ * vector code, eight keys of one branch at a time.  The length enters a
+ * branch in two places only, both taken lane by lane: from 4 to 8 bytes
+ * the word is the key's first and last 4 bytes, v = lo32 + (hi32 << 32),
+ * and the multiplier PRIME64_1 + 4 len; from 9 to 16 the words are its
+ * first and last 8 bytes, and (len - 1) << 54 is added.  Hashed one at a
+ * time, such keys cost a call to libxxhash each and a store-forwarding
+ * stall on its 128-bit result.
  *
  * XXH64 (the Parquet hash, bk_hasher BK_HASH_XXH64) takes the same eight
  * keys at a time.  Below 32 bytes XXH64 skips its four-lane loop and runs
