@@ -47,7 +47,12 @@
  *     hash = (h1, h2) = (acc, mix64(acc))                 (src/hash.h)
  *
  * Only low 64-bit products (VPMULLQ) and rotations (VPROLQ): eight keys
- * cost little more than one does in scalar code.
+ * cost little more than one does in scalar code.  Eight keys under 32
+ * bytes with as many whole words (lengths otherwise mixed) take the same
+ * word steps, then the tail's 4-byte step and up to three one-byte steps
+ * (acc ^= half * PRIME64_1, rotl 23, * PRIME64_2 + PRIME64_3; acc ^=
+ * byte * PRIME64_5, rotl 11, * PRIME64_1), each kept by a lane mask only
+ * where the key has that part.
  *
  * The results are xxHash's own, bit for bit: tests/test_hash.c compares
  * them with bk_hash_key (xxHash's code) for random keys, seeds and batch
@@ -198,6 +203,48 @@ static inline uint64_t len_term_9to16(const bk_key *key)
     return (uint64_t)(key->len - 1) << 54;
 }
 
+static inline uint64_t key_length(const bk_key *key) { return key->len; }
+static inline uint64_t third_word(const bk_key *key) { return read_word(key, 16); }
+
+/* What XXH64's tail of a key under 32 bytes reads after its whole 8-byte
+ * words: a 4-byte word when len & 4, then len & 3 single bytes.  Where the
+ * key has no such part the lane reads zeros (and keeps its accumulator),
+ * the address chosen by a conditional move rather than a branch, which
+ * lengths mixed in a group would mispredict. */
+static const uint8_t no_bytes[4];
+
+static inline uint64_t tail_half(const bk_key *key)
+{
+    const uint8_t *at = key->len & 4 ? (const uint8_t *)key->data + (key->len & ~(size_t)7)
+                                     : no_bytes;
+    uint32_t half;
+    memcpy(&half, at, 4);
+    return half;
+}
+
+static inline uint64_t tail_byte(const bk_key *key, size_t b)
+{
+    const uint8_t *at = (key->len & 3) > b
+                            ? (const uint8_t *)key->data + (key->len & ~(size_t)3) + b
+                            : no_bytes;
+    return *at;
+}
+
+static inline uint64_t tail_byte_0(const bk_key *key) { return tail_byte(key, 0); }
+static inline uint64_t tail_byte_1(const bk_key *key) { return tail_byte(key, 1); }
+static inline uint64_t tail_byte_2(const bk_key *key) { return tail_byte(key, 2); }
+
+/* The number of whole 8-byte words keys[0..LANES) share when all are
+ * under 32 bytes (XXH64's tail alone), or -1. */
+static int common_word_count(const bk_key *keys)
+{
+    size_t words = keys[0].len / 8;
+    for (unsigned j = 0; j < LANES; j++)
+        if (keys[j].len >= 32 || keys[j].len / 8 != words)
+            return -1;
+    return (int)words;
+}
+
 /* value(key) of each of the eight keys, assembled in registers.  Eight
  * stores to a stack array and one 64-byte load of it cannot be forwarded,
  * and the load waits for the stores to complete.  A gather (VPGATHERQQ):
@@ -230,6 +277,15 @@ static inline __m512i xxh64_step(__m512i acc, __m512i word)
     return _mm512_add_epi64(acc, _mm512_set1_epi64((long long)XXH_PRIME64_4));
 }
 
+/* XXH64's final mix of eight accumulators, stored as (h1, mix64(h1)). */
+static inline void xxh64_finish(__m512i acc, bk_hash *hashes)
+{
+    acc = _mm512_mullo_epi64(xorshift(acc, 33), _mm512_set1_epi64((long long)XXH_PRIME64_2));
+    acc = _mm512_mullo_epi64(xorshift(acc, 29), _mm512_set1_epi64((long long)XXH_PRIME64_3));
+    __m512i h1 = xorshift(acc, 32);
+    store_pairs(h1, mix64(h1), hashes);
+}
+
 /* XXH64 of eight 8- or 16-byte keys; `second` is NULL for 8-byte keys. */
 static void hash_xxh64(__m512i first, const __m512i *second, uint64_t seed, bk_hash *hashes)
 {
@@ -238,10 +294,54 @@ static void hash_xxh64(__m512i first, const __m512i *second, uint64_t seed, bk_h
     acc = xxh64_step(acc, first);
     if (second != NULL)
         acc = xxh64_step(acc, *second);
-    acc = _mm512_mullo_epi64(xorshift(acc, 33), _mm512_set1_epi64((long long)XXH_PRIME64_2));
-    acc = _mm512_mullo_epi64(xorshift(acc, 29), _mm512_set1_epi64((long long)XXH_PRIME64_3));
-    __m512i h1 = xorshift(acc, 32);
-    store_pairs(h1, mix64(h1), hashes);
+    xxh64_finish(acc, hashes);
+}
+
+/* One single-byte step of XXH64's tail, kept in the lanes of `mask`. */
+static inline __m512i xxh64_byte_step(__m512i acc, __m512i bytes, __mmask8 mask)
+{
+    __m512i one = _mm512_mullo_epi64(bytes, _mm512_set1_epi64((long long)XXH_PRIME64_5));
+    __m512i step = _mm512_rol_epi64(_mm512_xor_si512(acc, one), 11);
+    step = _mm512_mullo_epi64(step, _mm512_set1_epi64((long long)XXH_PRIME64_1));
+    return _mm512_mask_mov_epi64(acc, mask, step);
+}
+
+/* XXH64 of eight keys under 32 bytes with the same number of whole 8-byte
+ * words (0 to 3), lengths mixed within that: the words' steps for every
+ * lane, then the 4-byte step and the one-byte steps of XXH64's tail, each
+ * kept only in the lanes whose key has it (a masked move). */
+static void hash_xxh64_tails(const bk_key *keys, unsigned words, uint64_t seed, bk_hash *hashes)
+{
+    __m512i lengths = lanes_of(keys, key_length);
+    __m512i acc = _mm512_add_epi64(_mm512_set1_epi64((long long)(seed + XXH_PRIME64_5)),
+                                   lengths);
+    if (words > 0)
+        acc = xxh64_step(acc, lanes_of(keys, first_word));
+    if (words > 1)
+        acc = xxh64_step(acc, lanes_of(keys, second_word));
+    if (words > 2)
+        acc = xxh64_step(acc, lanes_of(keys, third_word));
+    __mmask8 has_half = _mm512_test_epi64_mask(lengths, _mm512_set1_epi64(4));
+    if (has_half != 0) {
+        __m512i half = _mm512_mullo_epi64(lanes_of(keys, tail_half),
+                                          _mm512_set1_epi64((long long)XXH_PRIME64_1));
+        __m512i step = _mm512_rol_epi64(_mm512_xor_si512(acc, half), 23);
+        step = _mm512_add_epi64(
+            _mm512_mullo_epi64(step, _mm512_set1_epi64((long long)XXH_PRIME64_2)),
+            _mm512_set1_epi64((long long)XXH_PRIME64_3));
+        acc = _mm512_mask_mov_epi64(acc, has_half, step);
+    }
+    __m512i bytes = _mm512_and_si512(lengths, _mm512_set1_epi64(3));
+    __mmask8 has_byte[3];
+    for (unsigned b = 0; b < 3; b++)
+        has_byte[b] = _mm512_cmpgt_epu64_mask(bytes, _mm512_set1_epi64(b));
+    if (has_byte[0] != 0)
+        acc = xxh64_byte_step(acc, lanes_of(keys, tail_byte_0), has_byte[0]);
+    if (has_byte[1] != 0)
+        acc = xxh64_byte_step(acc, lanes_of(keys, tail_byte_1), has_byte[1]);
+    if (has_byte[2] != 0)
+        acc = xxh64_byte_step(acc, lanes_of(keys, tail_byte_2), has_byte[2]);
+    xxh64_finish(acc, hashes);
 }
 
 static inline __attribute__((always_inline)) bk_hash one_key(const bk_key *key, uint64_t seed,
@@ -303,8 +403,9 @@ static void hash_xxh3_branch(const bk_key *keys, unsigned branch, const xxh3_fli
 
 /* The loop of both algorithms (`xxh64` a constant where it is inlined):
  * each group of eight keys of one width (8 or 16) is read into vectors of
- * words and hashed eight at a time; for XXH3, so is a group of one
- * short-key branch; other groups one key at a time. */
+ * words and hashed eight at a time; so is a group of one XXH3 short-key
+ * branch, or for XXH64 of keys under 32 bytes with as many whole words;
+ * other groups one key at a time. */
 static inline __attribute__((always_inline)) void
 hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool xxh64)
 {
@@ -313,7 +414,12 @@ hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool
     for (; i + LANES <= count; i += LANES) {
         size_t width = common_width(keys + i);
         if (width == 0) {
+            int words = xxh64 ? common_word_count(keys + i) : -1;
             unsigned branch = xxh64 ? SHORT_NONE : common_short_branch(keys + i);
+            if (words >= 0) {
+                hash_xxh64_tails(keys + i, (unsigned)words, seed, hashes + i);
+                continue;
+            }
             if (branch != SHORT_NONE) {
                 hash_xxh3_branch(keys + i, branch, &flips, hashes + i);
                 continue;

@@ -243,15 +243,16 @@ static void test_strerror_names_every_code(void **state)
 }
 
 /* Batch hashing (bk_hash_keys, and its AVX-512 paths for 8- and 16-byte
- * keys, and for XXH3's 4-to-8 and 9-to-16-byte branches, where the CPU has
- * one) gives exactly bk_hash_key's hash for every key, for XXH3-128, XXH64
- * and MIX64: random keys under several seeds, in batches of every length
- * around the eight-key step, of one width or of lengths varying within a
- * branch, with keys of other lengths mixed into some groups. */
+ * keys, for XXH3's 4-to-8 and 9-to-16-byte branches and for XXH64 keys
+ * under 32 bytes with as many whole words, where the CPU has one) gives
+ * exactly bk_hash_key's hash for every key, for XXH3-128, XXH64 and MIX64:
+ * random keys under several seeds, in batches of every length around the
+ * eight-key step, of one width or of lengths varying within a group's
+ * range, with keys of other lengths mixed into some groups. */
 static void check_batch_hashing(bk_hash_algorithm algorithm)
 {
     enum { MAX_BATCH = 67 };
-    static uint64_t values[MAX_BATCH][2];
+    static uint64_t values[MAX_BATCH][4]; /* keys of up to 31 bytes */
     static char text[MAX_BATCH][16];
     bk_key keys[MAX_BATCH];
     bk_hash batch[MAX_BATCH];
@@ -266,10 +267,16 @@ static void check_batch_hashing(bk_hash_algorithm algorithm)
                 rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
                 values[i][0] = rng ^ (rng >> 29);
                 values[i][1] = rng * 0x9e3779b97f4a7c15ULL;
-                size_t width = count % 4 == 0   ? 8 /* both vector widths */
-                               : count % 4 == 1 ? 16
-                               : count % 4 == 2 ? 4 + (size_t)(rng >> 32) % 5  /* 4..8 */
-                                                : 9 + (size_t)(rng >> 32) % 8; /* 9..16 */
+                values[i][2] = rng * 0xbf58476d1ce4e5b9ULL;
+                values[i][3] = ~rng;
+                size_t r = (size_t)(rng >> 32), width;
+                switch (count % 6) {
+                case 0: width = 8; break; /* both vector widths */
+                case 1: width = 16; break;
+                case 2: width = 4 + r % 5; break;             /* XXH3's 4-8-byte branch */
+                case 3: width = 9 + r % 8; break;             /* its 9-16-byte branch */
+                default: width = 8 * (count / 6 % 4) + r % 8; /* XXH64: as many whole words */
+                }
                 keys[i] = (bk_key){ values[i], width };
                 if (count % 5 == 3 && i % 11 == 4) {  /* another length in the group */
                     size_t len = (size_t)(rng >> 60); /* 0..15 bytes */
