@@ -107,6 +107,33 @@ bk_hash_packed_keys_scalar(const bk_hasher *hasher, const uint8_t *keys, size_t 
     }
 }
 
+#ifdef BK_HAVE_AVX512_SOURCES
+/* Packed keys of a width the packed vector code does not load but the
+ * descriptor path hashes eight at a time (XXH3: 4 to 16 bytes, a 4-byte
+ * id or IPv4 address say; XXH64: 1 to 31), through that path, with
+ * descriptors built on the stack 64 keys at a time.  False, having done
+ * nothing, for the other widths and algorithms. */
+static inline bool bk_hash_packed_by_descriptors(const bk_hasher *hasher, const uint8_t *keys,
+                                                 size_t key_len, size_t count, bk_hash *hashes)
+{
+    bool xxh3 = hasher->algorithm == BK_HASH_XXH3 && key_len >= 4 && key_len <= 16;
+    bool xxh64 = hasher->algorithm == BK_HASH_XXH64 && key_len >= 1 && key_len < 32;
+    if (!xxh3 && !xxh64)
+        return false;
+    bk_key chunk[64];
+    for (size_t start = 0; start < count; start += 64) {
+        size_t n = count - start < 64 ? count - start : 64;
+        for (size_t i = 0; i < n; i++)
+            chunk[i] = (bk_key){ keys + (start + i) * key_len, key_len };
+        if (xxh3)
+            bk_hash_keys_xxh3_avx512(chunk, n, hasher->seed, hashes + start);
+        else
+            bk_hash_keys_xxh64_avx512(chunk, n, hasher->seed, hashes + start);
+    }
+    return true;
+}
+#endif
+
 /* Hashes `count` keys of `key_len` bytes stored back to back at `keys`
  * (packed: a column of fixed-width values) into hashes[0..count): what
  * bk_hash_key_array gives for the same keys as bk_key descriptors. */
@@ -128,6 +155,9 @@ static inline void bk_hash_packed_keys(const bk_hasher *hasher, const uint8_t *k
             return;
         }
     }
+    if (count >= 8 && bk_cpu()->avx512dqbw &&
+        bk_hash_packed_by_descriptors(hasher, keys, key_len, count, hashes))
+        return;
 #endif
     if (key_len == 8)
         bk_hash_packed_keys_scalar(hasher, keys, 8, count, hashes);
