@@ -195,11 +195,11 @@ enum { ADD_PRESENT, ADD_NEW, ADD_FAILED };
 
 /* The items argv[first..argc) added to a BF, as an array (stopping at the
  * first error, as RedisBloom does).  ADD_CHUNK items at a time are hashed
- * once (bk_hash_keys: eight at a time where it can) and queried as one batch (their memory requested ahead of the
- * probes): an item already present answers 0 without an add, and the adds
- * of the others find their lines in the cache.  The answers are those of
- * adding one item after another (an add reports a repeat within the batch
- * itself).  They are kept (a byte per item) and replied after the adds, so
+ * once (bk_hash_keys: eight at a time where it can) and queried as one
+ * batch (their memory requested ahead of the probes): an item already
+ * present answers 0 without an add, and the adds of the others find their
+ * lines in the cache.  The answers are those of adding one item after
+ * another (an add reports a repeat within the batch itself).  They are kept (a byte per item) and replied after the adds, so
  * the array's length is known when it starts: Redis then needs no
  * placeholder for it in its reply list.  Returns the number of new keys. */
 static uint64_t bf_add_items(RedisModuleCtx *ctx, bkr_value *value, RedisModuleString **argv,

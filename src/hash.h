@@ -5,9 +5,8 @@
  * XXH3 and XXH64 inlined from libxxhash-dev, with bk_reduce and the
  * classic filter's probe walk).  This header holds what a batch needs:
  *
- *   bk_hash_key_array,                  a chunk of keys -> their hashes,
- *   bk_hash_packed_keys
- *                                       from bk_key descriptors or from
+ *   bk_hash_key_array                   a chunk of keys -> their hashes,
+ *   bk_hash_packed_keys                 from bk_key descriptors or from
  *                                       keys of one width back to back
  *                                       (AVX-512: src/hash_avx512.c)
  *   bk_batch_source, BK_KEY_CHUNK       where a batch's keys are, and the

@@ -44,10 +44,11 @@ bk_hash bk_hash_key(const bk_hasher *hasher, const void *key, size_t len);
 /* Hashes `count` keys given by descriptors: hashes[i] =
  * bk_hash_key(hasher, keys[i].data, keys[i].len), eight keys at a time on
  * AVX-512 machines (XXH3: groups of keys of 4 to 8 or of 9 to 16 bytes;
- * XXH64: of keys under 32 bytes with as many whole 8-byte words).  For a caller that keeps the hashes, say to query
- * a batch by hash and then add the absent keys by hash.  BK_EINVAL when
- * hasher is NULL, when keys or hashes is NULL with count > 0, or when a
- * key's data is NULL with len > 0; hashes is then untouched. */
+ * XXH64: of keys under 32 bytes with as many whole 8-byte words).  For a
+ * caller that keeps the hashes, say to query a batch by hash and then add
+ * the absent keys by hash.  BK_EINVAL when hasher is NULL, when keys or
+ * hashes is NULL with count > 0, or when a key's data is NULL with len >
+ * 0; hashes is then untouched. */
 bk_status bk_hash_keys(const bk_hasher *hasher, const bk_key *keys, size_t count,
                        bk_hash *hashes);
 
