@@ -56,8 +56,9 @@
  *
  * The results are xxHash's own, bit for bit: tests/test_hash.c compares
  * them with bk_hash_key (xxHash's code) for random keys, seeds and batch
- * shapes.  Groups of eight that are not all 8 or all 16 bytes long are
- * hashed one key at a time.  Speed: docs/PERFORMANCE.md.
+ * shapes, each key in a buffer of its own length.  Other groups of eight
+ * (XXH3 branches mixed, XXH64 word counts mixed, keys of 32 bytes or more)
+ * are hashed one key at a time.  Speed: docs/PERFORMANCE.md.
  *
  * MIX64 (bk_hasher BK_HASH_MIX64) of packed 8-byte keys is its mixer
  * lane by lane: three VPMULLQ per eight keys.
