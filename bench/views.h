@@ -9,11 +9,11 @@
  * key is an integer id, given as its value to the view's integer-key call
  * (bk_<kind>_view_contains_u64; on little-endian hosts, where that value's
  * bytes are the key's), and a 16-byte key's length is a constant at the
- * call, so the compiler keeps only the hash's code for that length.  The sbbf loops
- * are compiled twice (bench/views.c for the baseline, and with -mavx2 on
- * x86-64 through bench/views_avx2.c) and the run takes the AVX2 copy when
- * the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a program built
- * for its own machine would.  The classic bloom loops likewise, with
+ * call, so the compiler keeps only the hash's code for that length.  The
+ * sbbf loops are compiled twice (bench/views.c for the baseline, and with
+ * -mavx2 on x86-64 through bench/views_avx2.c) and the run takes the AVX2
+ * copy when the CPU has AVX2 and BLOOMKIT_PORTABLE is not set, as a
+ * program built for its own machine would.  The classic bloom loops likewise, with
  * -mavx512f -mavx512dq (bench/views_avx512.c: the gather form of
  * bloomkit/bloom_inline.h) where the CPU has AVX-512 F, DQ and BW and
  * neither BLOOMKIT_PORTABLE nor BLOOMKIT_NO_AVX512 is set.  The blocked

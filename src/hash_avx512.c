@@ -402,6 +402,28 @@ static void hash_xxh3_branch(const bk_key *keys, unsigned branch, const xxh3_fli
                      flips->flip_hi, lanes_of(keys, len_term_9to16), hashes);
 }
 
+/* Eight keys of mixed lengths that still share a vector path (for XXH3
+ * one short-key branch, for XXH64 a count of whole words under 32 bytes),
+ * hashed eight at a time; false, doing nothing, for any other group. */
+static inline __attribute__((always_inline)) bool hash_mixed_lengths(const bk_key *keys,
+                                                                     uint64_t seed,
+                                                                     const xxh3_flips *flips,
+                                                                     bk_hash *hashes, bool xxh64)
+{
+    if (xxh64) {
+        int words = common_word_count(keys);
+        if (words < 0)
+            return false;
+        hash_xxh64_tails(keys, (unsigned)words, seed, hashes);
+        return true;
+    }
+    unsigned branch = common_short_branch(keys);
+    if (branch == SHORT_NONE)
+        return false;
+    hash_xxh3_branch(keys, branch, flips, hashes);
+    return true;
+}
+
 /* The loop of both algorithms (`xxh64` a constant where it is inlined):
  * each group of eight keys of one width (8 or 16) is read into vectors of
  * words and hashed eight at a time; so is a group of one XXH3 short-key
@@ -415,16 +437,8 @@ hash_keys(const bk_key *keys, size_t count, uint64_t seed, bk_hash *hashes, bool
     for (; i + LANES <= count; i += LANES) {
         size_t width = common_width(keys + i);
         if (width == 0) {
-            int words = xxh64 ? common_word_count(keys + i) : -1;
-            unsigned branch = xxh64 ? SHORT_NONE : common_short_branch(keys + i);
-            if (words >= 0) {
-                hash_xxh64_tails(keys + i, (unsigned)words, seed, hashes + i);
+            if (hash_mixed_lengths(keys + i, seed, &flips, hashes + i, xxh64))
                 continue;
-            }
-            if (branch != SHORT_NONE) {
-                hash_xxh3_branch(keys + i, branch, &flips, hashes + i);
-                continue;
-            }
             for (unsigned j = 0; j < LANES; j++)
                 hashes[i + j] = one_key(&keys[i + j], seed, xxh64);
             continue;
