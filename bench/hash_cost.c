@@ -21,6 +21,16 @@
  *                1% (1.2 MB; the keys queried are mostly absent): the hash
  *                inside a whole one-key library call
  *
+ * and three batch forms of keys that are not 8 bytes long, as names and
+ * prefixed ids are (16 random bytes a key, of which a form reads the first
+ * len):
+ *
+ *   keys 14B     bk_hash_keys over 4096 descriptors of 14-byte keys
+ *   keys 9-15B   the same, lengths 9 to 15 mixed (one XXH3 short-key
+ *                branch, one XXH64 word count: both vector paths)
+ *   packed 4B    bk_hash_packed over 4096 packed 4-byte keys (ids, IPv4
+ *                addresses)
+ *
  * Every result is folded into a checksum that is printed, so the compiler
  * cannot drop the work.
  */
@@ -30,10 +40,18 @@
 #include "bloomkit/hash_inline.h"
 #include "run.h"
 
-enum { HC_KEYS = 4096, HC_PASSES = 250, HC_ROUNDS = 21, HC_FORMS = 5, HC_FILTER_KEYS = 1000000 };
+enum { HC_KEYS = 4096, HC_PASSES = 250, HC_ROUNDS = 21, HC_FORMS = 8, HC_FILTER_KEYS = 1000000 };
 
-static const char *const form_names[HC_FORMS] = { "inline u64", "call bytes", "packed",
-                                                  "latency", "blocked u64" };
+static const char *const form_names[HC_FORMS] = { "inline u64", "call bytes",  "packed",
+                                                  "latency",    "blocked u64", "keys 14B",
+                                                  "keys 9-15B", "packed 4B" };
+
+/* The keys of the forms that are not 8 bytes long. */
+typedef struct other_keys {
+    const uint8_t *bytes; /* HC_KEYS * 16 random bytes */
+    const bk_key *fixed;  /* 14 bytes each */
+    const bk_key *mixed;  /* 9 to 15 bytes */
+} other_keys;
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -43,7 +61,8 @@ static int compare_doubles(const void *a, const void *b)
 
 /* One round of one form: ns per key; *checksum absorbs the results. */
 static double time_form(int form, const bk_hasher *hasher, const bk_filter *filter,
-                        const uint64_t *keys, bk_hash *out, uint64_t *checksum)
+                        const uint64_t *keys, const other_keys *other, bk_hash *out,
+                        uint64_t *checksum)
 {
     uint64_t sum = 0;
     uint64_t begin = bench_now_ns();
@@ -66,9 +85,17 @@ static double time_form(int form, const bk_hasher *hasher, const bk_filter *filt
                 bk_hash h = bk_hash_u64(hasher, keys[i] ^ sum);
                 sum = h.h1 ^ h.h2;
             }
-        } else {
+        } else if (form == 4) {
             for (size_t i = 0; i < HC_KEYS; i++)
                 sum += bk_filter_contains_u64(filter, keys[i] + (uint64_t)pass);
+        } else {
+            if (form == 5)
+                bk_hash_keys(hasher, other->fixed, HC_KEYS, out);
+            else if (form == 6)
+                bk_hash_keys(hasher, other->mixed, HC_KEYS, out);
+            else
+                bk_hash_packed(hasher, other->bytes, 4, HC_KEYS, out);
+            sum += out[pass % HC_KEYS].h1;
         }
     }
     double ns = (double)(bench_now_ns() - begin) / ((double)HC_PASSES * HC_KEYS);
@@ -82,9 +109,14 @@ int run_hash_cost(void)
     enum { ALGORITHMS = sizeof algorithms / sizeof algorithms[0] };
     uint64_t *keys = malloc(HC_KEYS * sizeof *keys);
     bk_hash *out = malloc(HC_KEYS * sizeof *out);
-    if (keys == NULL || out == NULL) {
+    uint8_t *bytes = malloc(HC_KEYS * 16);
+    bk_key *fixed = malloc(HC_KEYS * sizeof *fixed), *mixed = malloc(HC_KEYS * sizeof *mixed);
+    if (keys == NULL || out == NULL || bytes == NULL || fixed == NULL || mixed == NULL) {
         free(keys);
         free(out);
+        free(bytes);
+        free(fixed);
+        free(mixed);
         fprintf(stderr, "bloomkit-bench: out of memory\n");
         return 2;
     }
@@ -92,7 +124,12 @@ int run_hash_cost(void)
     for (size_t i = 0; i < HC_KEYS; i++) {
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
         keys[i] = state ^ (state >> 31);
+        for (size_t b = 0; b < 16; b++)
+            bytes[i * 16 + b] = (uint8_t)(state >> (b * 4));
+        fixed[i] = (bk_key){ bytes + i * 16, 14 };
+        mixed[i] = (bk_key){ bytes + i * 16, 9 + (size_t)(state >> 61) % 7 };
     }
+    const other_keys other = { bytes, fixed, mixed };
     bk_hasher hashers[ALGORITHMS];
     bk_filter *filters[ALGORITHMS] = { NULL };
     for (int a = 0; a < ALGORITHMS; a++) {
@@ -112,10 +149,10 @@ int run_hash_cost(void)
             for (int a = 0; a < ALGORITHMS; a++)
                 ns[form][a][round] = filters[a] == NULL && form == 4
                                          ? NAN
-                                         : time_form(form, &hashers[a], filters[a], keys, out,
-                                                     &checksum);
-    printf("hash cost of one 8-byte key, ns per key (median of %d rounds, algorithms "
-           "alternating)\n%-12s",
+                                         : time_form(form, &hashers[a], filters[a], keys, &other,
+                                                     out, &checksum);
+    printf("hash cost per key (8-byte keys, then the batch forms of other lengths), ns "
+           "per key (median of %d rounds, algorithms alternating)\n%-12s",
            HC_ROUNDS, "form");
     for (int a = 0; a < ALGORITHMS; a++)
         printf(" %8s", bk_hash_algorithm_name(algorithms[a]));
@@ -133,5 +170,8 @@ int run_hash_cost(void)
         bk_filter_free(filters[a]);
     free(keys);
     free(out);
+    free(bytes);
+    free(fixed);
+    free(mixed);
     return 0;
 }
